@@ -1,0 +1,59 @@
+# A thin front for meson. `make test` and `make demo` are the two commands the README promises;
+# everything they need (Debian packages, configuration) happens on the way.
+
+BUILD      ?= build
+SAN_BUILD  ?= build-san
+TSAN_BUILD ?= build-tsan
+MESON      ?= meson
+TEST_ARGS  ?=
+
+# Sanitizer runs must fail loudly: UBSan otherwise only prints and carries on.
+SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+.PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan demo bench clean
+
+all: build
+
+deps:
+	@scripts/ensure-deps
+
+build: deps
+	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD)
+	$(MESON) compile -C $(BUILD)
+
+build-san: deps
+	@test -f $(SAN_BUILD)/build.ninja || $(MESON) setup $(SAN_BUILD) \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined
+	$(MESON) compile -C $(SAN_BUILD)
+
+build-tsan: deps
+	@test -f $(TSAN_BUILD)/build.ninja || $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Db_lundef=false
+	$(MESON) compile -C $(TSAN_BUILD)
+
+test-normal: build
+	$(MESON) test -C $(BUILD) --print-errorlogs $(TEST_ARGS)
+
+test-san: build-san
+	$(SAN_ENV) $(MESON) test -C $(SAN_BUILD) --print-errorlogs --timeout-multiplier 3 $(TEST_ARGS)
+
+# Only the threaded suites run under ThreadSanitizer (it is slow and the others have no threads).
+test-tsan: build-tsan
+	$(TSAN_ENV) $(MESON) test -C $(TSAN_BUILD) --print-errorlogs --timeout-multiplier 4 --suite threaded $(TEST_ARGS)
+
+# Every build runs even when an earlier one failed, so one run reports everything.
+test:
+	@rc=0; \
+	$(MAKE) --no-print-directory test-normal || rc=1; \
+	$(MAKE) --no-print-directory test-san || rc=1; \
+	$(MAKE) --no-print-directory test-tsan || rc=1; \
+	exit $$rc
+
+demo: build
+	$(BUILD)/experiments/bench/hsaqm-bench-ring
+
+bench: build
+	$(BUILD)/experiments/bench/hsaqm-bench-ring
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

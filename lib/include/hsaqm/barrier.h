@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqm/barrier.h - the one place where hsaqm chooses memory ordering.
+ *
+ * Shared rings are written by one side (a CPU thread) and read by another (a packet
+ * processor, another thread or another process) through plain memory. Every access
+ * that crosses such a boundary goes through these macros, and every call site says in
+ * a comment what the barrier orders against. They are built on C11 atomics applied to
+ * ordinary objects (the ring memory is laid out by an ABI and cannot be _Atomic-typed).
+ */
+#ifndef HSAQM_BARRIER_H
+#define HSAQM_BARRIER_H
+
+#include <stdatomic.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#define HSAQM_ATOMIC_PTR(p) ((_Atomic __typeof__(*(p)) *)(p))
+
+/* Single access, no ordering: the value may be changed concurrently, nothing else is implied. */
+#define HSAQM_READ_ONCE(x) atomic_load_explicit(HSAQM_ATOMIC_PTR(&(x)), memory_order_relaxed)
+#define HSAQM_WRITE_ONCE(x, v) atomic_store_explicit(HSAQM_ATOMIC_PTR(&(x)), (v), memory_order_relaxed)
+
+/* Store that publishes every earlier store of this thread to whoever load-acquires it. */
+#define hsaqm_store_release(p, v) atomic_store_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_release)
+
+/* Load after which this thread sees everything the releasing side stored before its release. */
+#define hsaqm_load_acquire(p) atomic_load_explicit(HSAQM_ATOMIC_PTR(p), memory_order_acquire)
+
+#define hsaqm_load_relaxed(p) atomic_load_explicit(HSAQM_ATOMIC_PTR(p), memory_order_relaxed)
+#define hsaqm_store_relaxed(p, v) atomic_store_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_relaxed)
+
+/* Read-modify-write operations: acquire and release both, as ring indices need. */
+#define hsaqm_fetch_add(p, v) atomic_fetch_add_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+#define hsaqm_fetch_sub(p, v) atomic_fetch_sub_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+#define hsaqm_fetch_or(p, v) atomic_fetch_or_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+#define hsaqm_fetch_and(p, v) atomic_fetch_and_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+#define hsaqm_fetch_xor(p, v) atomic_fetch_xor_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+#define hsaqm_exchange(p, v) atomic_exchange_explicit(HSAQM_ATOMIC_PTR(p), (v), memory_order_acq_rel)
+
+/*
+ * Compare-and-swap; on failure *expected receives the current value. Returns true on
+ * success. acq_rel on success, acquire on failure (the new value is read, not written).
+ */
+#define hsaqm_cas(p, expected, desired)                                                  \
+	atomic_compare_exchange_strong_explicit(HSAQM_ATOMIC_PTR(p), (expected), (desired), \
+						memory_order_acq_rel, memory_order_acquire)
+
+/* Full fence: orders earlier stores against later loads (store-load), which acquire/release do not. */
+#define hsaqm_smp_mb() atomic_thread_fence(memory_order_seq_cst)
+
+/* Tell the core we are spinning (frees pipeline resources for the sibling hyperthread). */
+static inline void hsaqm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	_mm_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+#endif /* HSAQM_BARRIER_H */
