@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_internal.h - the contract inside sim/ between the device model (the "hardware":
+ * clock, CUs, packet processors, HWS, CWSR, signals) and its two faces:
+ *   - kfd_face.c plays the KFD driver: processes, queue ids, validation, errno, the
+ *     debugger state (DBG_TRAP enable, EC_QUEUE_NEW, suspend bookkeeping). It drives the
+ *     hardware only through the sim_hwq_* calls below.
+ *   - hsa_face.c plays ROCr: signals, agents, memory pools, AQL queues. Like ROCr over
+ *     libhsakmt, it creates its queues through the KFD face, never through sim_hwq_* directly.
+ * Nothing outside sim/ includes this header.
+ *
+ * Threads: in REAL mode every device has an engine thread; sim_hwq_* calls come from any
+ * host thread and are posted to the engine, and the ones that must wait (suspend, destroy)
+ * block until the engine has done them. In VIRTUAL mode there is no engine thread: a call
+ * that must wait runs the event loop itself, advancing model time as far as needed.
+ *
+ * Functions return 0 or a negative errno unless their comment says otherwise.
+ */
+#ifndef HSAQM_SIM_INTERNAL_H
+#define HSAQM_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hsaqm/sim.h"
+
+/* ------------------------------------------------------------------------------------
+ * Profile: the device's constants, each with its source (docs/sim.md, "Constants").
+ */
+
+struct sim_const {
+	const char *name;   /* e.g. "hws_quantum_ns" */
+	uint64_t value;
+	char source[160];   /* "captured: ...", "source: ...", or "assumption" */
+};
+
+struct sim_profile {
+	/* From the KFD properties file. */
+	uint32_t gfx_target_version; /* 90402 */
+	uint32_t device_id;
+	uint32_t vendor_id;
+	uint32_t num_xcc;
+	uint32_t cu_count;           /* simd_count / simd_per_cu */
+	uint32_t simd_per_cu;
+	uint32_t max_waves_per_simd;
+	uint32_t wave_front_size;
+	uint32_t lds_size_kb;
+	uint32_t num_cp_queues;
+	uint32_t max_engine_clk_mhz; /* max_engine_clk_fcompute */
+	uint32_t fw_version;
+	uint64_t capability;
+	uint32_t debug_prop;
+	uint32_t num_sdma_engines;
+	uint32_t num_sdma_xgmi_engines;
+	uint32_t num_sdma_queues_per_engine;
+	uint32_t drm_render_minor;
+	uint64_t unique_id;
+	char properties_text[4096];  /* the file as read, for the generated sysfs tree */
+
+	/* Timing and structural constants (named entries, with sources). */
+	uint32_t hqd_slots;              /* user queues mapped at once */
+	uint64_t queue_create_ns;
+	uint64_t hws_quantum_ns;
+	uint64_t hws_map_ns;
+	uint64_t hws_unmap_ns;
+	uint64_t dispatch_launch_ns;
+	uint32_t max_inflight_dispatches; /* launched, unfinished dispatches per queue */
+	uint64_t cwsr_save_ns_per_wave;
+	uint64_t cwsr_restore_ns_per_wave;
+	uint64_t dbg_suspend_ns;
+	uint64_t dbg_resume_ns;
+
+	struct sim_const consts[32]; /* every constant above with its source, for dumps */
+	unsigned int nconsts;
+};
+
+/*
+ * Fill @p from a KFD properties file (NULL: the built-in copy of the MI308X capture) and
+ * a timing file (NULL: defaults; format "name value  # source" per line).
+ * Return: 0; -ENOENT; -EINVAL for a malformed file (the log names the line).
+ */
+int sim_profile_load(struct sim_profile *p, const char *properties_path, const char *timing_path);
+int sim_profile_parse_properties(struct sim_profile *p, const char *text);
+void sim_profile_dump(const struct sim_profile *p, FILE *out);
+
+/* ------------------------------------------------------------------------------------
+ * Model memory (arena.c): memfd-backed, zeroed, mapped at the same address in a client and
+ * in a device process. Signals, rings and counters the model touches must live here.
+ */
+void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align);
+void sim_mem_free(struct hsaqm_sim *sim, void *ptr);
+bool sim_mem_contains(const struct hsaqm_sim *sim, const void *ptr, size_t len);
+
+/* ------------------------------------------------------------------------------------
+ * Signals (signal.c). A signal's handle is the address of its struct sim_signal in model
+ * memory, as ROCr's handle is the address of its amd_signal_t.
+ */
+
+#define SIM_SIGNAL_MAGIC 0x5349474eu /* "SIGN" */
+
+enum sim_signal_kind {
+	SIM_SIGNAL_USER = 0,
+	SIM_SIGNAL_DOORBELL = 1, /* a queue's doorbell: a store rings the hardware queue */
+};
+
+struct sim_hwq;
+
+struct sim_signal {
+	int64_t value;          /* every access atomic (barrier.h) */
+	uint32_t seq;           /* bumped on every change: host waiters futex-wait on it */
+	uint32_t host_waiters;  /* futex wake only when non-zero */
+	uint32_t device_watch;  /* bit d: device d's engine waits on this signal */
+	uint32_t magic;         /* SIM_SIGNAL_MAGIC while alive, 0 after destroy */
+	uint32_t kind;          /* enum sim_signal_kind */
+	uint32_t pad;
+	struct sim_hwq *hwq;    /* DOORBELL: the queue it rings */
+	uint64_t event_mailbox; /* reserved for an interrupt event (issue 9) */
+	uint64_t event_id;
+	int64_t start_ts;       /* profiling: filled on completion-signal use */
+	int64_t end_ts;
+};
+
+struct sim_signal *sim_signal_create(struct hsaqm_sim *sim, int64_t initial);
+void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s);
+/* NULL when @handle is not a live signal of this model (checked, never dereferenced blindly). */
+struct sim_signal *sim_signal_from_handle(const struct hsaqm_sim *sim, uint64_t handle);
+
+int64_t sim_signal_load(const struct sim_signal *s);
+/* Every change wakes host waiters and the engines that watch the signal. */
+void sim_signal_store(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
+int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
+int64_t sim_signal_cas(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v);
+int64_t sim_signal_add(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v); /* returns old */
+int64_t sim_signal_and(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
+int64_t sim_signal_or(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
+int64_t sim_signal_xor(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
+
+enum sim_cond { SIM_COND_EQ = 0, SIM_COND_NE = 1, SIM_COND_LT = 2, SIM_COND_GTE = 3 };
+
+/*
+ * Wait until the condition holds or @timeout_ns (model time; UINT64_MAX = forever) passes.
+ * In VIRTUAL mode a wait runs the event loop. Returns the last value observed.
+ */
+int64_t sim_signal_wait(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_cond cond,
+			int64_t compare, uint64_t timeout_ns);
+/* Any of @n signals; returns the index satisfied, or n on timeout. */
+uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signal *const *s,
+			     const enum sim_cond *conds, const int64_t *compares, uint64_t timeout_ns,
+			     int64_t *value);
+
+/*
+ * Asynchronous handler (hsa_amd_signal_async_handler): @fn runs on a model thread when the
+ * condition holds; it returns true to stay armed. One handler thread per model.
+ */
+typedef bool (*sim_signal_handler_fn)(int64_t value, void *arg);
+int sim_signal_async_handler(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_cond cond,
+			     int64_t compare, sim_signal_handler_fn fn, void *arg);
+
+/* ------------------------------------------------------------------------------------
+ * Kernels (kernel.c): registered model kernels, looked up by the packet processor.
+ */
+struct sim_kernel;
+const struct sim_kernel *sim_kernel_lookup(const struct hsaqm_sim *sim, uint64_t kernel_object);
+
+/* ------------------------------------------------------------------------------------
+ * Hardware queues (device.c, pp.c, hws.c): what the CP and the HWS see of a queue (an MQD).
+ */
+
+enum sim_hwq_state {
+	SIM_HWQ_UNMAPPED = 0, /* in the runlist, waiting for an HQD slot or its time slice */
+	SIM_HWQ_MAPPED = 1,   /* on an HQD: the packet processor runs */
+	SIM_HWQ_SUSPENDED = 2,/* suspended (debugger) or inactive (percentage 0): never mapped */
+	SIM_HWQ_ERROR = 3,    /* stopped on a malformed packet; never runs again */
+};
+
+/* Called on the engine thread when the queue enters the error state; @hsa_status is the
+ * HSA status a GPU would report (e.g. HSA_STATUS_ERROR_INVALID_PACKET_FORMAT 0x1009). */
+typedef void (*sim_hwq_error_fn)(void *ctx, struct sim_hwq *q, int hsa_status);
+
+struct sim_hwq_desc {
+	unsigned int dev;          /* device index */
+	void *ring_base;           /* model memory, 64-byte aligned */
+	uint32_t ring_size_bytes;  /* power of two, multiple of 64 */
+	uint64_t *write_ptr;       /* model memory: where the producer's write index lives */
+	uint64_t *read_ptr;        /* model memory: where the packet processor writes consumed index */
+	uint32_t priority;         /* KFD 0..15 */
+	bool active;               /* false = percentage 0 */
+	uint32_t pasid;            /* owning process, for traces and "other processes present" */
+	sim_hwq_error_fn error_fn;
+	void *error_ctx;
+};
+
+/* Add a queue to the device's runlist. Return: 0; -EINVAL; -ENOMEM. */
+int sim_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct sim_hwq **out);
+/*
+ * Remove it: unmapped (running workgroups are discarded, their packets never complete).
+ * The caller (the KFD face) is responsible for refusing or waiting when it is suspended.
+ */
+int sim_hwq_destroy(struct sim_hwq *q);
+/* UPDATE_QUEUE: ring, priority, active. Deactivating unmaps every queue of the device once. */
+int sim_hwq_update(struct sim_hwq *q, void *ring_base, uint32_t ring_size_bytes, uint32_t priority,
+		   bool active);
+/* SET_CU_MASK: bit i = CU i may run this queue's workgroups; @nbits multiple of 32. */
+int sim_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits);
+/* The doorbell: the packet processor looks at the ring again (the value is a hint). */
+void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value);
+
+/*
+ * Suspend @n queues (DBG_TRAP SUSPEND_QUEUES semantics on the hardware side): no new
+ * workgroup starts; running ones get @grace_units x 1024 GPU clocks, then the rest are
+ * saved with CWSR (or, CWSR off, awaited). Blocks until all are off the hardware.
+ * Return: 0; -EINVAL.
+ */
+int sim_hwq_suspend(struct sim_hwq *const *q, uint32_t n, uint32_t grace_units);
+/* Resume: restore saved waves, map again, continue. Return: 0; -EINVAL if not suspended. */
+int sim_hwq_resume(struct sim_hwq *const *q, uint32_t n);
+
+struct sim_hwq_info {
+	enum sim_hwq_state state;
+	uint32_t queue_index;        /* per device, stable */
+	uint32_t priority;
+	uint64_t dispatches_launched;
+	uint64_t packets_completed;
+	uint64_t workgroups_running; /* on CUs now */
+	uint64_t waves_saved;        /* held in the CWSR area now */
+	uint64_t ctl_stack_used_bytes;
+	uint64_t save_area_used_bytes;
+	uint64_t ring_base;
+	uint32_t ring_size_bytes;
+	uint64_t *write_ptr;
+	uint64_t *read_ptr;
+	uint32_t pasid;
+	unsigned int dev;
+};
+int sim_hwq_get_info(const struct sim_hwq *q, struct sim_hwq_info *info);
+
+/* Device-wide view for the KFD face (sysfs, "other processes present"). */
+const struct sim_profile *sim_device_profile(const struct hsaqm_sim *sim, unsigned int dev);
+unsigned int sim_device_count(const struct hsaqm_sim *sim);
+uint64_t sim_gpu_clock(const struct hsaqm_sim *sim); /* model time in GPU clocks */
+
+/* Trace (trace.c): no-ops when the model has no trace file. */
+void sim_trace_instant(struct hsaqm_sim *sim, unsigned int dev, uint32_t track, const char *name,
+		       const char *args_json);
+
+#endif /* HSAQM_SIM_INTERNAL_H */
