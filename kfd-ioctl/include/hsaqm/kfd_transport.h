@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqm/kfd_transport.h - what kfd-ioctl/ needs from "a KFD": open it, issue ioctls with
+ * the real uapi structs, map its pages, read its sysfs. The real transport does exactly
+ * that on /dev/kfd and /sys; sim/'s KFD face implements the same operations on the device
+ * model. Code above this seam (kfd-ioctl/, the probe, the HSA backend) cannot tell which
+ * one it runs on.
+ */
+#ifndef HSAQM_KFD_TRANSPORT_H
+#define HSAQM_KFD_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hsaqm_kfd_transport {
+	const char *name;       /* "kfd" for the real device, "sim" for the model */
+	const char *dev_path;   /* "/dev/kfd" or the model's stand-in name, for messages */
+	const char *sysfs_root; /* "/sys" or the model's generated tree */
+	void *ctx;
+
+	/* Open the KFD like open(dev_path, O_RDWR | O_CLOEXEC): a handle >= 0, or -errno. */
+	int (*open)(void *ctx);
+	/* Close a handle from open(): 0 or -errno. Its queues are destroyed, as at process exit. */
+	int (*close)(void *ctx, int handle);
+	/*
+	 * One ioctl with a uapi request number and its argument struct: the kernel's result,
+	 * which is 0 or, for DBG_TRAP SUSPEND_QUEUES/RESUME_QUEUES, the number of queues handled;
+	 * or -errno exactly as the kernel would fail it (the caller retries EINTR/EAGAIN, the
+	 * transport does not).
+	 */
+	int (*ioctl)(void *ctx, int handle, unsigned long request, void *arg);
+	/* mmap of the KFD handle (doorbell pages, events page): the address or MAP_FAILED (errno set). */
+	void *(*mmap)(void *ctx, int handle, void *addr, size_t len, int prot, int flags, off_t offset);
+	int (*munmap)(void *ctx, void *addr, size_t len);
+	/*
+	 * Optional; NULL for the real device. Called after user space stored @value into a
+	 * doorbell it mapped through mmap(): hardware notices the MMIO store by itself, a model
+	 * needs to be told.
+	 */
+	void (*doorbell_written)(void *ctx, int handle, volatile void *doorbell, uint64_t value);
+};
+
+/**
+ * hsaqm_kfd_transport_system() - the real transport: /dev/kfd and /sys.
+ *
+ * Return: a static transport (never NULL). Opening it on a machine without an AMD GPU
+ * fails with -ENOENT (no /dev/kfd) or -EACCES (not in the render/video group).
+ */
+const struct hsaqm_kfd_transport *hsaqm_kfd_transport_system(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HSAQM_KFD_TRANSPORT_H */
