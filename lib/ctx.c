@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contexts and their devices; the policy of a device; iteration; and the exit path that
+ * lets go of every queue (design decision 4: a queue hsaqm suspended is never left so).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log_internal.h"
+#include "xq_internal.h"
+
+/* Live contexts, for the atexit path. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hsaqm_ctx *registry;
+static pthread_once_t atexit_once = PTHREAD_ONCE_INIT;
+/* The context this thread is iterating (hsaqm_ctx_foreach_xq()), to refuse attach/detach. */
+static _Thread_local const struct hsaqm_ctx *tls_iterating;
+
+static uint64_t clock_monotonic(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool hsaqm_ctx_valid(const struct hsaqm_ctx *ctx)
+{
+	return ctx && ctx->magic == HSAQM_CTX_MAGIC;
+}
+
+uint64_t hsaqm_ctx_now(const struct hsaqm_ctx *ctx)
+{
+	return ctx->clock(ctx->clock_arg);
+}
+
+bool hsaqm_ctx_iterating(const struct hsaqm_ctx *ctx)
+{
+	return tls_iterating == ctx;
+}
+
+/* Wait a bounded time for a lock at exit: its holder may be the thread calling exit(). */
+static bool lock_at_exit(pthread_mutex_t *m)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 200; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+static void ctx_let_go_at_exit(struct hsaqm_ctx *ctx)
+{
+	if (!lock_at_exit(&ctx->lock)) {
+		hsaqm_log_notice(NULL, "hsaqm: at exit, a context stayed busy: its queues were not let go");
+		return;
+	}
+	for (struct hsaqm_dev *dev = ctx->devs; dev; dev = dev->next) {
+		if (!lock_at_exit(&dev->lock)) {
+			hsaqm_log_notice(NULL, "hsaqm: at exit, device %u stayed busy: its queues were not let go",
+					 dev->id);
+			continue;
+		}
+		/* From now on everything passes through, even if other threads still submit. */
+		dev->exiting = true;
+		for (uint32_t i = 0; i < dev->nxq; i++) {
+			int err = 0;
+
+			/* One attempt: at exit a full ring is not worth waiting for; the resume is. */
+			hsaqm_engine_let_go(dev->xqs[i], &err);
+		}
+		pthread_mutex_unlock(&dev->lock);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static void hsaqm_atexit(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct hsaqm_ctx *ctx = registry; ctx; ctx = ctx->reg_next)
+		ctx_let_go_at_exit(ctx);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void register_atexit(void)
+{
+	/*
+	 * In a shared object glibc ties this to the object, so a dlclose() runs it too
+	 * instead of leaving a dangling handler.
+	 */
+	if (atexit(hsaqm_atexit))
+		hsaqm_log_notice(NULL, "hsaqm: cannot register the exit handler: suspended queues may stay suspended if the process exits without hsaqm_ctx_destroy()");
+}
+
+static void registry_add(struct hsaqm_ctx *ctx)
+{
+	pthread_mutex_lock(&registry_lock);
+	ctx->reg_next = registry;
+	registry = ctx;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void registry_remove(struct hsaqm_ctx *ctx)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct hsaqm_ctx **p = &registry; *p; p = &(*p)->reg_next) {
+		if (*p == ctx) {
+			*p = ctx->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+int hsaqm_ctx_create_opts(struct hsaqm_ctx **out, const struct hsaqm_ctx_opts *opts)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	struct hsaqm_ctx *ctx;
+	int rc;
+
+	if (!out) {
+		hsaqm_log_err("out is NULL");
+		return -EINVAL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->clock = opts && opts->clock ? opts->clock : clock_monotonic;
+	ctx->clock_arg = opts ? opts->clock_arg : NULL;
+	ctx->timer_next = HSAQM_NO_DEADLINE;
+
+	/* Recursive: a foreach callback may read stats or set a policy of the same context. */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&ctx->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_mutex_init(&ctx->timer_lock, NULL);
+	/* Deadlines are CLOCK_MONOTONIC times: the condition variable must wait on that clock. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ctx->timer_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ctx->magic = HSAQM_CTX_MAGIC;
+
+	if (ctx->clock == clock_monotonic) {
+		rc = hsaqm_timer_start(ctx);
+		if (rc) {
+			pthread_cond_destroy(&ctx->timer_cond);
+			pthread_mutex_destroy(&ctx->timer_lock);
+			pthread_mutex_destroy(&ctx->lock);
+			free(ctx);
+			return rc;
+		}
+	}
+	pthread_once(&atexit_once, register_atexit);
+	registry_add(ctx);
+	*out = ctx;
+	return 0;
+}
+
+int hsaqm_ctx_create(struct hsaqm_ctx **out)
+{
+	return hsaqm_ctx_create_opts(out, NULL);
+}
+
+void hsaqm_ctx_destroy(struct hsaqm_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	if (!hsaqm_ctx_valid(ctx)) {
+		hsaqm_log_err("%p is not a context", (const void *)ctx);
+		return;
+	}
+	if (hsaqm_ctx_iterating(ctx)) {
+		hsaqm_log_err("hsaqm_ctx_destroy() called from inside hsaqm_ctx_foreach_xq(): ignored");
+		return;
+	}
+	registry_remove(ctx);
+	hsaqm_timer_stop(ctx);
+	pthread_mutex_lock(&ctx->lock);
+	while (ctx->devs) {
+		struct hsaqm_dev *dev = ctx->devs;
+
+		while (dev->nxq)
+			hsaqm_xq_detach_locked(dev->xqs[dev->nxq - 1]);
+		ctx->devs = dev->next;
+		pthread_mutex_destroy(&dev->lock);
+		free(dev->xqs);
+		free(dev->pq);
+		free(dev);
+	}
+	ctx->magic = HSAQM_DEAD_MAGIC;
+	pthread_mutex_unlock(&ctx->lock);
+	pthread_cond_destroy(&ctx->timer_cond);
+	pthread_mutex_destroy(&ctx->timer_lock);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+struct hsaqm_dev *hsaqm_dev_get(struct hsaqm_ctx *ctx, uint32_t id, bool create)
+{
+	struct hsaqm_dev *dev;
+
+	for (dev = ctx->devs; dev; dev = dev->next)
+		if (dev->id == id)
+			return dev;
+	if (!create)
+		return NULL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	dev->ctx = ctx;
+	dev->id = id;
+	dev->policy.kind = HSAQM_POLICY_HPF;
+	dev->policy_deadline = HSAQM_NO_DEADLINE;
+	dev->retry_deadline = HSAQM_NO_DEADLINE;
+	pthread_mutex_init(&dev->lock, NULL);
+	dev->next = ctx->devs;
+	ctx->devs = dev;
+	return dev;
+}
+
+int hsaqm_ctx_set_policy(struct hsaqm_ctx *ctx, uint32_t device,
+			 const struct hsaqm_policy_config *policy)
+{
+	struct hsaqm_dev *dev;
+	int rc;
+
+	if (!hsaqm_ctx_valid(ctx)) {
+		hsaqm_log_err("ctx %p is not a context", (const void *)ctx);
+		return -EINVAL;
+	}
+	rc = hsaqm_policy_check(policy);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&ctx->lock);
+	dev = hsaqm_dev_get(ctx, device, true);
+	if (!dev) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&dev->lock);
+	dev->policy = *policy;
+	memset(&dev->pstate, 0, sizeof(dev->pstate));
+	for (uint32_t i = 0; i < dev->nxq; i++) {
+		dev->pq[i].floor_due_ns = 0;
+		dev->pq[i].floor_end_ns = 0;
+	}
+	hsaqm_dev_decide(dev, hsaqm_ctx_now(ctx));
+	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&ctx->lock);
+	hsaqm_log_info("device %u: policy %s (floor %u/%u us, util period %u us)", device,
+		       hsaqm_policy_name(policy->kind), policy->floor_slice_us,
+		       policy->floor_period_us, policy->util_period_us);
+	return 0;
+}
+
+int hsaqm_ctx_get_policy(struct hsaqm_ctx *ctx, uint32_t device, struct hsaqm_policy_config *policy)
+{
+	struct hsaqm_dev *dev;
+
+	if (!hsaqm_ctx_valid(ctx) || !policy) {
+		hsaqm_log_err("NULL or foreign argument (ctx %p, policy %p)", (const void *)ctx,
+			      (void *)policy);
+		return -EINVAL;
+	}
+	memset(policy, 0, sizeof(*policy));
+	policy->kind = HSAQM_POLICY_HPF;
+	pthread_mutex_lock(&ctx->lock);
+	dev = hsaqm_dev_get(ctx, device, false);
+	if (dev) {
+		pthread_mutex_lock(&dev->lock);
+		*policy = dev->policy;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+int hsaqm_ctx_foreach_xq(struct hsaqm_ctx *ctx, int (*fn)(struct hsaqm_xq *xq, void *arg), void *arg)
+{
+	const struct hsaqm_ctx *outer;
+	int rc = 0;
+
+	if (!hsaqm_ctx_valid(ctx) || !fn) {
+		hsaqm_log_err("NULL or foreign argument (ctx %p, fn %s)", (const void *)ctx,
+			      fn ? "set" : "NULL");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	outer = tls_iterating;
+	tls_iterating = ctx;
+	/* The ctx lock keeps the lists still (attach/detach take it); fn may take device locks. */
+	for (struct hsaqm_dev *dev = ctx->devs; dev && !rc; dev = dev->next)
+		for (uint32_t i = 0; i < dev->nxq && !rc; i++)
+			rc = fn(dev->xqs[i], arg);
+	tls_iterating = outer;
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* Statistics: submission-to-completion latency, time preempted, and a JSON export that parses. */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t_backend.h"
+#include "t_cunit.h"
+#include "xq_internal.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* -- a small strict JSON checker (RFC 8259 grammar, no semantic checks) ----------------- */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_string_tok(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)p[i]))
+						return NULL;
+				p += 4;
+			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return p + 1;
+}
+
+static const char *json_number(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (isdigit((unsigned char)*p))
+		while (isdigit((unsigned char)*p))
+			p++;
+	else
+		return NULL;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return p;
+}
+
+static const char *json_container(const char *p, int depth, char close, bool object)
+{
+	p = json_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			p = json_string_tok(json_ws(p));
+			if (!p)
+				return NULL;
+			p = json_ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		p = json_value(p, depth + 1);
+		if (!p)
+			return NULL;
+		p = json_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	if (depth > 32)
+		return NULL;
+	p = json_ws(p);
+	switch (*p) {
+	case '{':
+		return json_container(p, depth, '}', true);
+	case '[':
+		return json_container(p, depth, ']', false);
+	case '"':
+		return json_string_tok(p);
+	case 't':
+		return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f':
+		return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n':
+		return strncmp(p, "null", 4) ? NULL : p + 4;
+	default:
+		return json_number(p);
+	}
+}
+
+static bool json_valid(const char *text)
+{
+	const char *end = json_value(text, 0);
+
+	return end && *json_ws(end) == '\0';
+}
+
+static void test_json_checker_rejects_broken_documents(void)
+{
+	CU_ASSERT_TRUE(json_valid("{\"a\":[1,2.5e3,-0,true,null,\"x\\u00e9\\\"\"]}"));
+	CU_ASSERT_FALSE(json_valid("{\"a\":1,}"));
+	CU_ASSERT_FALSE(json_valid("{\"a\" 1}"));
+	CU_ASSERT_FALSE(json_valid("[01]"));
+	CU_ASSERT_FALSE(json_valid("\"tab\there\""));
+	CU_ASSERT_FALSE(json_valid("{} x"));
+}
+
+/* -- latency ------------------------------------------------------------------------- */
+
+static void test_latency_is_doorbell_to_marker_per_batch(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq bq;
+	struct hsaqm_xq_stats st;
+	uint64_t now = t_clock_ns;
+
+	t_bq_init(&bq, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &bq, 0, 0, HSAQM_LEVEL_2);
+	/* 100 batches, the i-th completing i * 10 us after its doorbell. */
+	for (int i = 1; i <= 100; i++) {
+		t_clock_set(ctx, now);
+		t_bq_submit(&bq, 3);
+		now += (uint64_t)i * 10 * US;
+		t_clock_set(ctx, now);
+		t_bq_run(&bq, UINT64_MAX);
+		now += 1 * MS;
+	}
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(bq.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.latency_count, 100);
+	CU_ASSERT_EQUAL(st.submitted, 300);
+	CU_ASSERT_EQUAL(st.completed, 300);
+	CU_ASSERT_DOUBLE_EQUAL(st.latency_p50_ns, 500 * US, 500 * US * 0.016);
+	CU_ASSERT_DOUBLE_EQUAL(st.latency_p99_ns, 990 * US, 990 * US * 0.016);
+	CU_ASSERT_DOUBLE_EQUAL(st.latency_p999_ns, 1000 * US, 1000 * US * 0.016);
+	CU_ASSERT_EQUAL(st.latency_max_ns, 1000 * US);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&bq);
+}
+
+static void test_latency_ring_merges_batches_when_full(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq bq;
+	struct hsaqm_xq_stats st;
+	uint64_t t0 = t_clock_ns;
+
+	t_bq_init(&bq, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &bq, 0, 0, HSAQM_LEVEL_NONE);
+	for (int i = 0; i < 100; i++) {
+		t_clock_set(ctx, t0 + (uint64_t)i * US);
+		t_bq_submit(&bq, 1);
+	}
+	t_clock_set(ctx, t0 + 1 * MS);
+	t_bq_run(&bq, UINT64_MAX);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(bq.xq, &st), 0);
+	/* 64 entries: the last one took batches 63..99 and kept batch 63's time (an upper bound). */
+	CU_ASSERT_EQUAL(st.latency_count, HSAQM_XQ_LAT_RING);
+	CU_ASSERT_EQUAL(st.latency_max_ns, 1 * MS);
+	CU_ASSERT_EQUAL(st.completed, 100);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&bq);
+}
+
+static void test_time_preempted_counts_the_current_spell(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq hi, lo;
+	struct hsaqm_xq_stats st;
+	uint64_t t0 = t_clock_ns;
+
+	t_bq_init(&hi, HSAQM_LEVEL_3);
+	t_bq_init(&lo, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &hi, 0, 1, HSAQM_LEVEL_2);
+	t_bq_attach(ctx, &lo, 0, 0, HSAQM_LEVEL_2);
+	t_bq_submit(&lo, 5);
+	t_bq_submit(&hi, 5);
+	t_clock_set(ctx, t0 + 3 * MS);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(lo.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.preempted_ns, 3 * MS);
+	CU_ASSERT_EQUAL(st.preemptions, 1);
+	t_clock_set(ctx, t0 + 5 * MS);
+	t_bq_run(&hi, UINT64_MAX);
+	t_clock_set(ctx, t0 + 9 * MS);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(lo.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.preempted_ns, 5 * MS);
+	CU_ASSERT_EQUAL(st.preemptions, 1);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(hi.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.preemptions, 0);
+	CU_ASSERT_EQUAL(st.preempted_ns, 0);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&hi);
+	t_bq_fini(&lo);
+}
+
+/* -- JSON ---------------------------------------------------------------------------- */
+
+static void test_stats_json_parses_and_has_the_documented_fields(void)
+{
+	static const char *const keys[] = {
+		"\"hsaqm_version\":", "\"devices\":", "\"policy\":\"util\"", "\"floor_period_us\":",
+		"\"util_period_us\":", "\"queues\":", "\"name\":", "\"device\":", "\"priority\":",
+		"\"group\":", "\"share_permille\":", "\"requested_level\":\"lv3\"",
+		"\"effective_level\":\"lv1\"", "\"level_reason\":", "\"state\":\"preempted\"",
+		"\"held_by_hand\":", "\"failed_open\":false", "\"lv1_threshold\":", "\"lv1_batch\":",
+		"\"lv2_interval\":", "\"submitted\":", "\"released\":", "\"completed\":",
+		"\"preemptions\":", "\"preempted_ns\":", "\"guardians\":", "\"markers\":",
+		"\"latency_ns\":", "\"count\":", "\"min\":", "\"p50\":", "\"p99\":", "\"p999\":",
+		"\"max\":",
+	};
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct hsaqm_policy_config util = { .kind = HSAQM_POLICY_UTIL };
+	struct t_bq q[3];
+	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_3, .name = "we\"ird\\name\n" };
+	char *json = NULL;
+
+	for (int i = 0; i < 3; i++)
+		t_bq_init(&q[i], i == 0 ? HSAQM_LEVEL_1 : HSAQM_LEVEL_3);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_attach(ctx, &cfg, &t_backend_ops, &q[0], &q[0].xq), 0);
+	t_bq_attach(ctx, &q[1], 0, 5, HSAQM_LEVEL_2);
+	t_bq_attach(ctx, &q[2], 7, 0, HSAQM_LEVEL_NONE);
+	CU_ASSERT_EQUAL(hsaqm_ctx_set_policy(ctx, 7, &util), 0);
+	t_bq_submit(&q[0], 20);
+	t_bq_submit(&q[1], 2);
+	t_bq_submit(&q[2], 2);
+	t_bq_run(&q[2], UINT64_MAX);
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &json), 0);
+	CU_ASSERT_TRUE(json_valid(json));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!strstr(json, keys[i]))
+			printf("missing %s in %s\n", keys[i], json);
+		CU_ASSERT_PTR_NOT_NULL(strstr(json, keys[i]));
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"we\\\"ird\\\\name\\u000a\""));
+	free(json);
+	hsaqm_ctx_destroy(ctx);
+	for (int i = 0; i < 3; i++)
+		t_bq_fini(&q[i]);
+}
+
+static void test_stats_json_of_empty_context_parses(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	char *json = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &json), 0);
+	CU_ASSERT_TRUE(json_valid(json));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"queues\":[]"));
+	free(json);
+	hsaqm_ctx_destroy(ctx);
+}
+
+static const struct t_case stats_cases[] = {
+	T_CASE(test_json_checker_rejects_broken_documents),
+	T_CASE(test_latency_is_doorbell_to_marker_per_batch),
+	T_CASE(test_latency_ring_merges_batches_when_full),
+	T_CASE(test_time_preempted_counts_the_current_spell),
+	T_CASE(test_stats_json_parses_and_has_the_documented_fields),
+	T_CASE(test_stats_json_of_empty_context_parses),
+	T_CASES_END,
+};
+
+int main(void)
+{
+	static const struct t_suite suites[] = {
+		{ "lib-stats", NULL, NULL, stats_cases },
+		T_SUITES_END,
+	};
+	return t_run("test-lib-stats", suites);
+}
