@@ -113,12 +113,14 @@ struct sim_signal {
 	uint32_t device_watch;  /* bit d: device d's engine waits on this signal */
 	uint32_t magic;         /* SIM_SIGNAL_MAGIC while alive, 0 after destroy */
 	uint32_t kind;          /* enum sim_signal_kind */
-	uint32_t pad;
+	uint32_t writers;       /* operations in progress: destroy waits for them (was padding) */
 	struct sim_hwq *hwq;    /* DOORBELL: the queue it rings */
 	uint64_t event_mailbox; /* reserved for an interrupt event (issue 9) */
 	uint64_t event_id;
-	int64_t start_ts;       /* profiling: filled on completion-signal use */
+	int64_t start_ts;       /* profiling: model ns, filled on completion-signal use */
 	int64_t end_ts;
+	uint64_t change_time;   /* model time of the last change: an engine handling an event
+				 * late never acts on a change from its future */
 };
 
 struct sim_signal *sim_signal_create(struct hsaqm_sim *sim, int64_t initial);
@@ -191,19 +193,32 @@ struct sim_hwq_desc {
 	void *error_ctx;
 };
 
-/* Add a queue to the device's runlist. Return: 0; -EINVAL; -ENOMEM. */
+/*
+ * Add a queue to the device's runlist. Like every runlist change on HWS (create, destroy,
+ * update, CU mask, suspend, resume) it unmaps every queue of the device and maps the runlist
+ * again (amdkfd execute_queues_cpsch); the call returns once the unmap is done.
+ * Return: 0; -EINVAL; -ENOMEM; -EDEADLK from a model callback.
+ */
 int sim_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct sim_hwq **out);
 /*
  * Remove it: unmapped (running workgroups are discarded, their packets never complete).
  * The caller (the KFD face) is responsible for refusing or waiting when it is suspended.
  */
 int sim_hwq_destroy(struct sim_hwq *q);
-/* UPDATE_QUEUE: ring, priority, active. Deactivating unmaps every queue of the device once. */
+/*
+ * UPDATE_QUEUE: ring (NULL = keep it and deactivate, as a null ring on 6.12+), priority, active.
+ * Any update unmaps every queue of the device once (as the KFD's update_queue on HWS);
+ * an inactive queue is then not mapped again until reactivated.
+ */
 int sim_hwq_update(struct sim_hwq *q, void *ring_base, uint32_t ring_size_bytes, uint32_t priority,
 		   bool active);
 /* SET_CU_MASK: bit i = CU i may run this queue's workgroups; @nbits multiple of 32. */
 int sim_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits);
-/* The doorbell: the packet processor looks at the ring again (the value is a hint). */
+/*
+ * The doorbell, @value = index of the last packet published (HSA doorbell semantics). The
+ * packet processor looks at the ring again, up to the highest index rung (values out of
+ * order are fine); a value a whole ring beyond the read index is an overrun (queue error).
+ */
 void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value);
 
 /*
@@ -243,5 +258,48 @@ uint64_t sim_gpu_clock(const struct hsaqm_sim *sim); /* model time in GPU clocks
 /* Trace (trace.c): no-ops when the model has no trace file. */
 void sim_trace_instant(struct hsaqm_sim *sim, unsigned int dev, uint32_t track, const char *name,
 		       const char *args_json);
+
+/* ------------------------------------------------------------------------------------
+ * What the faces need from the core besides the hardware (added with the core).
+ */
+
+/* The configuration the model was created with (defaults filled in: num_devices >= 1,
+ * time_scale > 0, kfd_minor_version 11..18). Never NULL for a live model. */
+const struct hsaqm_sim_config *sim_config(const struct hsaqm_sim *sim);
+
+enum sim_face {
+	SIM_FACE_HSA = 0,
+	SIM_FACE_KFD = 1,
+	SIM_FACE_SYSFS = 2,
+};
+
+typedef void *(*sim_face_init_fn)(struct hsaqm_sim *sim);
+typedef void (*sim_face_fini_fn)(struct hsaqm_sim *sim, void *state);
+
+/*
+ * A face's per-model state, created on first use: returns the state stored for @face, or
+ * calls @init (once, under a model mutex) and stores what it returns with @fini. At
+ * hsaqm_sim_destroy() the finis run in the order HSA, KFD, SYSFS (the HSA face's queues go
+ * through the KFD face) while the engines still run, so a fini may still destroy its
+ * queues with sim_hwq_destroy().
+ * @init may itself ask for another face (the lock is recursive).
+ * Return: the state, or NULL if @init returned NULL (nothing stored; a later call retries).
+ */
+void *sim_face_state(struct hsaqm_sim *sim, enum sim_face face, sim_face_init_fn init,
+		     sim_face_fini_fn fini);
+
+/*
+ * Callbacks (kernel workgroup callbacks, queue error callbacks, and signal async handlers in
+ * VIRTUAL mode) run on a model thread with no model lock held: the device's engine thread in
+ * REAL mode, the thread driving the event loop in VIRTUAL mode. (REAL-mode async handlers run
+ * on the model's handler thread instead, which may block.) They may call the non-blocking functions:
+ * sim_signal_load/store/exchange/cas/add/and/or/xor, sim_hwq_doorbell, sim_hwq_get_info,
+ * hsaqm_sim_now_ns, sim_mem_alloc/free, sim_trace_instant. They must not block the model:
+ * sim_signal_wait/wait_any then return at once with the current value, and
+ * sim_hwq_create/destroy/update/set_cu_mask/suspend/resume, hsaqm_sim_advance and
+ * hsaqm_sim_run_until_idle return -EDEADLK. A face that must react to an error with a
+ * blocking call (ROCr deactivates a queue in error) does it from another thread (e.g. its
+ * async-handler thread), as ROCr itself does.
+ */
 
 #endif /* HSAQM_SIM_INTERNAL_H */

@@ -1,0 +1,897 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A device: its compute units, its event loop (the engine thread in REAL mode), the
+ * workgroup dispatcher and the control requests host threads post to it.
+ *
+ * The event loop is the same in both modes: sim_device_run(dev, limit) turns pending
+ * stimuli (doorbells, requests, watched signal changes) into an event at the time they
+ * happened, then handles every event due up to @limit in (time, sequence) order. The engine
+ * thread calls it with "now" and then sleeps on a futex until its next event or a wake-up;
+ * the VIRTUAL loop (sim.c) calls it with the virtual clock.
+ *
+ * Each event handler works at the event's own time, not at the time the engine got round to
+ * it: a late wake-up of the engine thread delays when the host sees a result, but never
+ * shifts the model's timeline, so lateness does not accumulate over a chain of kernels. The
+ * other half of that rule: host inputs are stamped with the model time they happened at
+ * (doorbell log, request and signal stimuli, a signal's change_time), and a late engine
+ * never acts on an input from its own future.
+ *
+ * Workgroup dispatcher: when wave slots free (or new work appears), queues with placeable
+ * workgroups are served by pipe priority level (high, medium, low), round robin within a
+ * level, one workgroup at a time, each on the next CU (round robin over the CUs the queue's
+ * CU mask allows) with enough free wave slots. A running workgroup is never preempted by
+ * priority. Workgroups of one dispatch placed in the same pass with the same duration form
+ * a batch ending in one event; callbacks still run once per workgroup.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+
+static _Thread_local unsigned int engine_depth;
+
+bool sim_in_engine(void)
+{
+	return engine_depth != 0;
+}
+
+void sim_engine_enter(void)
+{
+	engine_depth++;
+}
+
+void sim_engine_leave(void)
+{
+	engine_depth--;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Event heap: binary min-heap on (time, seq).
+ */
+static bool ev_before(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void heap_set(struct sim_device *dev, uint32_t i, struct sim_event *ev)
+{
+	dev->heap[i] = ev;
+	ev->heap_idx = (int32_t)i;
+}
+
+static void heap_up(struct sim_device *dev, uint32_t i)
+{
+	struct sim_event *ev = dev->heap[i];
+
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!ev_before(ev, dev->heap[p]))
+			break;
+		heap_set(dev, i, dev->heap[p]);
+		i = p;
+	}
+	heap_set(dev, i, ev);
+}
+
+static void heap_down(struct sim_device *dev, uint32_t i)
+{
+	struct sim_event *ev = dev->heap[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		struct sim_event *best = ev;
+
+		if (l < dev->nheap && ev_before(dev->heap[l], best)) {
+			m = l;
+			best = dev->heap[l];
+		}
+		if (r < dev->nheap && ev_before(dev->heap[r], best)) {
+			m = r;
+			best = dev->heap[r];
+		}
+		if (m == i)
+			break;
+		heap_set(dev, i, best);
+		i = m;
+	}
+	heap_set(dev, i, ev);
+}
+
+void sim_ev_init(struct sim_event *ev, enum sim_ev_kind kind, void *obj)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->heap_idx = -1;
+	ev->kind = (uint8_t)kind;
+	ev->obj = obj;
+}
+
+void sim_ev_cancel(struct sim_device *dev, struct sim_event *ev)
+{
+	if (ev->heap_idx < 0)
+		return;
+	uint32_t i = (uint32_t)ev->heap_idx;
+	struct sim_event *last = dev->heap[--dev->nheap];
+
+	ev->heap_idx = -1;
+	if (i < dev->nheap) {
+		heap_set(dev, i, last);
+		heap_up(dev, i);
+		heap_down(dev, (uint32_t)last->heap_idx);
+	}
+}
+
+void sim_ev_schedule(struct sim_device *dev, struct sim_event *ev, uint64_t time)
+{
+	sim_ev_cancel(dev, ev);
+	if (dev->nheap == dev->capheap) {
+		uint32_t cap = dev->capheap ? dev->capheap * 2 : 256;
+		struct sim_event **h = realloc(dev->heap, cap * sizeof(*h));
+
+		if (!h) {
+			/* Losing an event would hang a queue forever: this model cannot go on. */
+			hsaqm_log_err("out of memory for the event heap");
+			abort();
+		}
+		dev->heap = h;
+		dev->capheap = cap;
+	}
+	ev->time = time < dev->now ? dev->now : time;
+	ev->seq = dev->ev_seq++;
+	dev->heap[dev->nheap] = ev;
+	ev->heap_idx = (int32_t)dev->nheap++;
+	heap_up(dev, (uint32_t)ev->heap_idx);
+}
+
+uint64_t sim_device_next_event(const struct sim_device *dev)
+{
+	return dev->nheap ? dev->heap[0]->time : UINT64_MAX;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Stimuli and wake-ups. The words live in the arena header (struct sim_dev_wake).
+ */
+void sim_device_wake(struct sim_device *dev)
+{
+	struct sim_dev_wake *w = dev->wake;
+
+	/* acq_rel: the engine that reads the new word also sees the flags set before it. */
+	hsaqm_fetch_add(&w->word, 1u);
+	/* Store-load: the word before the sleeping flag (the engine sets sleeping, fences, re-reads word). */
+	hsaqm_smp_mb();
+	if (HSAQM_READ_ONCE(w->sleeping))
+		sim_futex_wake(&w->word, 1);
+}
+
+void sim_device_stimulate(struct sim_device *dev, uint64_t t, uint32_t *flag)
+{
+	struct sim_dev_wake *w = dev->wake;
+	uint64_t cur = HSAQM_READ_ONCE(w->stim_time);
+
+	/* Keep the earliest stimulus time: the engine handles it as if it ran then. */
+	while (t < cur && !hsaqm_cas(&w->stim_time, &cur, t))
+		;
+	/* Release: the stimulus time (and the caller's flags, e.g. q->kick) before the flag. */
+	hsaqm_store_release(flag, 1u);
+	sim_device_wake(dev);
+}
+
+bool sim_device_has_stimulus(const struct sim_device *dev)
+{
+	return hsaqm_load_acquire(&dev->wake->kicks) || hsaqm_load_acquire(&dev->wake->sig_dirty);
+}
+
+/* Turn pending stimuli into the device's STIM event, at the time they happened. */
+static void gather_stimuli(struct sim_device *dev, uint64_t limit)
+{
+	struct sim_dev_wake *w = dev->wake;
+	/* acq_rel exchanges: flags first, then the time the stimulator stored before them. */
+	uint32_t kicks = hsaqm_exchange(&w->kicks, 0u);
+	uint32_t sig = hsaqm_exchange(&w->sig_dirty, 0u);
+
+	if (!kicks && !sig)
+		return;
+	uint64_t ts = hsaqm_exchange(&w->stim_time, UINT64_MAX);
+	/*
+	 * A stimulus stamped after the engine read its clock (ts > limit) waits for its own time
+	 * (the next run handles it): handling it at "limit" would let a kernel start before the
+	 * doorbell that launched it. A flag whose time an earlier gather already took happened
+	 * before this run's clock reading: "limit" is late enough for it.
+	 */
+	uint64_t t = ts == UINT64_MAX ? limit : ts;
+	if (t < dev->now)
+		t = dev->now;
+	if (kicks) {
+		dev->hws_dirty = true;
+		dev->stim_kicks = true;
+	}
+	if (sig)
+		dev->sig_check = true;
+	if (!sim_ev_pending(&dev->ev_stim) || dev->ev_stim.time > t)
+		sim_ev_schedule(dev, &dev->ev_stim, t);
+}
+
+static void handle_stim(struct sim_device *dev, uint64_t t)
+{
+	bool kicked = dev->stim_kicks;
+
+	dev->stim_kicks = false;
+	if (kicked) {
+		pthread_mutex_lock(&dev->req_lock);
+		while (!sim_list_empty(&dev->reqs)) {
+			struct sim_list *n = dev->reqs.next;
+
+			sim_list_del(n);
+			sim_list_add_tail(&dev->reqs_taken, n);
+		}
+		pthread_mutex_unlock(&dev->req_lock);
+
+		uint64_t later = UINT64_MAX;
+
+		for (struct sim_list *n = dev->queues.next; n != &dev->queues; n = n->next) {
+			struct sim_hwq *q = sim_container_of(n, struct sim_hwq, link);
+
+			/* acq_rel: the doorbell's ring writes are visible once we took its kick. */
+			if (!hsaqm_exchange(&q->kick, 0u))
+				continue;
+			uint64_t next = sim_hwq_apply_doorbells(q, t);
+			if (next != UINT64_MAX) {
+				/* A doorbell from our future (we run late): it is handled at its time. */
+				HSAQM_WRITE_ONCE(q->kick, 1u);
+				if (next < later)
+					later = next;
+			}
+			if (hsaqm_load_acquire(&q->overrun) && !q->error) {
+				sim_pp_error(q, 0x1009 /* HSA_STATUS_ERROR_INVALID_PACKET_FORMAT */,
+					     "doorbell beyond read index + ring size (producer overran the ring)", t);
+				continue;
+			}
+			if (q->hstate == SIM_HQ_MAPPED)
+				sim_pp_run(q, t);
+		}
+		if (later != UINT64_MAX) {
+			dev->stim_kicks = true;
+			if (!sim_ev_pending(&dev->ev_stim) || dev->ev_stim.time > later)
+				sim_ev_schedule(dev, &dev->ev_stim, later);
+		}
+	}
+}
+
+static void handle_event(struct sim_device *dev, struct sim_event *ev, uint64_t t)
+{
+	switch (ev->kind) {
+	case SIM_EV_STIM:
+		handle_stim(dev, t);
+		break;
+	case SIM_EV_BATCH_END:
+		sim_batch_end(dev, ev->obj, t);
+		break;
+	case SIM_EV_LAUNCH:
+		sim_pp_launch_done(ev->obj, t);
+		break;
+	case SIM_EV_PP:
+		sim_pp_run(ev->obj, t);
+		break;
+	default:
+		sim_hws_event(dev, ev, t);
+		break;
+	}
+}
+
+/* What has to be redone once every event of the current instant ran. */
+static void settle(struct sim_device *dev, uint64_t t)
+{
+	for (;;) {
+		/* Requests one at a time, in order (the KFD holds its dqm lock across each). */
+		if (!dev->rl_current && !sim_list_empty(&dev->reqs_taken)) {
+			struct sim_list *n = dev->reqs_taken.next;
+
+			sim_list_del(n);
+			sim_hws_request(dev, sim_container_of(n, struct sim_req, link), t);
+			continue;
+		}
+		if (dev->hws_dirty) {
+			dev->hws_dirty = false;
+			sim_hws_schedule(dev, t);
+			continue;
+		}
+		if (dev->sig_check) {
+			dev->sig_check = false;
+			sim_pp_recheck_waits(dev, t);
+			continue;
+		}
+		if (dev->dispatch_dirty) {
+			sim_dispatch_pass(dev, t);
+			continue;
+		}
+		break;
+	}
+}
+
+bool sim_device_run(struct sim_device *dev, uint64_t limit)
+{
+	bool did = false;
+
+	for (;;) {
+		gather_stimuli(dev, limit);
+		if (!dev->nheap || dev->heap[0]->time > limit)
+			break;
+		struct sim_event *ev = dev->heap[0];
+
+		sim_ev_cancel(dev, ev);
+		if (ev->time > dev->now)
+			dev->now = ev->time;
+		handle_event(dev, ev, dev->now);
+		did = true;
+		if (!dev->nheap || dev->heap[0]->time > dev->now || sim_device_has_stimulus(dev))
+			settle(dev, dev->now);
+	}
+	/*
+	 * Belt and braces: settle() starts queued requests after every instant, so none should
+	 * be left waiting with nothing in progress. If one ever is, start it rather than leave
+	 * its caller blocked, and say so (tests assert the count stays 0).
+	 */
+	if (!dev->rl_current && !sim_list_empty(&dev->reqs_taken)) {
+		dev->stranded_requests++;
+		hsaqm_log_err("device %u: a control request was left queued at %llu ns; starting it",
+			      dev->index, (unsigned long long)dev->now);
+		settle(dev, dev->now);
+		did = true;
+	}
+	return did;
+}
+
+/* ------------------------------------------------------------------------------------
+ * The engine thread (REAL mode).
+ */
+static void *engine_main(void *arg)
+{
+	struct sim_device *dev = arg;
+	struct hsaqm_sim *sim = dev->sim;
+	struct sim_dev_wake *w = dev->wake;
+
+	/* 1 ns timer slack: the default 50 us would be 5 % of a 1 ms kernel. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	sim_engine_enter();
+	for (;;) {
+		/* Acquire: pairs with the wakers' fetch_add; their flags are visible below. */
+		uint32_t seen = hsaqm_load_acquire(&w->word);
+
+		if (hsaqm_load_acquire(&dev->stop))
+			break;
+		sim_device_run(dev, sim_clock_now(sim));
+		uint64_t next = sim_device_next_event(dev);
+		if (sim_device_has_stimulus(dev) || (next != UINT64_MAX && next <= sim_clock_now(sim)))
+			continue;
+		HSAQM_WRITE_ONCE(w->sleeping, 1u);
+		/* Store-load: sleeping before re-reading the word (a waker bumps word, fences, reads sleeping). */
+		hsaqm_smp_mb();
+		if (HSAQM_READ_ONCE(w->word) == seen)
+			sim_futex_wait(&w->word, seen, sim_clock_to_mono(sim, next));
+		HSAQM_WRITE_ONCE(w->sleeping, 0u);
+	}
+	sim_engine_leave();
+	return NULL;
+}
+
+int sim_device_start(struct sim_device *dev)
+{
+	int err = pthread_create(&dev->thread, NULL, engine_main, dev);
+
+	if (err)
+		return -err;
+	dev->thread_started = true;
+	return 0;
+}
+
+void sim_device_stop(struct sim_device *dev)
+{
+	if (!dev->thread_started)
+		return;
+	hsaqm_store_release(&dev->stop, 1u);
+	sim_device_wake(dev);
+	pthread_join(dev->thread, NULL);
+	dev->thread_started = false;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Requests.
+ */
+int sim_device_request(struct sim_device *dev, struct sim_req *req)
+{
+	struct hsaqm_sim *sim = dev->sim;
+
+	if (sim_in_engine())
+		return -EDEADLK;
+	req->done = 0;
+	req->result = 0;
+	pthread_mutex_lock(&dev->req_lock);
+	sim_list_add_tail(&dev->reqs, &req->link);
+	pthread_mutex_unlock(&dev->req_lock);
+	sim_device_stimulate(dev, sim_clock_now(sim), &dev->wake->kicks);
+
+	if (sim->mode == HSAQM_SIM_TIME_VIRTUAL) {
+		int err = sim_vloop_until(sim, &req->done);
+
+		if (err)
+			return err;
+	} else {
+		/* Acquire: the device's work on the request happens-before our return. */
+		while (!hsaqm_load_acquire(&req->done))
+			sim_futex_wait(&req->done, 0u, UINT64_MAX);
+	}
+	return req->result;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Trace lanes: each concurrently open span gets the lowest free lane, so spans on one
+ * track never overlap (Perfetto wants nested slices per thread).
+ */
+int32_t sim_lane_get(struct sim_device *dev)
+{
+	if (!sim_trace_on(dev->sim))
+		return -1;
+	for (uint32_t i = 0; i < dev->nlanes; i++) {
+		if (!dev->lane_used[i]) {
+			dev->lane_used[i] = 1;
+			return (int32_t)i;
+		}
+	}
+	uint32_t n = dev->nlanes ? dev->nlanes * 2 : 64;
+	uint8_t *u = realloc(dev->lane_used, n);
+	if (!u)
+		return -1;
+	memset(u + dev->nlanes, 0, n - dev->nlanes);
+	dev->lane_used = u;
+	int32_t lane = (int32_t)dev->nlanes;
+	dev->nlanes = n;
+	dev->lane_used[lane] = 1;
+	return lane;
+}
+
+void sim_lane_put(struct sim_device *dev, int32_t lane)
+{
+	if (lane >= 0 && (uint32_t)lane < dev->nlanes)
+		dev->lane_used[lane] = 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Batches and the workgroup dispatcher.
+ */
+static struct sim_batch *batch_new(struct sim_device *dev, struct sim_dispatch *d, uint32_t wg_first,
+				   uint32_t waves, uint64_t start, uint64_t end, uint64_t pass)
+{
+	struct sim_batch *b = dev->batch_free;
+
+	if (b) {
+		dev->batch_free = b->next_free;
+	} else {
+		b = malloc(dev->batch_bytes);
+		if (!b) {
+			hsaqm_log_err("out of memory for a workgroup batch");
+			abort();
+		}
+	}
+	memset(b, 0, dev->batch_bytes);
+	sim_ev_init(&b->ev, SIM_EV_BATCH_END, b);
+	b->d = d;
+	b->wg_first = wg_first;
+	b->waves_per_wg = waves;
+	b->start = start;
+	b->end = end;
+	b->pass = pass;
+	b->cu_lo = UINT32_MAX;
+	b->lane = sim_lane_get(dev); /* held for the batch's whole span (-1 without a trace) */
+	sim_list_add_tail(&d->q->running, &b->qlink);
+	sim_ev_schedule(dev, &b->ev, end);
+	return b;
+}
+
+static void batch_release(struct sim_device *dev, struct sim_batch *b)
+{
+	sim_lane_put(dev, b->lane);
+	sim_list_del(&b->qlink);
+	sim_ev_cancel(dev, &b->ev);
+	b->next_free = dev->batch_free;
+	dev->batch_free = b;
+}
+
+/* Give the batch's wave slots back to its CUs. */
+static void batch_free_cus(struct sim_device *dev, struct sim_batch *b)
+{
+	if (b->cu_lo == UINT32_MAX)
+		return;
+	for (uint32_t cu = b->cu_lo; cu <= b->cu_hi; cu++) {
+		uint32_t w = (uint32_t)b->cu_wgs[cu] * b->waves_per_wg;
+
+		dev->cu_free[cu] = (uint16_t)(dev->cu_free[cu] + w);
+		dev->free_waves += w;
+	}
+}
+
+static void batch_take_cu(struct sim_device *dev, struct sim_batch *b, uint32_t cu)
+{
+	dev->cu_free[cu] = (uint16_t)(dev->cu_free[cu] - b->waves_per_wg);
+	dev->free_waves -= b->waves_per_wg;
+	b->cu_wgs[cu]++;
+	b->wg_count++;
+	if (cu < b->cu_lo)
+		b->cu_lo = cu;
+	if (cu > b->cu_hi)
+		b->cu_hi = cu;
+}
+
+static void trace_batch(struct sim_device *dev, struct sim_batch *b, uint64_t end, const char *what)
+{
+	struct hsaqm_sim *sim = dev->sim;
+	char name[96], args[160];
+
+	if (!sim_trace_on(sim) || b->lane < 0)
+		return;
+	snprintf(name, sizeof(name), "%s%s", b->d->k->name, what);
+	snprintf(args, sizeof(args),
+		 "{\"queue\":%u,\"dispatch\":%llu,\"wg_first\":%u,\"wgs\":%u,\"waves_per_wg\":%u}",
+		 b->d->q->queue_index, (unsigned long long)b->d->dispatch_id, b->wg_first, b->wg_count,
+		 b->waves_per_wg);
+	sim_trace_name_track(sim, dev->index, SIM_TRACK_WG(b->lane), "workgroups");
+	sim_trace_span(sim, dev->index, SIM_TRACK_WG(b->lane), name, b->start, end - b->start, args);
+}
+
+void sim_batch_end(struct sim_device *dev, struct sim_batch *b, uint64_t t)
+{
+	struct sim_dispatch *d = b->d;
+	struct sim_hwq *q = d->q;
+	const struct sim_kernel *k = d->k;
+
+	batch_free_cus(dev, b);
+	d->running_wgs -= b->wg_count;
+	q->wgs_running_n -= b->wg_count;
+	trace_batch(dev, b, t, b->restored ? " (restored)" : "");
+
+	/*
+	 * Once per workgroup, on this thread, no model lock held. The completion signal is
+	 * decremented later (sim_pp_dispatch_complete), so every callback happens-before it.
+	 */
+	for (uint32_t i = 0; i < b->wg_count; i++) {
+		uint32_t wg = b->wg_first + i;
+
+		if (k->wg_callback)
+			k->wg_callback(k->wg_callback_arg, d->dispatch_id, wg, d->kernarg);
+		if (k->counters && wg < k->counters_len)
+			hsaqm_fetch_add(&k->counters[wg], 1u); /* acq_rel: ordered before the completion signal */
+	}
+	d->done_wgs += b->wg_count;
+	hsaqm_fetch_add(&q->stats.workgroups_done, (uint64_t)b->wg_count);
+	HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
+	batch_release(dev, b);
+	dev->dispatch_dirty = true;
+
+	if (d->done_wgs == d->total_wgs)
+		sim_pp_dispatch_complete(d, t);
+	if (q->hstate == SIM_HQ_PREEMPTING && q->wgs_running_n == 0 && !q->in_save)
+		sim_hws_wgs_drained(q, t);
+}
+
+uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
+{
+	struct sim_device *dev = q->dev;
+	uint64_t waves = 0;
+
+	q->in_save = true;
+	/* Workgroups whose end is due now finish normally: there is nothing left to save. */
+	for (struct sim_list *n = q->running.next; n != &q->running;) {
+		struct sim_batch *b = sim_container_of(n, struct sim_batch, qlink);
+
+		n = n->next;
+		if (b->end <= t)
+			sim_batch_end(dev, b, t);
+	}
+	while (!sim_list_empty(&q->running)) {
+		struct sim_batch *b = sim_container_of(q->running.next, struct sim_batch, qlink);
+		struct sim_saved *s = calloc(1, sizeof(*s));
+
+		if (!s) {
+			hsaqm_log_err("out of memory saving workgroups");
+			abort();
+		}
+		s->d = b->d;
+		s->wg_first = b->wg_first;
+		s->wg_count = b->wg_count;
+		s->waves_per_wg = b->waves_per_wg;
+		s->remaining_ns = b->end - t;
+		sim_list_add_tail(&q->saved, &s->link);
+		batch_free_cus(dev, b);
+		b->d->running_wgs -= b->wg_count;
+		b->d->saved_wgs += b->wg_count;
+		q->wgs_running_n -= b->wg_count;
+		waves += (uint64_t)b->wg_count * b->waves_per_wg;
+		trace_batch(dev, b, t, " (saved)");
+		batch_release(dev, b);
+	}
+	q->in_save = false;
+	q->waves_saved_n += waves;
+	hsaqm_fetch_add(&q->stats.waves_saved_total, waves);
+	HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
+	HSAQM_WRITE_ONCE(q->info_waves_saved, q->waves_saved_n);
+	dev->dispatch_dirty = true;
+	return waves;
+}
+
+void sim_dispatch_free(struct sim_dispatch *d)
+{
+	free(d);
+}
+
+void sim_queue_discard_work(struct sim_hwq *q)
+{
+	struct sim_device *dev = q->dev;
+
+	while (!sim_list_empty(&q->running)) {
+		struct sim_batch *b = sim_container_of(q->running.next, struct sim_batch, qlink);
+
+		batch_free_cus(dev, b);
+		q->wgs_running_n -= b->wg_count;
+		trace_batch(dev, b, dev->now, " (discarded)");
+		batch_release(dev, b);
+	}
+	struct sim_list *lists[2] = { &q->saved, &q->restore };
+	for (int i = 0; i < 2; i++) {
+		while (!sim_list_empty(lists[i])) {
+			struct sim_saved *s = sim_container_of(lists[i]->next, struct sim_saved, link);
+
+			sim_list_del(&s->link);
+			free(s);
+		}
+	}
+	q->waves_saved_n = 0;
+	for (uint32_t i = 0; i < q->ninflight; i++) {
+		sim_lane_put(dev, q->inflight[i]->lane);
+		sim_dispatch_free(q->inflight[i]);
+	}
+	q->ninflight = 0;
+	sim_ev_cancel(dev, &q->ev_launch);
+	sim_ev_cancel(dev, &q->ev_pp);
+	q->launch_busy = false;
+	sim_pp_unwatch(q);
+	dev->dispatch_dirty = true;
+	HSAQM_WRITE_ONCE(q->info_running, 0ull);
+	HSAQM_WRITE_ONCE(q->info_waves_saved, 0ull);
+}
+
+static bool cu_allowed(const struct sim_hwq *q, uint32_t cu)
+{
+	return (q->cu_mask[cu / 32] >> (cu % 32)) & 1u;
+}
+
+/* The next CU (round robin) this queue may use with @waves free slots; -1 if none. */
+static int find_cu(struct sim_device *dev, const struct sim_hwq *q, uint32_t waves)
+{
+	if (dev->free_waves < waves)
+		return -1;
+	for (uint32_t i = 0; i < dev->ncu; i++) {
+		uint32_t cu = dev->cu_cursor + i;
+
+		if (cu >= dev->ncu)
+			cu -= dev->ncu;
+		if (dev->cu_free[cu] >= waves && cu_allowed(q, cu)) {
+			dev->cu_cursor = cu + 1 == dev->ncu ? 0 : cu + 1;
+			return (int)cu;
+		}
+	}
+	return -1;
+}
+
+/* The dispatch whose workgroups the queue places next (in launch order), or NULL. */
+static struct sim_dispatch *current_dispatch(const struct sim_hwq *q)
+{
+	for (uint32_t i = 0; i < q->ninflight; i++) {
+		struct sim_dispatch *d = q->inflight[i];
+
+		if (d->next_wg < d->total_wgs)
+			return d->ready ? d : NULL;
+	}
+	return NULL;
+}
+
+static bool placeable(const struct sim_hwq *q)
+{
+	return q->hstate == SIM_HQ_MAPPED && (!sim_list_empty(&q->restore) || current_dispatch(q));
+}
+
+/* Place one workgroup of @q. Returns false when it has none or none fits. */
+static bool place_one(struct sim_device *dev, struct sim_hwq *q, uint64_t t, uint64_t pass)
+{
+	if (!sim_list_empty(&q->restore)) {
+		struct sim_saved *s = sim_container_of(q->restore.next, struct sim_saved, link);
+		int cu = find_cu(dev, q, s->waves_per_wg);
+
+		if (cu < 0)
+			return false;
+		struct sim_batch *b = s->open_batch;
+		if (!b || s->open_pass != pass) {
+			b = batch_new(dev, s->d, s->wg_first, s->waves_per_wg, t, t + s->remaining_ns, pass);
+			b->restored = true;
+			s->open_batch = b;
+			s->open_pass = pass;
+		}
+		batch_take_cu(dev, b, (uint32_t)cu);
+		s->wg_first++;
+		s->wg_count--;
+		s->d->saved_wgs--;
+		s->d->running_wgs++;
+		q->wgs_running_n++;
+		q->waves_saved_n -= s->waves_per_wg;
+		hsaqm_fetch_add(&q->stats.waves_restored_total, (uint64_t)s->waves_per_wg);
+		if (!s->wg_count) {
+			sim_list_del(&s->link);
+			free(s);
+		}
+		return true;
+	}
+
+	struct sim_dispatch *d = current_dispatch(q);
+	if (!d)
+		return false;
+	int cu = find_cu(dev, q, d->k->waves_per_wg);
+	if (cu < 0)
+		return false;
+	uint64_t end = t + sim_kernel_draw(d->k, dev->rng);
+	struct sim_batch *b = d->open_batch;
+	if (!b || d->open_pass != pass || b->end != end) {
+		b = batch_new(dev, d, (uint32_t)d->next_wg, d->k->waves_per_wg, t, end, pass);
+		d->open_batch = b;
+		d->open_pass = pass;
+	}
+	batch_take_cu(dev, b, (uint32_t)cu);
+	d->next_wg++;
+	d->running_wgs++;
+	q->wgs_running_n++;
+	return true;
+}
+
+void sim_dispatch_pass(struct sim_device *dev, uint64_t t)
+{
+	struct sim_hwq **cand = dev->cand;
+
+	dev->dispatch_dirty = false;
+	if (!dev->free_waves)
+		return;
+	uint64_t pass = ++dev->pass;
+
+	for (int level = SIM_LEVELS - 1; level >= 0 && dev->free_waves; level--) {
+		uint32_t n = 0, start = 0;
+
+		for (struct sim_list *l = dev->queues.next; l != &dev->queues && n < dev->capcand; l = l->next) {
+			struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
+
+			if (sim_hws_level(q->priority) == level && placeable(q))
+				cand[n++] = q;
+		}
+		if (!n)
+			continue;
+		/* Round robin: start with the first queue after the one served last at this level. */
+		while (start < n && cand[start]->queue_index < dev->rr_next[level])
+			start++;
+		if (start == n)
+			start = 0;
+		uint32_t i = start;
+		while (n && dev->free_waves) {
+			struct sim_hwq *q = cand[i];
+
+			if (place_one(dev, q, t, pass)) {
+				dev->rr_next[level] = q->queue_index + 1;
+				i = i + 1 == n ? 0 : i + 1;
+			} else {
+				memmove(&cand[i], &cand[i + 1], (n - i - 1) * sizeof(cand[0]));
+				n--;
+				if (i >= n)
+					i = 0;
+			}
+		}
+	}
+	for (struct sim_list *l = dev->queues.next; l != &dev->queues; l = l->next) {
+		struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
+
+		HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
+		HSAQM_WRITE_ONCE(q->info_waves_saved, q->waves_saved_n);
+	}
+}
+
+/* ------------------------------------------------------------------------------------
+ * Device lifetime.
+ */
+int sim_device_create(struct hsaqm_sim *sim, unsigned int index, const char *properties_path,
+		      const char *timing_path, struct sim_device **out)
+{
+	struct sim_device *dev = calloc(1, sizeof(*dev));
+	int err;
+
+	if (!dev)
+		return -ENOMEM;
+	dev->sim = sim;
+	dev->index = index;
+	err = sim_profile_load(&dev->prof, properties_path, timing_path);
+	if (err) {
+		free(dev);
+		return err;
+	}
+	dev->wake = &sim->arena.hdr->dev[index];
+	dev->ncu = dev->prof.cu_count;
+	dev->waves_per_cu = dev->prof.simd_per_cu * dev->prof.max_waves_per_simd;
+	if (dev->waves_per_cu > UINT16_MAX || dev->ncu == 0) {
+		free(dev);
+		return -EINVAL;
+	}
+	dev->cu_free = calloc(dev->ncu, sizeof(*dev->cu_free));
+	dev->slots = calloc(dev->prof.hqd_slots, sizeof(*dev->slots));
+	if (!dev->cu_free || !dev->slots) {
+		free(dev->cu_free);
+		free(dev->slots);
+		free(dev);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < dev->ncu; i++)
+		dev->cu_free[i] = (uint16_t)dev->waves_per_cu;
+	dev->free_waves = (uint64_t)dev->ncu * dev->waves_per_cu;
+	dev->batch_bytes = sizeof(struct sim_batch) + dev->ncu * sizeof(uint16_t);
+	sim_list_init(&dev->queues);
+	sim_list_init(&dev->reqs);
+	sim_list_init(&dev->reqs_taken);
+	pthread_mutex_init(&dev->req_lock, NULL);
+	sim_ev_init(&dev->ev_stim, SIM_EV_STIM, NULL);
+	sim_ev_init(&dev->ev_quantum, SIM_EV_QUANTUM, dev);
+	dev->rl_victims_named = sim->cfg.sched_policy == 2;
+	sim_rng_seed(dev->rng, (sim->cfg.seed ? sim->cfg.seed : 0x5eed5eedull) + index * 0x9e37ull);
+	*out = dev;
+	return 0;
+}
+
+void sim_device_destroy(struct sim_device *dev)
+{
+	if (!dev)
+		return;
+	sim_device_stop(dev);
+	while (!sim_list_empty(&dev->queues)) {
+		struct sim_hwq *q = sim_container_of(dev->queues.next, struct sim_hwq, link);
+
+		sim_queue_discard_work(q);
+		sim_ev_cancel(dev, &q->ev_grace);
+		sim_ev_cancel(dev, &q->ev_unmap);
+		sim_ev_cancel(dev, &q->ev_map);
+		sim_ev_cancel(dev, &q->ev_pp);
+		sim_list_del(&q->link);
+		sim_hwq_free(q);
+	}
+	while (dev->batch_free) {
+		struct sim_batch *b = dev->batch_free;
+
+		dev->batch_free = b->next_free;
+		free(b);
+	}
+	pthread_mutex_destroy(&dev->req_lock);
+	free(dev->heap);
+	free(dev->cand);
+	free(dev->lane_used);
+	free(dev->cu_free);
+	free(dev->slots);
+	free(dev);
+}
+
+bool sim_device_idle(const struct sim_device *dev)
+{
+	if (dev->nheap || dev->rl_current || !sim_list_empty(&dev->reqs_taken) ||
+	    sim_device_has_stimulus(dev))
+		return false;
+	for (struct sim_list *l = dev->queues.next; l != &dev->queues; l = l->next) {
+		const struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
+
+		if (q->suspended || !q->active || q->error || q->destroyed)
+			continue;
+		if (sim_pp_has_work(q))
+			return false;
+	}
+	return true;
+}

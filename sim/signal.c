@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HSA signals of the model: a 64-bit value in model memory, plus what it takes to wake whoever
+ * waits for it without anyone polling.
+ *
+ * Three kinds of waiter, one protocol. A waiter announces itself (host_waiters, the epoch
+ * waiter count, or its device's bit in device_watch), issues a full barrier, then reads the
+ * value. A writer changes the value, bumps seq, issues a full barrier, then reads the
+ * announcements. With a full barrier on each side (a store-buffer pattern), either the
+ * writer sees the announcement and wakes the waiter, or the waiter sees the new value: a
+ * wake-up cannot be lost.
+ *   - one host thread on one signal: futex on s->seq;
+ *   - a host thread on several signals (wait_any, the async-handler thread): futex on the
+ *     arena's epoch, which writers bump when a signal they changed has host waiters;
+ *   - a device engine (barrier packets): its bit in device_watch; the writer marks the
+ *     device's sig_dirty and wakes its engine, which re-checks every waiting barrier.
+ * All words are in model memory and every futex is shared, so this already works between
+ * processes mapping the same arena.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+
+struct sim_handler {
+	struct sim_handler *next;
+	struct sim_signal *s;
+	enum sim_cond cond;
+	int64_t compare;
+	sim_signal_handler_fn fn;
+	void *arg;
+	bool fired;        /* ran at least once and asked to stay armed */
+	uint32_t fired_seq; /* seq of the signal when it last ran */
+	bool dead;
+};
+
+bool sim_cond_holds(enum sim_cond cond, int64_t v, int64_t compare)
+{
+	switch (cond) {
+	case SIM_COND_EQ:
+		return v == compare;
+	case SIM_COND_NE:
+		return v != compare;
+	case SIM_COND_LT:
+		return v < compare;
+	case SIM_COND_GTE:
+		return v >= compare;
+	}
+	return false;
+}
+
+struct sim_signal *sim_signal_create(struct hsaqm_sim *sim, int64_t initial)
+{
+	struct sim_signal *s = sim_mem_alloc(sim, sizeof(*s), 64);
+
+	if (!s)
+		return NULL;
+	s->value = initial;
+	s->kind = SIM_SIGNAL_USER;
+	/* Release: a thread that finds the magic through the handle sees the fields above. */
+	hsaqm_store_release(&s->magic, SIM_SIGNAL_MAGIC);
+	return s;
+}
+
+void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s)
+{
+	if (!sim || !s || !sim_mem_contains(sim, s, sizeof(*s)))
+		return;
+	if (hsaqm_load_acquire(&s->magic) != SIM_SIGNAL_MAGIC)
+		return;
+	HSAQM_WRITE_ONCE(s->magic, 0u);
+	/*
+	 * A waiter may destroy the signal as soon as it sees the value it waited for, while the
+	 * writer (often the engine completing a packet) is still waking others through it.
+	 * Acquire: pairs with writer_leave(); once it reads 0, no writer touches the memory.
+	 */
+	while (hsaqm_load_acquire(&s->writers))
+		sched_yield();
+	sim_mem_free(sim, s);
+}
+
+/*
+ * Bracket every operation that changes the value (see sim_signal_destroy). The change time
+ * is stored before the value: a reader that loads the value (acquire) and then the time
+ * gets this change's time or a later one, never an earlier one.
+ */
+static inline void writer_enter(struct sim_signal *s, uint64_t t)
+{
+	/* acq_rel: sequenced before the value change, so whoever sees the value sees the count. */
+	hsaqm_fetch_add(&s->writers, 1u);
+	HSAQM_WRITE_ONCE(s->change_time, t);
+}
+
+static inline void writer_leave(struct sim_signal *s)
+{
+	/* Release (acq_rel): our last access to the signal before the destroyer's acquire. */
+	hsaqm_fetch_sub(&s->writers, 1u);
+}
+
+struct sim_signal *sim_signal_from_handle(const struct hsaqm_sim *sim, uint64_t handle)
+{
+	struct sim_signal *s = (struct sim_signal *)(uintptr_t)handle;
+
+	if (!handle || (handle & 7) || !sim_mem_contains(sim, s, sizeof(*s)))
+		return NULL;
+	/* Acquire: pairs with the release in sim_signal_create(). */
+	if (hsaqm_load_acquire(&s->magic) != SIM_SIGNAL_MAGIC)
+		return NULL;
+	return s;
+}
+
+int64_t sim_signal_load(const struct sim_signal *s)
+{
+	/* Acquire: what the writer did before its store is visible after this load (scacquire). */
+	return hsaqm_load_acquire(&((struct sim_signal *)s)->value);
+}
+
+void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t)
+{
+	struct sim_arena_hdr *h = sim->arena.hdr;
+
+	/* acq_rel: a waiter that reads the new seq (acquire) also reads the new value. */
+	hsaqm_fetch_add(&s->seq, 1u);
+	/* Store-load: the value/seq stores above before the announcement loads below (the waiter mirrors it). */
+	hsaqm_smp_mb();
+	if (HSAQM_READ_ONCE(s->host_waiters)) {
+		sim_futex_wake(&s->seq, INT_MAX);
+		/* acq_rel: multi-signal waiters re-read their signals after seeing the new epoch. */
+		hsaqm_fetch_add(&h->epoch, 1u);
+		if (HSAQM_READ_ONCE(h->epoch_waiters))
+			sim_futex_wake(&h->epoch, INT_MAX);
+	}
+	uint32_t watch = HSAQM_READ_ONCE(s->device_watch);
+	if (watch) {
+		for (unsigned int d = 0; d < sim->ndev && watch; d++) {
+			if (watch & (1u << d)) {
+				sim_device_stimulate(sim->dev[d], t, &h->dev[d].sig_dirty);
+				watch &= ~(1u << d);
+			}
+		}
+	}
+	if (HSAQM_READ_ONCE(s->kind) == SIM_SIGNAL_DOORBELL) {
+		struct sim_hwq *q = HSAQM_READ_ONCE(s->hwq);
+
+		if (q)
+			sim_hwq_doorbell(q, (uint64_t)hsaqm_load_acquire(&s->value));
+	}
+}
+
+void sim_signal_store(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	uint64_t t = sim_clock_now(sim);
+
+	writer_enter(s, t);
+	/* Release (screlease): everything this thread wrote before is visible to whoever sees v. */
+	hsaqm_store_release(&s->value, v);
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+}
+
+int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	uint64_t t = sim_clock_now(sim);
+	int64_t old;
+
+	writer_enter(s, t);
+	old = hsaqm_exchange(&s->value, v); /* acq_rel: scacq_screl */
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+	return old;
+}
+
+int64_t sim_signal_cas(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v)
+{
+	int64_t e = expected;
+	uint64_t t = sim_clock_now(sim);
+
+	writer_enter(s, t);
+	/* acq_rel on success; on failure nothing changed and nobody needs waking. */
+	if (hsaqm_cas(&s->value, &e, v)) {
+		sim_signal_notify(sim, s, t);
+		e = expected;
+	}
+	writer_leave(s);
+	return e;
+}
+
+int64_t sim_signal_add_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v, uint64_t t)
+{
+	int64_t old;
+
+	writer_enter(s, t);
+	old = hsaqm_fetch_add(&s->value, v); /* acq_rel */
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+	return old;
+}
+
+int64_t sim_signal_add(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	return sim_signal_add_at(sim, s, v, sim_clock_now(sim));
+}
+
+int64_t sim_signal_and(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	uint64_t t = sim_clock_now(sim);
+	int64_t old;
+
+	writer_enter(s, t);
+	old = hsaqm_fetch_and(&s->value, v); /* acq_rel */
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+	return old;
+}
+
+int64_t sim_signal_or(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	uint64_t t = sim_clock_now(sim);
+	int64_t old;
+
+	writer_enter(s, t);
+	old = hsaqm_fetch_or(&s->value, v); /* acq_rel */
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+	return old;
+}
+
+int64_t sim_signal_xor(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	uint64_t t = sim_clock_now(sim);
+	int64_t old;
+
+	writer_enter(s, t);
+	old = hsaqm_fetch_xor(&s->value, v); /* acq_rel */
+	sim_signal_notify(sim, s, t);
+	writer_leave(s);
+	return old;
+}
+
+/* VIRTUAL: run the loop until @done() holds or the model deadline passes. */
+static void vwait(struct hsaqm_sim *sim, uint64_t deadline, bool (*done)(void *), void *arg)
+{
+	pthread_mutex_lock(&sim->vloop_lock);
+	sim_engine_enter();
+	for (;;) {
+		if (done(arg))
+			break;
+		if (!sim_vloop_step(sim, deadline)) {
+			/* Nothing more happens before the deadline: time jumps to it (or stays, if forever). */
+			if (deadline != UINT64_MAX && deadline > hsaqm_load_acquire(&sim->vnow))
+				hsaqm_store_release(&sim->vnow, deadline);
+			break;
+		}
+	}
+	sim_engine_leave();
+	pthread_mutex_unlock(&sim->vloop_lock);
+}
+
+struct one_wait {
+	struct sim_signal *s;
+	enum sim_cond cond;
+	int64_t compare;
+	int64_t v;
+};
+
+static bool one_done(void *arg)
+{
+	struct one_wait *w = arg;
+
+	w->v = sim_signal_load(w->s);
+	return sim_cond_holds(w->cond, w->v, w->compare);
+}
+
+int64_t sim_signal_wait(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_cond cond,
+			int64_t compare, uint64_t timeout_ns)
+{
+	struct one_wait w = { s, cond, compare, 0 };
+
+	if (!sim || !s)
+		return 0;
+	if (one_done(&w) || timeout_ns == 0 || sim_in_engine())
+		return w.v;
+	uint64_t deadline = sim_clock_deadline(sim, timeout_ns);
+	if (sim->mode == HSAQM_SIM_TIME_VIRTUAL) {
+		vwait(sim, deadline, one_done, &w);
+		return w.v;
+	}
+
+	hsaqm_fetch_add(&s->host_waiters, 1u);
+	/* Store-load: our announcement before the reads of seq and value (pairs with notify's barrier). */
+	hsaqm_smp_mb();
+	for (;;) {
+		/* Acquire: the value read next is at least as new as this seq. */
+		uint32_t seq = hsaqm_load_acquire(&s->seq);
+
+		if (one_done(&w))
+			break;
+		if (deadline != UINT64_MAX && sim_clock_now(sim) >= deadline)
+			break;
+		sim_futex_wait(&s->seq, seq, sim_clock_to_mono(sim, deadline));
+	}
+	hsaqm_fetch_sub(&s->host_waiters, 1u);
+	return w.v;
+}
+
+struct any_wait {
+	uint32_t n;
+	struct sim_signal *const *s;
+	const enum sim_cond *conds;
+	const int64_t *compares;
+	uint32_t idx;
+	int64_t v;
+};
+
+static bool any_done(void *arg)
+{
+	struct any_wait *w = arg;
+
+	for (uint32_t i = 0; i < w->n; i++) {
+		int64_t v = sim_signal_load(w->s[i]);
+
+		if (sim_cond_holds(w->conds[i], v, w->compares[i])) {
+			w->idx = i;
+			w->v = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signal *const *s,
+			     const enum sim_cond *conds, const int64_t *compares, uint64_t timeout_ns,
+			     int64_t *value)
+{
+	struct any_wait w = { n, s, conds, compares, n, 0 };
+
+	if (!sim || !n || !s || !conds || !compares)
+		return n;
+	for (uint32_t i = 0; i < n; i++)
+		if (!s[i])
+			return n;
+	if (!any_done(&w) && timeout_ns != 0 && !sim_in_engine()) {
+		uint64_t deadline = sim_clock_deadline(sim, timeout_ns);
+
+		if (sim->mode == HSAQM_SIM_TIME_VIRTUAL) {
+			vwait(sim, deadline, any_done, &w);
+		} else {
+			struct sim_arena_hdr *h = sim->arena.hdr;
+
+			hsaqm_fetch_add(&h->epoch_waiters, 1u);
+			for (uint32_t i = 0; i < n; i++)
+				hsaqm_fetch_add(&s[i]->host_waiters, 1u);
+			/* Store-load: announcements before the value reads (pairs with notify). */
+			hsaqm_smp_mb();
+			for (;;) {
+				/* Acquire: values read after it are at least as new as this epoch. */
+				uint32_t e = hsaqm_load_acquire(&h->epoch);
+
+				if (any_done(&w))
+					break;
+				if (deadline != UINT64_MAX && sim_clock_now(sim) >= deadline)
+					break;
+				sim_futex_wait(&h->epoch, e, sim_clock_to_mono(sim, deadline));
+			}
+			for (uint32_t i = 0; i < n; i++)
+				hsaqm_fetch_sub(&s[i]->host_waiters, 1u);
+			hsaqm_fetch_sub(&h->epoch_waiters, 1u);
+		}
+	}
+	if (w.idx == n && n)
+		w.v = sim_signal_load(s[0]);
+	if (value)
+		*value = w.v;
+	return w.idx;
+}
+
+/*
+ * Async handlers. A handler runs when its condition holds; if it asks to stay armed it runs
+ * again only after the signal changed (so a condition that stays true does not spin a core).
+ * Returns true if any handler ran.
+ */
+bool sim_signal_handlers_poll(struct hsaqm_sim *sim)
+{
+	struct run {
+		struct sim_handler *h;
+		int64_t v;
+		uint32_t seq;
+	} runs[16];
+	bool any = false;
+
+	for (;;) {
+		unsigned int nrun = 0;
+
+		pthread_mutex_lock(&sim->handler_lock);
+		for (struct sim_handler *h = sim->handlers; h && nrun < 16; h = h->next) {
+			if (h->dead)
+				continue;
+			/* Acquire: the value read next is at least as new as this seq. */
+			uint32_t seq = hsaqm_load_acquire(&h->s->seq);
+			int64_t v = sim_signal_load(h->s);
+
+			if (h->fired && seq == h->fired_seq)
+				continue;
+			if (!sim_cond_holds(h->cond, v, h->compare))
+				continue;
+			h->dead = true; /* not picked again while it runs */
+			runs[nrun++] = (struct run){ h, v, seq };
+		}
+		pthread_mutex_unlock(&sim->handler_lock);
+		if (!nrun)
+			break;
+		any = true;
+		for (unsigned int i = 0; i < nrun; i++) {
+			struct sim_handler *h = runs[i].h;
+			bool keep = h->fn(runs[i].v, h->arg); /* no model lock held */
+
+			pthread_mutex_lock(&sim->handler_lock);
+			if (keep) {
+				h->dead = false;
+				h->fired = true;
+				h->fired_seq = runs[i].seq;
+			} else {
+				struct sim_handler **pp = &sim->handlers;
+
+				while (*pp != h)
+					pp = &(*pp)->next;
+				*pp = h->next;
+				if (sim->mode == HSAQM_SIM_TIME_REAL)
+					hsaqm_fetch_sub(&h->s->host_waiters, 1u);
+				free(h);
+			}
+			pthread_mutex_unlock(&sim->handler_lock);
+		}
+	}
+	return any;
+}
+
+static void *handler_thread(void *arg)
+{
+	struct hsaqm_sim *sim = arg;
+	struct sim_arena_hdr *h = sim->arena.hdr;
+
+	hsaqm_fetch_add(&h->epoch_waiters, 1u);
+	/* Store-load: announced as an epoch waiter before reading any value. */
+	hsaqm_smp_mb();
+	for (;;) {
+		/* Acquire: the values the poll reads are at least as new as this epoch. */
+		uint32_t e = hsaqm_load_acquire(&h->epoch);
+
+		if (hsaqm_load_acquire(&sim->handler_stop))
+			break;
+		if (sim_signal_handlers_poll(sim))
+			continue;
+		sim_futex_wait(&h->epoch, e, UINT64_MAX);
+	}
+	hsaqm_fetch_sub(&h->epoch_waiters, 1u);
+	return NULL;
+}
+
+int sim_signal_async_handler(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_cond cond,
+			     int64_t compare, sim_signal_handler_fn fn, void *arg)
+{
+	if (!sim || !s || !fn || (unsigned int)cond > SIM_COND_GTE)
+		return -EINVAL;
+	struct sim_handler *hd = calloc(1, sizeof(*hd));
+	if (!hd)
+		return -ENOMEM;
+	hd->s = s;
+	hd->cond = cond;
+	hd->compare = compare;
+	hd->fn = fn;
+	hd->arg = arg;
+
+	pthread_mutex_lock(&sim->handler_lock);
+	if (sim->mode == HSAQM_SIM_TIME_REAL && !sim->handler_thread_started) {
+		int err = pthread_create(&sim->handler_thread, NULL, handler_thread, sim);
+
+		if (err) {
+			pthread_mutex_unlock(&sim->handler_lock);
+			free(hd);
+			return -err;
+		}
+		sim->handler_thread_started = true;
+	}
+	if (sim->mode == HSAQM_SIM_TIME_REAL)
+		hsaqm_fetch_add(&s->host_waiters, 1u); /* so writers bump the epoch for it */
+	/* Append: handlers of one signal run in registration order. */
+	struct sim_handler **pp = &sim->handlers;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = hd;
+	pthread_mutex_unlock(&sim->handler_lock);
+
+	if (sim->mode == HSAQM_SIM_TIME_REAL) {
+		/* The condition may already hold: make the handler thread look now. */
+		hsaqm_fetch_add(&sim->arena.hdr->epoch, 1u);
+		sim_futex_wake(&sim->arena.hdr->epoch, INT_MAX);
+	}
+	return 0;
+}
+
+void sim_signal_handlers_stop(struct hsaqm_sim *sim)
+{
+	if (sim->handler_thread_started) {
+		hsaqm_store_release(&sim->handler_stop, 1u);
+		hsaqm_fetch_add(&sim->arena.hdr->epoch, 1u);
+		sim_futex_wake(&sim->arena.hdr->epoch, INT_MAX);
+		pthread_join(sim->handler_thread, NULL);
+		sim->handler_thread_started = false;
+	}
+	pthread_mutex_lock(&sim->handler_lock);
+	while (sim->handlers) {
+		struct sim_handler *h = sim->handlers;
+
+		sim->handlers = h->next;
+		free(h);
+	}
+	pthread_mutex_unlock(&sim->handler_lock);
+}

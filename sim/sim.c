@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model as a whole: creation and destruction, time, the VIRTUAL event loop, model
+ * memory entry points, and the little the faces need from the core (configuration, per-model
+ * face state).
+ *
+ * VIRTUAL mode has no threads. Time moves only inside hsaqm_sim_advance(),
+ * hsaqm_sim_run_until_idle() and the calls that must wait (signal waits, queue control):
+ * each runs the loop itself, under vloop_lock, processing every device's events in time
+ * order (ties by device index, then by each device's event sequence), so a run is fully
+ * determined by its inputs and the seed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+
+/* Model memory reserved per model (sparse: only touched pages cost memory). */
+#define SIM_ARENA_DEFAULT_MB 4096u
+
+static size_t arena_size(void)
+{
+	static int once;
+	const char *s = getenv("HSAQM_SIM_ARENA_MB");
+	char *end;
+
+	if (!s || !*s)
+		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
+	unsigned long mb = strtoul(s, &end, 10);
+	if (*end || mb < 16 || mb > (1ul << 20)) {
+		hsaqm_log_notice(&once, "hsaqm: HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
+				 SIM_ARENA_DEFAULT_MB);
+		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
+	}
+	return (size_t)mb << 20;
+}
+
+static int check_config(const struct hsaqm_sim_config *in, struct hsaqm_sim_config *out)
+{
+	if (in)
+		*out = *in;
+	else
+		memset(out, 0, sizeof(*out));
+	if (!out->num_devices)
+		out->num_devices = 1;
+	if (out->num_devices > HSAQM_SIM_MAX_DEVICES) {
+		hsaqm_log_err("num_devices %u: the model has 1..%d devices", out->num_devices,
+			      HSAQM_SIM_MAX_DEVICES);
+		return -EINVAL;
+	}
+	if (out->time_mode != HSAQM_SIM_TIME_REAL && out->time_mode != HSAQM_SIM_TIME_VIRTUAL) {
+		hsaqm_log_err("time_mode %d is neither REAL nor VIRTUAL", (int)out->time_mode);
+		return -EINVAL;
+	}
+	if (out->time_scale == 0)
+		out->time_scale = 1.0;
+	if (!isfinite(out->time_scale) || out->time_scale < 1e-6 || out->time_scale > 1e6) {
+		hsaqm_log_err("time_scale %g is not in 1e-6..1e6", out->time_scale);
+		return -EINVAL;
+	}
+	if (!out->kfd_minor_version)
+		out->kfd_minor_version = 17;
+	if (out->kfd_minor_version < 11 || out->kfd_minor_version > 18) {
+		hsaqm_log_err("kfd_minor_version %u is not 11..18", out->kfd_minor_version);
+		return -EINVAL;
+	}
+	if (out->sched_policy < 0 || out->sched_policy > 2) {
+		hsaqm_log_err("sched_policy %d is not 0, 1 or 2", out->sched_policy);
+		return -EINVAL;
+	}
+	if (out->cwsr_disable != 0 && out->cwsr_disable != 1) {
+		hsaqm_log_err("cwsr_disable %d is not 0 or 1", out->cwsr_disable);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hsaqm_sim_create(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out)
+{
+	struct hsaqm_sim *sim;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -ENOMEM;
+	err = check_config(cfg, &sim->cfg);
+	if (err) {
+		free(sim);
+		return err;
+	}
+	/* The paths are the caller's; only the trace path is used after creation, at open. */
+	sim->cfg.properties_path = NULL;
+	sim->cfg.timing_path = NULL;
+	sim->cfg.trace_path = NULL;
+	sim->mode = sim->cfg.time_mode;
+	sim->scale = sim->cfg.time_scale;
+	sim->grace_default_units = SIM_HWS_DEFAULT_GRACE_UNITS;
+	pthread_mutex_init(&sim->vloop_lock, NULL);
+	pthread_mutex_init(&sim->handler_lock, NULL);
+	/* Recursive: a face's init may ask for another face (the HSA face uses the KFD face). */
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&sim->face_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+
+	err = sim_arena_init(&sim->arena, arena_size());
+	if (err)
+		goto fail;
+	sim->ndev = sim->cfg.num_devices;
+	for (unsigned int d = 0; d < sim->ndev; d++) {
+		err = sim_device_create(sim, d, cfg ? cfg->properties_path : NULL,
+					cfg ? cfg->timing_path : NULL, &sim->dev[d]);
+		if (err) {
+			sim->ndev = d;
+			goto fail;
+		}
+	}
+	if (cfg && cfg->trace_path) {
+		err = sim_trace_open(sim, cfg->trace_path);
+		if (err)
+			goto fail;
+	}
+	sim->start_mono = sim_mono_ns();
+	if (sim->mode == HSAQM_SIM_TIME_REAL) {
+		for (unsigned int d = 0; d < sim->ndev; d++) {
+			err = sim_device_start(sim->dev[d]);
+			if (err)
+				goto fail;
+		}
+	}
+	*out = sim;
+	return 0;
+
+fail:
+	hsaqm_sim_destroy(sim);
+	return err;
+}
+
+void hsaqm_sim_destroy(struct hsaqm_sim *sim)
+{
+	static const enum sim_face order[] = { SIM_FACE_HSA, SIM_FACE_KFD, SIM_FACE_SYSFS };
+
+	if (!sim)
+		return;
+	/* Faces first, while the engines still run: they may destroy their queues. */
+	for (unsigned int i = 0; i < 3; i++) {
+		enum sim_face f = order[i];
+
+		if (sim->face_state[f] && sim->face_fini[f])
+			sim->face_fini[f](sim, sim->face_state[f]);
+		sim->face_state[f] = NULL;
+	}
+	sim_signal_handlers_stop(sim);
+	for (unsigned int d = 0; d < sim->ndev; d++)
+		sim_device_stop(sim->dev[d]);
+	for (unsigned int d = 0; d < sim->ndev; d++)
+		sim_device_destroy(sim->dev[d]);
+	sim_trace_close(sim);
+	sim_arena_fini(&sim->arena);
+	pthread_mutex_destroy(&sim->vloop_lock);
+	pthread_mutex_destroy(&sim->handler_lock);
+	pthread_mutex_destroy(&sim->face_lock);
+	free(sim);
+}
+
+uint64_t hsaqm_sim_now_ns(const struct hsaqm_sim *sim)
+{
+	return sim ? sim_clock_now(sim) : 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * The VIRTUAL loop.
+ */
+bool sim_vloop_step(struct hsaqm_sim *sim, uint64_t limit)
+{
+	uint64_t t = hsaqm_load_acquire(&sim->vnow);
+	bool did = false;
+
+	/* Everything due now, on every device, until nothing moves (a signal may cross devices). */
+	for (;;) {
+		bool any = false;
+
+		for (unsigned int d = 0; d < sim->ndev; d++)
+			any |= sim_device_run(sim->dev[d], t);
+		any |= sim_signal_handlers_poll(sim);
+		if (!any)
+			break;
+		did = true;
+	}
+	/* Work done: the caller looks at its condition before time moves on (exact instants). */
+	if (did)
+		return true;
+	uint64_t next = UINT64_MAX;
+	for (unsigned int d = 0; d < sim->ndev; d++) {
+		uint64_t n = sim_device_next_event(sim->dev[d]);
+
+		if (n < next)
+			next = n;
+	}
+	if (next == UINT64_MAX || next > limit)
+		return false;
+	if (next > t)
+		hsaqm_store_release(&sim->vnow, next);
+	return true;
+}
+
+int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&sim->vloop_lock);
+	sim_engine_enter();
+	while (!hsaqm_load_acquire(done)) {
+		if (!sim_vloop_step(sim, UINT64_MAX) && !hsaqm_load_acquire(done)) {
+			/* Every request finishes through events: this is a model bug, not a caller error. */
+			hsaqm_log_err("virtual loop ran dry before a request finished");
+			err = -EDEADLK;
+			break;
+		}
+	}
+	sim_engine_leave();
+	pthread_mutex_unlock(&sim->vloop_lock);
+	return err;
+}
+
+int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
+{
+	if (!sim || sim->mode != HSAQM_SIM_TIME_VIRTUAL)
+		return -EINVAL;
+	if (sim_in_engine())
+		return -EDEADLK;
+	pthread_mutex_lock(&sim->vloop_lock);
+	sim_engine_enter();
+	uint64_t now = hsaqm_load_acquire(&sim->vnow);
+	uint64_t target = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns;
+	while (sim_vloop_step(sim, target))
+		;
+	if (hsaqm_load_acquire(&sim->vnow) < target)
+		hsaqm_store_release(&sim->vnow, target);
+	sim_engine_leave();
+	pthread_mutex_unlock(&sim->vloop_lock);
+	return 0;
+}
+
+int hsaqm_sim_run_until_idle(struct hsaqm_sim *sim, uint64_t max_ns)
+{
+	int err = 0;
+
+	if (!sim || sim->mode != HSAQM_SIM_TIME_VIRTUAL)
+		return -EINVAL;
+	if (sim_in_engine())
+		return -EDEADLK;
+	pthread_mutex_lock(&sim->vloop_lock);
+	sim_engine_enter();
+	uint64_t now = hsaqm_load_acquire(&sim->vnow);
+	uint64_t limit = max_ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + max_ns;
+	while (sim_vloop_step(sim, limit))
+		;
+	for (unsigned int d = 0; d < sim->ndev; d++) {
+		if (!sim_device_idle(sim->dev[d])) {
+			err = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (err && hsaqm_load_acquire(&sim->vnow) < limit)
+		hsaqm_store_release(&sim->vnow, limit);
+	sim_engine_leave();
+	pthread_mutex_unlock(&sim->vloop_lock);
+	return err;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Memory, profile, face support.
+ */
+void *hsaqm_sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
+{
+	return sim_mem_alloc(sim, size, align); /* checks: 0 or EINVAL/ENOMEM in errno */
+}
+
+void hsaqm_sim_mem_free(struct hsaqm_sim *sim, void *ptr)
+{
+	sim_mem_free(sim, ptr);
+}
+
+int hsaqm_sim_profile_dump(const struct hsaqm_sim *sim, unsigned int dev, FILE *out)
+{
+	if (!sim || !out || dev >= sim->ndev)
+		return -EINVAL;
+	sim_profile_dump(&sim->dev[dev]->prof, out);
+	return 0;
+}
+
+const struct sim_profile *sim_device_profile(const struct hsaqm_sim *sim, unsigned int dev)
+{
+	return sim && dev < sim->ndev ? &sim->dev[dev]->prof : NULL;
+}
+
+unsigned int sim_device_count(const struct hsaqm_sim *sim)
+{
+	return sim ? sim->ndev : 0;
+}
+
+const struct hsaqm_sim_config *sim_config(const struct hsaqm_sim *sim)
+{
+	return sim ? &sim->cfg : NULL;
+}
+
+void *sim_face_state(struct hsaqm_sim *sim, enum sim_face face, sim_face_init_fn init,
+		     sim_face_fini_fn fini)
+{
+	void *st;
+
+	if (!sim || (unsigned int)face >= SIM_FACE_SLOTS)
+		return NULL;
+	pthread_mutex_lock(&sim->face_lock);
+	st = sim->face_state[face];
+	if (!st && init) {
+		st = init(sim);
+		if (st) {
+			sim->face_state[face] = st;
+			sim->face_fini[face] = fini;
+		}
+	}
+	pthread_mutex_unlock(&sim->face_lock);
+	return st;
+}

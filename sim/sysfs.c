@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysfs.c - the generated sysfs tree that stands in for /sys: what the KFD publishes about
+ * its topology and what amdgpu publishes about its module parameters, for the model's
+ * devices. Created in a temporary folder on first use, removed at hsaqm_sim_destroy().
+ *
+ * Layout (amdkfd kfd_topology.c, amdgpu_drv.c), under the root:
+ *   class/kfd/kfd/topology/generation_id       "%u\n"
+ *   class/kfd/kfd/topology/system_properties   platform_oem / platform_id / platform_rev
+ *   class/kfd/kfd/topology/nodes/0/            the CPU node: gpu_id 0, empty name
+ *   class/kfd/kfd/topology/nodes/N/            device N-1: properties (the profile's file as
+ *                                              read, verbatim), gpu_id (decimal), name
+ *   module/amdgpu/parameters/{cwsr_enable, sched_policy, hws_max_conc_proc,
+ *                             queue_preemption_timeout_ms, mes}
+ * Every node also gets the empty io_links, mem_banks and caches folders a real node has;
+ * the counts in a GPU's properties stay those of the capture.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kfd_face_internal.h"
+#include "log_internal.h"
+
+/*
+ * The KFD names a GPU node after amdgpu_asic_name[asic_type] in lower case; every part
+ * found by IP discovery (all gfx9.4+ parts, MI300 included) is CHIP_IP_DISCOVERY, printed
+ * "ip discovery" (kfd_topology.c kfd_topology_add_device). CPU nodes have no name.
+ */
+#define SYSFS_GPU_NAME "ip discovery"
+
+/* amdgpu module defaults the model does not change (amdgpu_drv.c). */
+#define SYSFS_HWS_MAX_CONC_PROC (-1)          /* -1: as many as the KFD has VMIDs */
+#define SYSFS_QUEUE_PREEMPTION_TIMEOUT_MS 9000
+#define SYSFS_MES 0                           /* gfx9 has no MES */
+
+struct sysfs_state {
+	char root[PATH_MAX];
+};
+
+uint32_t sim_kfd_gpu_id(const struct hsaqm_sim *sim, unsigned int dev)
+{
+	uint32_t ids[HSAQM_SIM_MAX_DEVICES];
+	unsigned int n = sim_device_count(sim);
+
+	if (dev >= n)
+		return 0;
+	/*
+	 * FNV-1a of the PCI device id, the device index and the unique id, folded to 16 bits
+	 * like the KFD's crc16; a clash with an earlier device moves on to the next value.
+	 */
+	for (unsigned int d = 0; d <= dev; d++) {
+		const struct sim_profile *p = sim_device_profile(sim, d);
+		uint64_t words[3] = { p->device_id, d, p->unique_id };
+		uint32_t h = 0x811c9dc5u, id;
+		bool clash;
+
+		for (unsigned int w = 0; w < 3; w++)
+			for (unsigned int b = 0; b < 8; b++)
+				h = (h ^ (uint32_t)((words[w] >> (8 * b)) & 0xff)) * 0x01000193u;
+		id = ((h >> 16) ^ h) & 0xffffu;
+		do {
+			if (id == 0)
+				id = 1;
+			clash = false;
+			for (unsigned int e = 0; e < d; e++)
+				clash |= ids[e] == id;
+			if (clash)
+				id = (id + 1) & 0xffffu;
+		} while (clash || id == 0);
+		ids[d] = id;
+	}
+	return ids[dev];
+}
+
+int sim_kfd_gpu_dev(const struct hsaqm_sim *sim, uint32_t gpu_id)
+{
+	unsigned int n = sim_device_count(sim);
+
+	if (gpu_id == 0)
+		return -1;
+	for (unsigned int d = 0; d < n; d++)
+		if (sim_kfd_gpu_id(sim, d) == gpu_id)
+			return (int)d;
+	return -1;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+write_file(const char *root, const char *rel, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	FILE *f;
+	int n, err = 0;
+
+	n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	va_start(ap, fmt);
+	if (vfprintf(f, fmt, ap) < 0)
+		err = -EIO;
+	va_end(ap);
+	if (fclose(f) != 0 && !err)
+		err = -errno;
+	return err;
+}
+
+static int make_dir(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* mkdir -p of a relative path under @root. */
+static int make_dirs(const char *root, const char *rel)
+{
+	char part[PATH_MAX];
+	size_t len = strlen(rel);
+	int err;
+
+	if (len >= sizeof(part))
+		return -ENAMETOOLONG;
+	memcpy(part, rel, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (part[i] != '/' && part[i] != '\0')
+			continue;
+		char c = part[i];
+
+		part[i] = '\0';
+		err = make_dir(root, part);
+		if (err)
+			return err;
+		part[i] = c;
+	}
+	return 0;
+}
+
+static int write_node(const char *root, unsigned int node, uint32_t gpu_id, const char *name,
+		      const char *properties)
+{
+	static const char *const subdirs[] = { "io_links", "mem_banks", "caches" };
+	char rel[128];
+	int err;
+
+	snprintf(rel, sizeof(rel), "class/kfd/kfd/topology/nodes/%u", node);
+	err = make_dirs(root, rel);
+	for (unsigned int i = 0; !err && i < 3; i++) {
+		char sub[160];
+
+		snprintf(sub, sizeof(sub), "%s/%s", rel, subdirs[i]);
+		err = make_dir(root, sub);
+	}
+	if (!err) {
+		char file[160];
+
+		snprintf(file, sizeof(file), "%s/gpu_id", rel);
+		err = write_file(root, file, "%u\n", gpu_id);
+		snprintf(file, sizeof(file), "%s/name", rel);
+		if (!err)
+			err = write_file(root, file, "%s\n", name);
+		snprintf(file, sizeof(file), "%s/properties", rel);
+		if (!err)
+			err = write_file(root, file, "%s", properties);
+	}
+	return err;
+}
+
+/* The CPU node: a host with the cores of this machine and no SIMDs (kfd_crat.c). */
+static int write_cpu_node(const char *root)
+{
+	char props[1024];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	snprintf(props, sizeof(props),
+		 "cpu_cores_count %ld\nsimd_count 0\nmem_banks_count 1\ncaches_count 0\n"
+		 "io_links_count 0\np2p_links_count 0\ncpu_core_id_base 0\nsimd_id_base 0\n"
+		 "max_waves_per_simd 0\nlds_size_in_kb 0\ngds_size_in_kb 0\nnum_gws 0\n"
+		 "wave_front_size 0\narray_count 0\nsimd_arrays_per_engine 0\n"
+		 "cu_per_simd_array 0\nsimd_per_cu 0\nmax_slots_scratch_cu 0\n"
+		 "gfx_target_version 0\nvendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
+		 "drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\nnum_sdma_xgmi_engines 0\n"
+		 "num_sdma_queues_per_engine 0\nnum_cp_queues 0\nmax_engine_clk_ccompute 0\n",
+		 cores > 0 ? cores : 1);
+	return write_node(root, 0, 0, "", props);
+}
+
+static int write_tree(struct hsaqm_sim *sim, const char *root)
+{
+	const struct hsaqm_sim_config *cfg = sim_config(sim);
+	unsigned int n = sim_device_count(sim);
+	int err;
+
+	err = make_dirs(root, "class/kfd/kfd/topology/nodes");
+	if (!err)
+		err = write_file(root, "class/kfd/kfd/topology/generation_id", "%u\n", 1u);
+	if (!err)
+		err = write_file(root, "class/kfd/kfd/topology/system_properties",
+				 "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
+	if (!err)
+		err = write_cpu_node(root);
+	for (unsigned int d = 0; !err && d < n; d++)
+		err = write_node(root, d + 1, sim_kfd_gpu_id(sim, d), SYSFS_GPU_NAME,
+				 sim_device_profile(sim, d)->properties_text);
+	if (!err)
+		err = make_dirs(root, "module/amdgpu/parameters");
+	if (!err)
+		err = write_file(root, "module/amdgpu/parameters/cwsr_enable", "%d\n",
+				 cfg->cwsr_disable ? 0 : 1);
+	if (!err)
+		err = write_file(root, "module/amdgpu/parameters/sched_policy", "%d\n",
+				 cfg->sched_policy);
+	if (!err)
+		err = write_file(root, "module/amdgpu/parameters/hws_max_conc_proc", "%d\n",
+				 SYSFS_HWS_MAX_CONC_PROC);
+	if (!err)
+		err = write_file(root, "module/amdgpu/parameters/queue_preemption_timeout_ms",
+				 "%d\n", SYSFS_QUEUE_PREEMPTION_TIMEOUT_MS);
+	if (!err)
+		err = write_file(root, "module/amdgpu/parameters/mes", "%d\n", SYSFS_MES);
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	/* Best effort: a file the user added or removed does not stop the rest. */
+	if (remove(path) != 0)
+		hsaqm_log_debug("sysfs tree: remove %s: %d", path, errno);
+	return 0;
+}
+
+static void remove_tree(const char *root)
+{
+	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void *sysfs_init(struct hsaqm_sim *sim)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct sysfs_state *st = calloc(1, sizeof(*st));
+	int n, err;
+
+	if (!st)
+		return NULL;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(st->root, sizeof(st->root), "%s/hsaqm-sim-sysfs-XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= sizeof(st->root) || !mkdtemp(st->root)) {
+		hsaqm_log_err("sim sysfs: cannot make a folder under %s: %s", tmp,
+			      n > 0 ? strerror(errno) : "path too long");
+		free(st);
+		return NULL;
+	}
+	err = write_tree(sim, st->root);
+	if (err) {
+		hsaqm_log_err("sim sysfs: writing %s failed: %s", st->root, strerror(-err));
+		remove_tree(st->root);
+		free(st);
+		return NULL;
+	}
+	hsaqm_log_debug("sim sysfs tree at %s", st->root);
+	return st;
+}
+
+static void sysfs_fini(struct hsaqm_sim *sim, void *state)
+{
+	struct sysfs_state *st = state;
+
+	(void)sim;
+	remove_tree(st->root);
+	free(st);
+}
+
+const char *hsaqm_sim_sysfs_root(const struct hsaqm_sim *sim)
+{
+	struct sysfs_state *st;
+
+	if (!sim)
+		return NULL;
+	/*
+	 * Created on first use, so the const model gains state: the tree is a cache of what
+	 * the model already is, like the KFD's sysfs is of its topology.
+	 */
+	st = sim_face_state((struct hsaqm_sim *)sim, SIM_FACE_SYSFS, sysfs_init, sysfs_fini);
+	return st ? st->root : NULL;
+}
