@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe_sim.c - the probe's target on the device model: the KFD face as transport, the
+ * generated sysfs tree, the HSA face's table, model kernels. Two things differ from hardware,
+ * both because one open() of the model's KFD is one KFD process (docs/sim.md):
+ *   - the probe makes its check queues through the KFD itself (env.queues_via_kfd), so they
+ *     live in the process its handle is;
+ *   - the probe issues RUNTIME_ENABLE itself, as ROCr does in every HSA process.
+ * Other processes' queues are counted with the model's own view (sim/kfd_face_internal.h):
+ * the generated sysfs tree has no kfd/proc directory to scan.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hsaqm/sim.h"
+#include "kfd_face_internal.h"
+#include "probe_internal.h"
+
+static int sim_others(void *ctx, uint32_t gpu_id, struct hsaqm_probe_others *out)
+{
+	struct hsaqm_sim *sim = ctx;
+
+	(void)gpu_id; /* the model counts queues per model, not per GPU: conservative */
+	memset(out, 0, sizeof(*out));
+	out->known = true;
+	out->queues = sim_kfd_face_queue_count(sim);
+	/* The probe counts before it makes a queue of its own: every queue is someone else's. */
+	out->processes = out->queues ? 1 : 0;
+	probe_strlcpy(out->source, "model: queues of other KFD handles", sizeof(out->source));
+	return 0;
+}
+
+int hsaqm_probe_env_sim(struct hsaqm_probe_env *env, struct hsaqm_sim *sim)
+{
+	if (!env || !sim)
+		return -EINVAL;
+	memset(env, 0, sizeof(*env));
+	env->tp = hsaqm_sim_kfd_transport(sim);
+	env->hsa_root_table = hsaqm_sim_hsa_table(sim);
+	env->sysfs_root = hsaqm_sim_sysfs_root(sim);
+	if (!env->tp || !env->hsa_root_table || !env->sysfs_root)
+		return -ENODEV;
+	env->debugfs_root = NULL; /* the model has no debugfs */
+	env->is_model = true;
+	env->model_name = "hsaqm device model (sim/, MI308X profile unless configured)";
+	env->sim = sim;
+	env->queues_via_kfd = true;
+	env->runtime_enable = true;
+	env->others = sim_others;
+	env->others_ctx = sim;
+	return 0;
+}

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report.c - the report in three forms: text for a terminal (colour only when the caller says
+ * so), JSON (schema in docs/probe-report.md and report-schema.json), Markdown for sharing;
+ * and the measured constants in the timing format sim/ loads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe_internal.h"
+
+#define C_RESET "\033[0m"
+#define C_GREEN "\033[32m"
+#define C_RED "\033[31m"
+#define C_YELLOW "\033[33m"
+#define C_BOLD "\033[1m"
+
+static const char *check_title(int id)
+{
+	static const char *const t[] = { "Lv1 progressive launch", "Lv2 guardian gate",
+					 "Lv3 DBG_TRAP suspend/resume",
+					 "UPDATE_QUEUE percentage 0" };
+
+	return id >= 0 && id < HSAQM_PROBE_NCHECKS ? t[id] : "?";
+}
+
+static const char *verdict_id(const struct hsaqm_probe_check *k)
+{
+	if (!k->ran)
+		return "not_run";
+	switch (k->verdict) {
+	case HSAQM_PROBE_SUPPORTED:
+		return "supported";
+	case HSAQM_PROBE_NOT_SUPPORTED:
+		return "not_supported";
+	case HSAQM_PROBE_COULD_NOT_TEST:
+		return "could_not_test";
+	}
+	return "?";
+}
+
+/* A readable label for a figure of check @id. */
+static void figure_label(int id, const struct hsaqm_probe_figure *f, uint32_t full_waves,
+			 char *buf, size_t len)
+{
+	const char *stop = id == HSAQM_PROBE_CHECK_UPDATE_QUEUE ? "deactivate (0 %)" :
+								 "suspend ioctl";
+	const char *restart = id == HSAQM_PROBE_CHECK_UPDATE_QUEUE ? "reactivate (100 %)" :
+								    "resume ioctl";
+
+	if (!strcmp(f->name, "queue_create"))
+		snprintf(buf, len, "queue creation");
+	else if (!strcmp(f->name, "stop_full"))
+		snprintf(buf, len, "%s, %u waves", stop, full_waves);
+	else if (!strcmp(f->name, "stop_1wave"))
+		snprintf(buf, len, "%s, 1 wave", stop);
+	else if (!strcmp(f->name, "restart_full"))
+		snprintf(buf, len, "%s, %u waves", restart, full_waves);
+	else if (!strcmp(f->name, "restart_1wave"))
+		snprintf(buf, len, "%s, 1 wave", restart);
+	else if (!strcmp(f->name, "finish_full"))
+		snprintf(buf, len, "restart -> kernel done, %u waves", full_waves);
+	else if (!strcmp(f->name, "finish_1wave"))
+		snprintf(buf, len, "restart -> kernel done, 1 wave");
+	else if (!strcmp(f->name, "ctl_stack_used_full"))
+		snprintf(buf, len, "control stack in use (stopped)");
+	else if (!strcmp(f->name, "save_area_used_full"))
+		snprintf(buf, len, "wave save area in use (stopped)");
+	else if (!strcmp(f->name, "drain"))
+		snprintf(buf, len, "drain after the hold");
+	else if (!strcmp(f->name, "inflight_at_hold"))
+		snprintf(buf, len, "kernels in flight at the hold");
+	else if (!strcmp(f->name, "launches_stop"))
+		snprintf(buf, len, "gate closed -> launches stop");
+	else if (!strcmp(f->name, "launches_resume"))
+		snprintf(buf, len, "gate open -> launches resume");
+	else
+		snprintf(buf, len, "%s", f->name);
+}
+
+static void fmt_value(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	if (!strcmp(unit, "ns")) {
+		if (v < 1000)
+			snprintf(buf, len, "%" PRIu64 " ns", v);
+		else if (v < 1000000)
+			snprintf(buf, len, "%.1f us", v / 1e3);
+		else if (v < 1000000000)
+			snprintf(buf, len, "%.2f ms", v / 1e6);
+		else
+			snprintf(buf, len, "%.2f s", v / 1e9);
+	} else if (!strcmp(unit, "bytes")) {
+		if (v < 10240)
+			snprintf(buf, len, "%" PRIu64 " B", v);
+		else if (v < 10485760)
+			snprintf(buf, len, "%.1f KiB", v / 1024.0);
+		else
+			snprintf(buf, len, "%.1f MiB", v / 1048576.0);
+	} else {
+		snprintf(buf, len, "%" PRIu64 " %s", v, unit);
+	}
+}
+
+static uint32_t full_waves(const struct hsaqm_probe_gpu *g)
+{
+	uint32_t w = g->cu_count * g->simd_per_cu * g->max_waves_per_simd;
+
+	return w ? w : 1;
+}
+
+static const char *param_text(int v)
+{
+	static __thread char b[4][16];
+	static __thread int i;
+
+	if (v < 0)
+		return "?";
+	i = (i + 1) % 4;
+	snprintf(b[i], sizeof(b[i]), "%d", v);
+	return b[i];
+}
+
+/* ---- text and Markdown -------------------------------------------------------------------- */
+
+struct out {
+	FILE *f;
+	bool color;
+	bool md;
+};
+
+static const char *col(const struct out *o, const char *c)
+{
+	return o->color ? c : "";
+}
+
+static const char *verdict_color(const struct hsaqm_probe_check *k)
+{
+	if (!k->ran)
+		return "";
+	return k->verdict == HSAQM_PROBE_SUPPORTED ? C_GREEN :
+	       k->verdict == HSAQM_PROBE_NOT_SUPPORTED ? C_RED : C_YELLOW;
+}
+
+static void write_check_text(const struct out *o, const struct hsaqm_probe_report *r,
+			     const struct hsaqm_probe_gpu *g, int id)
+{
+	const struct hsaqm_probe_check *k = &g->checks[id];
+	const char *model = r->is_model ? " (model)" : "";
+
+	if (o->md) {
+		fprintf(o->f, "\n#### %s: **%s**\n\n", check_title(id),
+			k->ran ? hsaqm_probe_verdict_name(k->verdict) : "not run");
+		if (*k->reason)
+			fprintf(o->f, "%s\n\n", k->reason);
+		if (*k->remedy)
+			fprintf(o->f, "Fix: %s\n\n", k->remedy);
+		if (k->nfig) {
+			fprintf(o->f, "| figure%s | median | P99 | min | max | n | first |\n",
+				model);
+			fprintf(o->f, "| --- | --- | --- | --- | --- | --- | --- |\n");
+		}
+	} else {
+		fprintf(o->f, "  %-30s %s%s%-15s%s %s\n", check_title(id), col(o, verdict_color(k)),
+			col(o, C_BOLD), k->ran ? hsaqm_probe_verdict_name(k->verdict) : "not run",
+			col(o, C_RESET), k->reason);
+		if (*k->remedy)
+			fprintf(o->f, "  %30s fix: %s\n", "", k->remedy);
+		if (k->nfig)
+			fprintf(o->f, "      %-40s %10s %10s %10s %10s %4s %10s\n",
+				r->is_model ? "figure (MODEL, not hardware)" : "figure", "median",
+				"P99", "min", "max", "n", "first");
+	}
+	for (uint32_t i = 0; i < k->nfig; i++) {
+		const struct hsaqm_probe_figure *f = &k->fig[i];
+		char label[64], v[5][24];
+
+		figure_label(id, f, full_waves(g), label, sizeof(label));
+		fmt_value(f->median, f->unit, v[0], sizeof(v[0]));
+		fmt_value(f->p99, f->unit, v[1], sizeof(v[1]));
+		fmt_value(f->min, f->unit, v[2], sizeof(v[2]));
+		fmt_value(f->max, f->unit, v[3], sizeof(v[3]));
+		fmt_value(f->first, f->unit, v[4], sizeof(v[4]));
+		if (o->md)
+			fprintf(o->f, "| %s | %s | %s | %s | %s | %u | %s |\n", label, v[0], v[1],
+				v[2], v[3], f->n, v[4]);
+		else
+			fprintf(o->f, "      %-40s %10s %10s %10s %10s %4u %10s\n", label, v[0],
+				v[1], v[2], v[3], f->n, v[4]);
+	}
+	if (o->md && k->nfacts)
+		fputc('\n', o->f);
+	for (uint32_t i = 0; i < k->nfacts; i++) {
+		if (o->md)
+			fprintf(o->f, "- %s: %s\n", k->facts[i].key, k->facts[i].value);
+		else
+			fprintf(o->f, "      %s: %s\n", k->facts[i].key, k->facts[i].value);
+	}
+}
+
+static void write_gpu_text(const struct out *o, const struct hsaqm_probe_report *r,
+			   const struct hsaqm_probe_gpu *g)
+{
+	const char *h = o->md ? "\n### " : "\n";
+	const char *li = o->md ? "- " : "  ";
+	char cwsr[24];
+
+	fprintf(o->f, "%s%sGPU %u: %s%s [%s]\n", h, col(o, C_BOLD), g->index, g->name,
+		col(o, C_RESET), g->name_source);
+	if (o->md)
+		fputc('\n', o->f);
+	fprintf(o->f, "%snode %u, gpu_id 0x%04x, %s (gfx_target_version %u), device 0x%04x\n", li,
+		g->node_id, g->gpu_id, g->gfx, g->gfx_target_version, g->device_id);
+	fprintf(o->f, "%s%u XCC x %u CU = %u CU, %u SIMD/CU, %u waves/SIMD, wave%u, %u MHz\n", li,
+		g->num_xcc, g->num_xcc ? g->cu_count / g->num_xcc : 0, g->cu_count, g->simd_per_cu,
+		g->max_waves_per_simd, g->wave_front_size, g->max_engine_clk_mhz);
+	fprintf(o->f, "%sHQD slots: %u per XCC (num_cp_queues)\n", li, g->hqd_slots_per_xcc);
+	fprintf(o->f, "%sfirmware: MEC %u, SDMA %u\n", li, g->fw_version, g->sdma_fw_version);
+	fprintf(o->f, "%scapabilities: trap debug %s, trap debug firmware %s, per-queue reset %s\n",
+		li, g->cap_trap_debug ? "yes" : "no", g->cap_trap_debug_fw ? "yes" : "no",
+		g->cap_per_queue_reset ? "yes" : "no");
+	if (o->md) {
+		fprintf(o->f, "  0x%08x: %s\n", g->capability, g->capability_text);
+	} else {
+		/* The flags, wrapped at '|' so the line stays readable in 100 columns. */
+		const char *p = g->capability_text;
+		int col = fprintf(o->f, "    0x%08x: ", g->capability);
+
+		while (*p) {
+			size_t n = strcspn(p + 1, "| ") + 1;
+
+			if (col + (int)n > 98) {
+				fputs("\n                ", o->f);
+				col = 16;
+			}
+			col += (int)fwrite(p, 1, n, o->f);
+			p += n;
+		}
+		fputc('\n', o->f);
+	}
+	fmt_value(g->cwsr_bytes_per_queue, "bytes", cwsr, sizeof(cwsr));
+	fprintf(o->f, "%sCWSR save area per queue: %s\n", li, cwsr);
+	if (g->have_hqds) {
+		fprintf(o->f, "%sdebugfs hqds: %u XCC, %u user slots each, active per XCC:", li,
+			g->hqds_xcc, g->hqds_slots_per_xcc);
+		for (uint32_t x = 0; x < g->hqds_xcc && x < HSAQM_PROBE_MAX_XCC; x++)
+			fprintf(o->f, " %u", g->hqds_active[x]);
+		fputc('\n', o->f);
+	} else {
+		fprintf(o->f, "%sdebugfs hqds: not available\n", li);
+	}
+	if (g->have_rls) {
+		fprintf(o->f, "%sdebugfs rls: %s", li,
+			g->rls_active ? "runlist" : "no active runlist");
+		for (uint32_t p = 0; p < g->rl_nprocs; p++)
+			fprintf(o->f, "%s pasid 0x%x (%u queues, %u mapped)", p ? "," : ":",
+				g->rl_procs[p].pasid, g->rl_procs[p].num_queues,
+				g->rl_procs[p].mapped);
+		fputc('\n', o->f);
+	}
+	if (!g->others.known)
+		fprintf(o->f, "%sother KFD processes: %s\n", li, g->others.source);
+	else if (!g->others.processes)
+		fprintf(o->f, "%sother KFD processes: none (%s)\n", li, g->others.source);
+	else {
+		fprintf(o->f, "%sother KFD processes: %u with %u queues (%s)", li,
+			g->others.processes, g->others.queues, g->others.source);
+		for (uint32_t p = 0; p < g->others.processes && p < 8; p++)
+			if (g->others.pids[p])
+				fprintf(o->f, "%s%u", p ? ", " : ": pids ", g->others.pids[p]);
+		fputc('\n', o->f);
+	}
+	fprintf(o->f, "%sdevice kernel: %s\n", li, g->kernel_text);
+	if (!o->md)
+		fputc('\n', o->f);
+	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++)
+		if (g->checks[i].ran)
+			write_check_text(o, r, g, i);
+}
+
+static void write_text(const struct out *o, const struct hsaqm_probe_report *r)
+{
+	static const char *const lv[] = { "ok", "warn", "FAIL" };
+	static const char *const lvc[] = { C_GREEN, C_YELLOW, C_RED };
+	const char *h2 = o->md ? "\n## " : "\n";
+
+	if (o->md)
+		fprintf(o->f, "# hsa-queue-probe report\n\n");
+	fprintf(o->f, "%shsa-queue-probe %s%s: preemption levels of AMD GPUs (report schema %d)\n",
+		o->md ? "" : col(o, C_BOLD), r->tool_version, o->md ? "" : col(o, C_RESET),
+		r->schema_version);
+	fprintf(o->f, "%shost %s, %s, run took %.1f s\n", o->md ? "\n" : "", r->host, r->date,
+		r->duration_ns / 1e9);
+	if (r->is_model)
+		fprintf(o->f, "%s%s%sTARGET: %s -- MODEL FIGURES, NOT HARDWARE%s\n",
+			o->md ? "\n" : "", col(o, C_YELLOW), o->md ? "**" : "", r->model_name,
+			o->md ? "**" : col(o, C_RESET));
+	else
+		fprintf(o->f, "%sTARGET: this machine's GPUs (%s)\n", o->md ? "\n" : "",
+			r->target_kfd);
+	if (r->interrupted)
+		fprintf(o->f, "%s%sINTERRUPTED: the run stopped early; every queue it stopped was "
+			"restarted%s\n", o->md ? "\n" : "", col(o, C_RED), col(o, C_RESET));
+	if (r->failed)
+		fprintf(o->f, "%s%sFAILURE: %s%s\n", o->md ? "\n" : "", col(o, C_RED), r->failure,
+			col(o, C_RESET));
+
+	fprintf(o->f, "%sPreflight (this host)\n", h2);
+	if (o->md)
+		fputc('\n', o->f);
+	for (uint32_t i = 0; i < r->nfindings; i++) {
+		const struct hsaqm_probe_finding *f = &r->findings[i];
+
+		if (o->md) {
+			fprintf(o->f, "- **%s** %s%s%s\n", lv[f->level], f->text,
+				*f->remedy ? ". Fix: " : "", f->remedy);
+		} else {
+			fprintf(o->f, "  %s%-4s%s  %s\n", col(o, lvc[f->level]), lv[f->level],
+				col(o, C_RESET), f->text);
+			if (*f->remedy)
+				fprintf(o->f, "        fix: %s\n", f->remedy);
+		}
+	}
+
+	fprintf(o->f, "%sKFD%s\n", h2, r->is_model ? " (the model's)" : "");
+	if (o->md)
+		fputc('\n', o->f);
+	if (r->kfd_open)
+		fprintf(o->f, "%s%s: ioctl interface %u.%u, sched_policy %s, cwsr_enable %s, "
+			"hws_max_conc_proc %s, queue_preemption_timeout_ms %s, mes %s\n",
+			o->md ? "- " : "  ", r->target_kfd, r->kfd_major, r->kfd_minor,
+			param_text(r->sched_policy), param_text(r->cwsr_enable),
+			param_text(r->hws_max_conc_proc),
+			param_text(r->queue_preemption_timeout_ms), param_text(r->mes));
+	else
+		fprintf(o->f, "%s%s could not be opened: %s\n", o->md ? "- " : "  ", r->target_kfd,
+			strerror(r->kfd_open_errno));
+	fprintf(o->f, "%sHSA runtime: %s\n", o->md ? "- " : "  ", r->hsa_runtime);
+	if (!r->ngpus)
+		fprintf(o->f, "%sno GPU node in the KFD topology\n", o->md ? "\n" : "\n  ");
+	for (uint32_t i = 0; i < r->ngpus; i++)
+		write_gpu_text(o, r, &r->gpus[i]);
+	if (r->is_model)
+		fprintf(o->f, "\n%sEvery figure above comes from the hsaqm device model (sim/): "
+			"model figures, not hardware results.%s\n", o->md ? "_" : "",
+			o->md ? "_" : "");
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void js_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void js_key(FILE *f, int ind, const char *k, bool *first)
+{
+	fprintf(f, "%s\n%*s", *first ? "" : ",", ind, "");
+	*first = false;
+	js_str(f, k);
+	fputs(": ", f);
+}
+
+static void js_kstr(FILE *f, int ind, const char *k, const char *v, bool *first)
+{
+	js_key(f, ind, k, first);
+	js_str(f, v);
+}
+
+static void js_kint(FILE *f, int ind, const char *k, long long v, bool *first)
+{
+	js_key(f, ind, k, first);
+	fprintf(f, "%lld", v);
+}
+
+static void js_kuint(FILE *f, int ind, const char *k, uint64_t v, bool *first)
+{
+	js_key(f, ind, k, first);
+	fprintf(f, "%" PRIu64, v);
+}
+
+static void js_kbool(FILE *f, int ind, const char *k, bool v, bool *first)
+{
+	js_key(f, ind, k, first);
+	fputs(v ? "true" : "false", f);
+}
+
+/* An integer, or null when negative (unknown). */
+static void js_kopt(FILE *f, int ind, const char *k, int v, bool *first)
+{
+	js_key(f, ind, k, first);
+	if (v < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%d", v);
+}
+
+static void js_check(FILE *f, const struct hsaqm_probe_report *r,
+		     const struct hsaqm_probe_check *k, int ind)
+{
+	bool first = true;
+
+	fputc('{', f);
+	js_kbool(f, ind, "ran", k->ran, &first);
+	js_kstr(f, ind, "verdict", verdict_id(k), &first);
+	js_kstr(f, ind, "reason_code", k->reason_code, &first);
+	js_kstr(f, ind, "reason", k->reason, &first);
+	js_kstr(f, ind, "remedy", k->remedy, &first);
+	js_kuint(f, ind, "trials", k->trials, &first);
+	js_key(f, ind, "figures", &first);
+	fputc('[', f);
+	for (uint32_t i = 0; i < k->nfig; i++) {
+		const struct hsaqm_probe_figure *g = &k->fig[i];
+		bool ff = true;
+
+		fprintf(f, "%s\n%*s{", i ? "," : "", ind + 2, "");
+		js_kstr(f, ind + 4, "name", g->name, &ff);
+		js_kstr(f, ind + 4, "unit", g->unit, &ff);
+		js_kuint(f, ind + 4, "n", g->n, &ff);
+		js_kuint(f, ind + 4, "median", g->median, &ff);
+		js_kuint(f, ind + 4, "p99", g->p99, &ff);
+		js_kuint(f, ind + 4, "min", g->min, &ff);
+		js_kuint(f, ind + 4, "max", g->max, &ff);
+		js_kuint(f, ind + 4, "first", g->first, &ff);
+		js_kstr(f, ind + 4, "source", r->is_model ? "model" : "hardware", &ff);
+		fprintf(f, "\n%*s}", ind + 2, "");
+	}
+	fprintf(f, "%s]", k->nfig ? "\n" : "");
+	if (k->nfig)
+		fprintf(f, "%*s", 0, "");
+	js_key(f, ind, "facts", &first);
+	fputc('{', f);
+	bool ff = true;
+	for (uint32_t i = 0; i < k->nfacts; i++)
+		js_kstr(f, ind + 2, k->facts[i].key, k->facts[i].value, &ff);
+	fprintf(f, "%s}", k->nfacts ? "\n" : "");
+	fprintf(f, "\n%*s}", ind - 2, "");
+}
+
+static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsaqm_probe_gpu *g,
+		   int ind)
+{
+	bool first = true, ff;
+
+	fputc('{', f);
+	js_kuint(f, ind, "index", g->index, &first);
+	js_kuint(f, ind, "node_id", g->node_id, &first);
+	js_kuint(f, ind, "gpu_id", g->gpu_id, &first);
+	js_kstr(f, ind, "name", g->name, &first);
+	js_kstr(f, ind, "name_source", g->name_source, &first);
+	js_kstr(f, ind, "gfx", g->gfx, &first);
+	js_kuint(f, ind, "gfx_target_version", g->gfx_target_version, &first);
+	js_kuint(f, ind, "device_id", g->device_id, &first);
+	js_kuint(f, ind, "num_xcc", g->num_xcc, &first);
+	js_kuint(f, ind, "cu_count", g->cu_count, &first);
+	js_kuint(f, ind, "simd_per_cu", g->simd_per_cu, &first);
+	js_kuint(f, ind, "max_waves_per_simd", g->max_waves_per_simd, &first);
+	js_kuint(f, ind, "wave_front_size", g->wave_front_size, &first);
+	js_kuint(f, ind, "hqd_slots_per_xcc", g->hqd_slots_per_xcc, &first);
+	js_kuint(f, ind, "max_engine_clk_mhz", g->max_engine_clk_mhz, &first);
+	js_kuint(f, ind, "fw_version", g->fw_version, &first);
+	js_kuint(f, ind, "sdma_fw_version", g->sdma_fw_version, &first);
+	js_kuint(f, ind, "capability", g->capability, &first);
+	js_kstr(f, ind, "capability_text", g->capability_text, &first);
+	js_kbool(f, ind, "trap_debug", g->cap_trap_debug, &first);
+	js_kbool(f, ind, "trap_debug_firmware", g->cap_trap_debug_fw, &first);
+	js_kbool(f, ind, "per_queue_reset", g->cap_per_queue_reset, &first);
+	js_kuint(f, ind, "cwsr_bytes_per_queue", g->cwsr_bytes_per_queue, &first);
+
+	js_key(f, ind, "debugfs", &first);
+	fputc('{', f);
+	ff = true;
+	js_key(f, ind + 2, "hqds", &ff);
+	if (g->have_hqds) {
+		bool f3 = true;
+
+		fputc('{', f);
+		js_kuint(f, ind + 4, "xcc", g->hqds_xcc, &f3);
+		js_kuint(f, ind + 4, "slots_per_xcc", g->hqds_slots_per_xcc, &f3);
+		js_key(f, ind + 4, "active", &f3);
+		fputc('[', f);
+		for (uint32_t x = 0; x < g->hqds_xcc && x < HSAQM_PROBE_MAX_XCC; x++)
+			fprintf(f, "%s%u", x ? ", " : "", g->hqds_active[x]);
+		fprintf(f, "]\n%*s}", ind + 2, "");
+	} else {
+		fputs("null", f);
+	}
+	js_key(f, ind + 2, "rls", &ff);
+	if (g->have_rls) {
+		bool f3 = true;
+
+		fputc('{', f);
+		js_kbool(f, ind + 4, "active", g->rls_active, &f3);
+		js_key(f, ind + 4, "processes", &f3);
+		fputc('[', f);
+		for (uint32_t p = 0; p < g->rl_nprocs; p++)
+			fprintf(f, "%s{\"pasid\": %u, \"queues\": %u, \"mapped\": %u}",
+				p ? ", " : "", g->rl_procs[p].pasid, g->rl_procs[p].num_queues,
+				g->rl_procs[p].mapped);
+		fprintf(f, "]\n%*s}", ind + 2, "");
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, "\n%*s}", ind, "");
+
+	js_key(f, ind, "other_processes", &first);
+	fputc('{', f);
+	ff = true;
+	js_kbool(f, ind + 2, "known", g->others.known, &ff);
+	js_kuint(f, ind + 2, "processes", g->others.processes, &ff);
+	js_kuint(f, ind + 2, "queues", g->others.queues, &ff);
+	js_key(f, ind + 2, "pids", &ff);
+	fputc('[', f);
+	for (uint32_t p = 0, n = 0; p < g->others.processes && p < 8; p++)
+		if (g->others.pids[p])
+			fprintf(f, "%s%u", n++ ? ", " : "", g->others.pids[p]);
+	fputc(']', f);
+	js_kstr(f, ind + 2, "source", g->others.source, &ff);
+	fprintf(f, "\n%*s}", ind, "");
+
+	js_key(f, ind, "device_kernel", &first);
+	fputc('{', f);
+	ff = true;
+	js_kbool(f, ind + 2, "available", g->have_kernel, &ff);
+	js_kstr(f, ind + 2, "text", g->kernel_text, &ff);
+	fprintf(f, "\n%*s}", ind, "");
+
+	js_key(f, ind, "checks", &first);
+	fputc('{', f);
+	ff = true;
+	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++) {
+		js_key(f, ind + 2, hsaqm_probe_check_name(i), &ff);
+		js_check(f, r, &g->checks[i], ind + 4);
+	}
+	fprintf(f, "\n%*s}", ind, "");
+	fprintf(f, "\n%*s}", ind - 2, "");
+}
+
+static void write_json(FILE *f, const struct hsaqm_probe_report *r)
+{
+	static const char *const lv[] = { "ok", "warn", "fail" };
+	bool first = true, ff;
+
+	fputc('{', f);
+	js_kstr(f, 2, "schema", HSAQM_PROBE_SCHEMA_NAME, &first);
+	js_kint(f, 2, "schema_version", r->schema_version, &first);
+	js_kstr(f, 2, "tool_version", r->tool_version, &first);
+	js_kstr(f, 2, "host", r->host, &first);
+	js_kstr(f, 2, "date", r->date, &first);
+	js_kuint(f, 2, "duration_ns", r->duration_ns, &first);
+	js_kstr(f, 2, "figures_are", r->is_model ? "model" : "hardware", &first);
+	js_kint(f, 2, "exit_code", hsaqm_probe_exit_code(r), &first);
+	js_kbool(f, 2, "interrupted", r->interrupted, &first);
+	js_kbool(f, 2, "failed", r->failed, &first);
+	js_kstr(f, 2, "failure", r->failure, &first);
+
+	js_key(f, 2, "options", &first);
+	fputc('{', f);
+	ff = true;
+	js_kuint(f, 4, "trials", r->trials, &ff);
+	js_kbool(f, 4, "quick", r->quick, &ff);
+	js_kbool(f, 4, "allow_disruptive", r->allow_disruptive, &ff);
+	js_kbool(f, 4, "force", r->force, &ff);
+	js_kint(f, 4, "device", r->device, &ff);
+	fputs("\n  }", f);
+
+	js_key(f, 2, "preflight", &first);
+	fputc('[', f);
+	for (uint32_t i = 0; i < r->nfindings; i++) {
+		const struct hsaqm_probe_finding *x = &r->findings[i];
+
+		fprintf(f, "%s\n    {", i ? "," : "");
+		ff = true;
+		js_kstr(f, 6, "level", lv[x->level], &ff);
+		js_kstr(f, 6, "what", x->what, &ff);
+		js_kstr(f, 6, "text", x->text, &ff);
+		js_kstr(f, 6, "remedy", x->remedy, &ff);
+		fputs("\n    }", f);
+	}
+	fputs(r->nfindings ? "\n  ]" : "]", f);
+
+	js_key(f, 2, "target", &first);
+	fputc('{', f);
+	ff = true;
+	js_kstr(f, 4, "kind", r->is_model ? "model" : "hardware", &ff);
+	js_kstr(f, 4, "model_name", r->model_name, &ff);
+	js_kstr(f, 4, "kfd_device", r->target_kfd, &ff);
+	js_kbool(f, 4, "kfd_open", r->kfd_open, &ff);
+	js_kstr(f, 4, "kfd_open_error", r->kfd_open ? "" : strerror(r->kfd_open_errno), &ff);
+	js_kuint(f, 4, "kfd_major", r->kfd_major, &ff);
+	js_kuint(f, 4, "kfd_minor", r->kfd_minor, &ff);
+	js_kopt(f, 4, "sched_policy", r->sched_policy, &ff);
+	js_kopt(f, 4, "cwsr_enable", r->cwsr_enable, &ff);
+	js_kopt(f, 4, "hws_max_conc_proc", r->hws_max_conc_proc, &ff);
+	js_kopt(f, 4, "queue_preemption_timeout_ms", r->queue_preemption_timeout_ms, &ff);
+	js_kopt(f, 4, "mes", r->mes, &ff);
+	js_kstr(f, 4, "hsa_runtime", r->hsa_runtime, &ff);
+	fputs("\n  }", f);
+
+	js_key(f, 2, "gpus", &first);
+	fputc('[', f);
+	for (uint32_t i = 0; i < r->ngpus; i++) {
+		fprintf(f, "%s\n    ", i ? "," : "");
+		js_gpu(f, r, &r->gpus[i], 6);
+	}
+	fputs(r->ngpus ? "\n  ]" : "]", f);
+	fputs("\n}\n", f);
+}
+
+int hsaqm_probe_report_write(const struct hsaqm_probe_report *r, enum hsaqm_probe_format fmt,
+			     FILE *f, bool color)
+{
+	struct out o = { .f = f, .color = color };
+
+	if (!r || !f)
+		return -EINVAL;
+	switch (fmt) {
+	case HSAQM_PROBE_FORMAT_TEXT:
+		write_text(&o, r);
+		break;
+	case HSAQM_PROBE_FORMAT_MARKDOWN:
+		o.md = true;
+		o.color = false;
+		write_text(&o, r);
+		break;
+	case HSAQM_PROBE_FORMAT_JSON:
+		write_json(f, r);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+/* ---- the model's timing file ----------------------------------------------------------------- */
+
+int hsaqm_probe_emit_sim_profile(const struct hsaqm_probe_report *r, uint32_t gpu,
+				 const char *path)
+{
+	const struct hsaqm_probe_gpu *g;
+	const struct hsaqm_probe_check *k;
+	const struct hsaqm_probe_figure *f;
+	char source[200];
+	unsigned int lines = 0;
+	FILE *out;
+
+	if (!r || !path || gpu >= r->ngpus)
+		return -EINVAL;
+	g = &r->gpus[gpu];
+	k = &g->checks[HSAQM_PROBE_CHECK_LV3];
+	if (!k->ran || k->verdict != HSAQM_PROBE_SUPPORTED)
+		return -ENODATA;
+	snprintf(source, sizeof(source), "measured: hsa-queue-probe %s on %s %s, GPU %u %s%s",
+		 r->tool_version, r->host, r->date, g->index, g->gfx,
+		 r->is_model ? " (MODEL figures, not hardware)" : "");
+	out = fopen(path, "w");
+	if (!out)
+		return -errno;
+	fprintf(out, "# Timing constants measured by hsa-queue-probe (docs/probe-report.md).\n"
+		     "# Load with hsaqm_sim_config.timing_path; each line: name value  # source\n");
+	f = probe_find_figure(k, "stop_full");
+	if (f) {
+		fprintf(out, "dbg_suspend_ns %" PRIu64 "  # %s, median of %u suspends at full "
+			"occupancy\n", f->median, source, f->n);
+		lines++;
+	}
+	f = probe_find_figure(k, "restart_full");
+	if (f) {
+		fprintf(out, "dbg_resume_ns %" PRIu64 "  # %s, median of %u resumes\n", f->median,
+			source, f->n);
+		lines++;
+	}
+	for (uint32_t i = 0; i < k->nfacts; i++) {
+		const char *key = k->facts[i].key;
+
+		if (!strcmp(key, "cwsr_save_ns_per_wave") ||
+		    !strcmp(key, "cwsr_restore_ns_per_wave")) {
+			fprintf(out, "%s %s  # %s, (full - 1 wave) / waves\n", key,
+				k->facts[i].value, source);
+			lines++;
+		}
+	}
+	f = probe_find_figure(k, "queue_create");
+	if (f) {
+		fprintf(out, "queue_create_ns %" PRIu64 "  # %s, one queue\n", f->median, source);
+		lines++;
+	}
+	if (fclose(out))
+		return -errno;
+	return lines ? 0 : -ENODATA;
+}
