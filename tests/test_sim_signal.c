@@ -322,8 +322,12 @@ static void test_real_wait_each_condition_woken_by_another_thread(void)
 		struct delayed_store d = { sim, s, 2 * T_MS, c[i].value };
 		pthread_t th;
 
-		pthread_create(&th, NULL, delayed_store_main, &d);
+		/*
+		 * t0 before the storer starts: its 2 ms sleep then lies wholly inside the
+		 * measured wait, however late this thread is scheduled after the create.
+		 */
 		uint64_t t0 = hsaqm_sim_now_ns(sim);
+		pthread_create(&th, NULL, delayed_store_main, &d);
 		int64_t v = sim_signal_wait(sim, s, c[i].cond, c[i].compare, 10 * T_S);
 		uint64_t waited = hsaqm_sim_now_ns(sim) - t0;
 		pthread_join(th, NULL);
