@@ -152,7 +152,55 @@ uint64_t sim_device_next_event(const struct sim_device *dev)
 }
 
 /* ------------------------------------------------------------------------------------
- * Stimuli and wake-ups. The words live in the arena header (struct sim_dev_wake).
+ * Requests and wake-ups (REAL mode): who writes what, in which order, and why no wake-up
+ * is lost. docs/sim.md, "Requests and wake-ups", says the same for maintainers.
+ *
+ * The words are in the arena header (struct sim_dev_wake), futexes shared between
+ * processes: kicks and sig_dirty ("look at your queues / your watched signals"), stim_time
+ * (the earliest model time of a stimulus not yet seen), word (a wake-up counter the engine
+ * sleeps on) and sleeping (1 while the engine is about to sleep or sleeps). The payloads:
+ * a control request in dev->reqs (under req_lock), a doorbell in its queue's log (under
+ * db_lock) plus q->kick, a signal's value.
+ *
+ * A stimulator (any host thread; also the engine, whose own signal changes wake itself):
+ *   S1  publishes the payload: request linked under req_lock / doorbell logged, then
+ *       q->kick = 1 (release) / signal value stored;
+ *   S2  lowers stim_time to its model time (CAS);
+ *   S3  sets its flag, kicks or sig_dirty (release: S1 and S2 before it);
+ *   S4  bumps word (acq_rel), full barrier, reads sleeping; if set, FUTEX_WAKE on word.
+ * The engine thread:
+ *   E1  seen = word (acquire);
+ *   E2  runs the loop: exchanges kicks and sig_dirty to 0, then stim_time (gather_stimuli),
+ *       and at the stimulus event takes the payloads: every posted request under req_lock,
+ *       each queue's q->kick (exchange) and doorbell log, the watched signals' values;
+ *   E3  if a flag is set again or an event is already due, back to E1;
+ *   E4  sleeping = 1, full barrier, re-reads word; only if it still equals seen,
+ *       FUTEX_WAIT(word, seen, next event's deadline), which the kernel refuses if word
+ *       moved; then sleeping = 0.
+ * Why no wake-up is lost: if a stimulator's S4 bump comes before E1, its flag (S3, ordered
+ * before the bump) is seen in E2 or E3, and its payload (S1, ordered before the flag) with
+ * it. If it comes after E1, word != seen: either E4's re-read sees it and the engine does
+ * not sleep, or it does not, and then the two full barriers (stimulator: bump word, read
+ * sleeping; engine: write sleeping, read word - a store-buffer pair) guarantee the
+ * stimulator reads sleeping == 1 and wakes the futex, before or after the engine queued on
+ * it; before, the kernel's atomic "word == seen?" check in FUTEX_WAIT fails. A payload
+ * published after the engine's E2 exchange brings its own flag and bump, so a later pass
+ * takes it: the payload lists are the truth, the flags only say "look".
+ *
+ * Requests, further: the engine moves every posted request, in posting order, to its own
+ * list reqs_taken; settle() starts the head when nothing else is in progress and the model
+ * time has reached the request's stamp (req->time: a request never acts before it was
+ * made, even when the engine runs late and handles an earlier stimulus first); if the
+ * stamp is still ahead, ev_req is scheduled for it. So after every sim_device_run() either
+ * reqs_taken is empty, or a request is in progress (rl_current, finished by an event of its
+ * victims' unmaps), or ev_req is pending - sim_device_run() asserts it (stranded_requests),
+ * and a caller that sees its request still in the posted list after SIM_REQ_STALL_NS asserts
+ * the wake-up side (lost_wakeups). A request from the engine thread itself (a callback) is
+ * refused with -EDEADLK before it is posted: the engine cannot wait for itself.
+ *
+ * VIRTUAL mode has no engine thread and no sleep: every sim_device_run() runs under
+ * vloop_lock, in the thread that then checks its own condition (sim_vloop_until), so two
+ * threads never run a device's loop at once and there is no sleep to miss a wake-up.
  */
 void sim_device_wake(struct sim_device *dev)
 {
@@ -275,6 +323,8 @@ static void handle_event(struct sim_device *dev, struct sim_event *ev, uint64_t 
 	case SIM_EV_PP:
 		sim_pp_run(ev->obj, t);
 		break;
+	case SIM_EV_REQ:
+		break; /* settle() starts the request once this instant's events ran */
 	default:
 		sim_hws_event(dev, ev, t);
 		break;
@@ -287,11 +337,18 @@ static void settle(struct sim_device *dev, uint64_t t)
 	for (;;) {
 		/* Requests one at a time, in order (the KFD holds its dqm lock across each). */
 		if (!dev->rl_current && !sim_list_empty(&dev->reqs_taken)) {
-			struct sim_list *n = dev->reqs_taken.next;
+			struct sim_req *req =
+				sim_container_of(dev->reqs_taken.next, struct sim_req, link);
 
-			sim_list_del(n);
-			sim_hws_request(dev, sim_container_of(n, struct sim_req, link), t);
-			continue;
+			if (req->time <= t) {
+				sim_ev_cancel(dev, &dev->ev_req);
+				sim_list_del(&req->link);
+				sim_hws_request(dev, req, t);
+				continue;
+			}
+			/* Taken early (a late engine, an earlier stimulus): it waits for its time. */
+			if (!sim_ev_pending(&dev->ev_req) || dev->ev_req.time != req->time)
+				sim_ev_schedule(dev, &dev->ev_req, req->time);
 		}
 		if (dev->hws_dirty) {
 			dev->hws_dirty = false;
@@ -330,15 +387,17 @@ bool sim_device_run(struct sim_device *dev, uint64_t limit)
 			settle(dev, dev->now);
 	}
 	/*
-	 * Belt and braces: settle() starts queued requests after every instant, so none should
-	 * be left waiting with nothing in progress. If one ever is, start it rather than leave
-	 * its caller blocked, and say so (tests assert the count stays 0).
+	 * The invariant of "Requests and wake-ups": a taken request is in progress, or waits for
+	 * its time with ev_req pending. A breach is a model bug: counted (tests assert 0),
+	 * logged, and repaired by scheduling the request now rather than leaving its caller
+	 * blocked for ever.
 	 */
-	if (!dev->rl_current && !sim_list_empty(&dev->reqs_taken)) {
+	if (!dev->rl_current && !sim_list_empty(&dev->reqs_taken) &&
+	    !sim_ev_pending(&dev->ev_req)) {
 		dev->stranded_requests++;
-		hsaqm_log_err("device %u: a control request was left queued at %llu ns; starting it",
-			      dev->index, (unsigned long long)dev->now);
-		settle(dev, dev->now);
+		hsaqm_log_err("device %u: a control request was left queued, nothing in progress, "
+			      "at %llu ns", dev->index, (unsigned long long)dev->now);
+		sim_ev_schedule(dev, &dev->ev_req, dev->now);
 		did = true;
 	}
 	return did;
@@ -400,6 +459,41 @@ void sim_device_stop(struct sim_device *dev)
 /* ------------------------------------------------------------------------------------
  * Requests.
  */
+/*
+ * The wake-up half of the requests' invariant, checked from the caller's side: a request
+ * still in the posted list (never taken) this long after posting means the engine missed
+ * its wake-up. Wall-clock time: a REAL-mode engine takes a request within microseconds of
+ * being woken, even under sanitizers on a loaded machine.
+ */
+#define SIM_REQ_STALL_NS (10ull * 1000 * 1000 * 1000)
+
+static void request_stalled(struct sim_device *dev, struct sim_req *req)
+{
+	struct sim_dev_wake *w = dev->wake;
+	bool posted = false;
+
+	/* dev->reqs only changes under req_lock: the membership test is exact. */
+	pthread_mutex_lock(&dev->req_lock);
+	for (struct sim_list *n = dev->reqs.next; n != &dev->reqs; n = n->next)
+		posted |= n == &req->link;
+	pthread_mutex_unlock(&dev->req_lock);
+	if (!posted) {
+		/* Taken and in progress (or queued behind others): slow, not lost. */
+		hsaqm_log_warn("device %u: control request (kind %d) not done after %llu s",
+			       dev->index, (int)req->kind,
+			       (unsigned long long)(SIM_REQ_STALL_NS / 1000000000ull));
+		return;
+	}
+	/* acq_rel: a counter the tests read once the callers returned; nothing else to order. */
+	hsaqm_fetch_add(&dev->lost_wakeups, 1ull);
+	/* Diagnostics only: each word as it is now (acquire, as the engine reads them). */
+	hsaqm_log_err("device %u: control request (kind %d) never taken: kicks %u sig_dirty %u "
+		      "word %u sleeping %u; waking the engine again", dev->index, (int)req->kind,
+		      hsaqm_load_acquire(&w->kicks), hsaqm_load_acquire(&w->sig_dirty),
+		      hsaqm_load_acquire(&w->word), hsaqm_load_acquire(&w->sleeping));
+	sim_device_stimulate(dev, req->time, &w->kicks);
+}
+
 int sim_device_request(struct sim_device *dev, struct sim_req *req)
 {
 	struct hsaqm_sim *sim = dev->sim;
@@ -408,10 +502,12 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req)
 		return -EDEADLK;
 	req->done = 0;
 	req->result = 0;
+	req->time = sim_clock_now(sim);
+	/* S1..S4 of "Requests and wake-ups": in the list (under the lock) before flag and bump. */
 	pthread_mutex_lock(&dev->req_lock);
 	sim_list_add_tail(&dev->reqs, &req->link);
 	pthread_mutex_unlock(&dev->req_lock);
-	sim_device_stimulate(dev, sim_clock_now(sim), &dev->wake->kicks);
+	sim_device_stimulate(dev, req->time, &dev->wake->kicks);
 
 	if (sim->mode == HSAQM_SIM_TIME_VIRTUAL) {
 		int err = sim_vloop_until(sim, &req->done);
@@ -419,9 +515,18 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req)
 		if (err)
 			return err;
 	} else {
+		uint64_t check = sim_mono_ns() + SIM_REQ_STALL_NS;
+
 		/* Acquire: the device's work on the request happens-before our return. */
-		while (!hsaqm_load_acquire(&req->done))
-			sim_futex_wait(&req->done, 0u, UINT64_MAX);
+		while (!hsaqm_load_acquire(&req->done)) {
+			sim_futex_wait(&req->done, 0u, check);
+			/* Acquire, as above: done may have come with the timeout. */
+			if (check != UINT64_MAX && !hsaqm_load_acquire(&req->done) &&
+			    sim_mono_ns() >= check) {
+				request_stalled(dev, req);
+				check = UINT64_MAX;
+			}
+		}
 	}
 	return req->result;
 }
@@ -843,6 +948,7 @@ int sim_device_create(struct hsaqm_sim *sim, unsigned int index, const char *pro
 	pthread_mutex_init(&dev->req_lock, NULL);
 	sim_ev_init(&dev->ev_stim, SIM_EV_STIM, NULL);
 	sim_ev_init(&dev->ev_quantum, SIM_EV_QUANTUM, dev);
+	sim_ev_init(&dev->ev_req, SIM_EV_REQ, dev);
 	dev->rl_victims_named = sim->cfg.sched_policy == 2;
 	sim_rng_seed(dev->rng, (sim->cfg.seed ? sim->cfg.seed : 0x5eed5eedull) + index * 0x9e37ull);
 	*out = dev;

@@ -119,6 +119,9 @@ void sim_arena_fini(struct sim_arena *a);
 void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t);
 /* sim_signal_add() by the engine, at the model time @t of the event doing it. */
 int64_t sim_signal_add_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v, uint64_t t);
+/* sim_signal_cas() by the engine, at model time @t. Returns the value observed. */
+int64_t sim_signal_cas_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v,
+			  uint64_t t);
 /* Apply the doorbells of @q up to model time @t. Returns the earliest later one (UINT64_MAX none). */
 uint64_t sim_hwq_apply_doorbells(struct sim_hwq *q, uint64_t t);
 /* Run the async handlers once (VIRTUAL mode: from the event loop). Returns true if one ran. */
@@ -163,6 +166,7 @@ enum sim_ev_kind {
 	SIM_EV_MAP,        /* queue: map (and CWSR restore) done */
 	SIM_EV_QUANTUM,    /* device: time slice over */
 	SIM_EV_PP,         /* queue: a dependency it saw was satisfied at a later time: look then */
+	SIM_EV_REQ,        /* device: the next control request's model time has come */
 };
 
 struct sim_event {
@@ -289,7 +293,8 @@ struct sim_hwq {
 	 * engine running late never launches a packet before the doorbell that submitted it.
 	 */
 	pthread_mutex_t db_lock;
-	struct sim_db { uint64_t value, time; } *db;
+	struct sim_db { uint64_t value, time; } *db; /* [dbhead, ndb): in time order */
+	uint32_t dbhead;
 	uint32_t ndb;
 	uint32_t capdb;
 	uint64_t db_limit;        /* engine-owned: 1 + highest doorbell value applied */
@@ -346,7 +351,11 @@ struct sim_hwq {
 };
 
 /* ------------------------------------------------------------------------------------
- * Control requests: posted by host threads, done by the device's loop.
+ * Control requests: posted by host threads, done by the device's loop. A request lives on
+ * its caller's stack: posted (dev->reqs, under req_lock) -> taken by the engine (reqs_taken,
+ * engine-only, in posting order) -> started once nothing else is in progress and the model
+ * time has reached its stamp (rl_current) -> finished (done = 1, futex wake; the caller
+ * returns and the memory goes). device.c, "Requests and wake-ups", has the whole protocol.
  */
 enum sim_req_kind {
 	SIM_REQ_CREATE = 1,
@@ -370,6 +379,7 @@ struct sim_req {
 	bool active;
 	/* CU_MASK */
 	uint32_t *cu_mask;
+	uint64_t time; /* model time it was posted at: it never starts earlier */
 	int result;
 	uint32_t done; /* futex word: 1 when the device finished it */
 };
@@ -378,13 +388,6 @@ struct sim_req {
  * Devices.
  */
 #define SIM_LEVELS 3 /* pipe priority: 0 low, 1 medium, 2 high */
-
-/*
- * Grace period of the preemptions the KFD starts with USE_DEFAULT_GRACE_PERIOD (runlist
- * updates other than DBG_TRAP suspend, time slicing). Assumption: 0, i.e. the CP saves
- * running waves at once; the real default is whatever CP_IQ_WAIT_TIME2 holds.
- */
-#define SIM_HWS_DEFAULT_GRACE_UNITS 0u
 
 struct sim_device {
 	struct hsaqm_sim *sim;
@@ -407,6 +410,7 @@ struct sim_device {
 	uint64_t now;
 	struct sim_event ev_stim;
 	struct sim_event ev_quantum;
+	struct sim_event ev_req;   /* the head of reqs_taken waits for its model time */
 
 	/* Queues. */
 	struct sim_list queues;
@@ -422,7 +426,15 @@ struct sim_device {
 	struct sim_list reqs_taken;
 	struct sim_req *rl_current;
 	bool rl_victims_named; /* sched_policy 2: only the request's queues are unmapped */
-	uint64_t stranded_requests; /* should stay 0: see sim_device_run() */
+	/*
+	 * Assertions that must stay 0 (tests check them; each occurrence is logged as an error):
+	 * a request taken but neither started nor waiting for its time when the loop stopped
+	 * (engine-owned, sim_device_run), and a request a caller saw sitting in the posted list
+	 * for SIM_REQ_STALL_NS while the engine did not take it, i.e. a lost wake-up (atomic,
+	 * sim_device_request).
+	 */
+	uint64_t stranded_requests;
+	uint64_t lost_wakeups;
 
 	/* Dispatcher. */
 	struct sim_hwq **cand; /* scratch: candidate queues of one level */
@@ -463,7 +475,6 @@ struct hsaqm_sim {
 	unsigned int ndev;
 	struct sim_device *dev[HSAQM_SIM_MAX_DEVICES];
 	struct sim_trace *trace;
-	uint64_t grace_default_units;
 
 	/* Async signal handlers. */
 	pthread_mutex_t handler_lock;

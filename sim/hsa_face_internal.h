@@ -34,12 +34,12 @@
 /*
  * How the face makes its hardware queues. 1: through the model's KFD face with kfd-ioctl
  * (CREATE/DESTROY/UPDATE_QUEUE, SET_CU_MASK), as ROCr does through libhsakmt. 0: with the
- * core's sim_hwq_create() and friends, with the same arguments. Both are built and tested;
- * the default stays 0 until the core reports queue errors the way the CP does (writing the
- * amd_queue_t's queue_inactive_signal): on the KFD path the KFD face owns the hardware
- * queue's error callback, so that store is the only way an error reaches the HSA face.
+ * core's sim_hwq_create() and friends, with the same arguments. Both are built and tested.
+ * On the KFD path the KFD face owns the hardware queue's error callback; errors reach the
+ * HSA face the way the CP reports them, through the amd_queue_t's queue_inactive_signal,
+ * which the core writes (pp.c, cp_report_error).
  */
-#define HSA_FACE_QUEUES_VIA_KFD 0
+#define HSA_FACE_QUEUES_VIA_KFD 1
 
 /* Models whose HSA face is alive at once (each needs its own copies of the handle-less entries). */
 #define HSA_FACE_MAX_MODELS 16

@@ -18,7 +18,8 @@
  * runlist again. With sched_policy 2 (no HWS) only the queue concerned is unmapped.
  *
  * Preemption of a mapped queue: no new workgroup of it starts; its running workgroups get
- * the grace period (grace x 1024 GPU clocks; USE_DEFAULT_GRACE_PERIOD is an assumption: 0);
+ * the grace period (grace x 1024 GPU clocks; USE_DEFAULT_GRACE_PERIOD is the profile's
+ * hws_default_grace_units, an assumption: 0);
  * those still running after it are saved by CWSR (cwsr_save_ns_per_wave x waves), keeping the
  * time they still need; then the unmap costs hws_unmap_ns. Mapping costs hws_map_ns plus
  * cwsr_restore_ns_per_wave x the saved waves, after which the saved workgroups are placed
@@ -313,7 +314,7 @@ static int grow_cand(struct sim_device *dev)
 void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 {
 	struct hsaqm_sim *sim = dev->sim;
-	uint64_t grace = sim->grace_default_units;
+	uint64_t grace = dev->prof.hws_default_grace_units;
 	char name[64];
 
 	switch (req->kind) {
@@ -340,7 +341,8 @@ void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 		req->q[0]->destroying = true;
 		break;
 	case SIM_REQ_SUSPEND:
-		grace = req->grace_units;
+		if (req->grace_units != SIM_HWQ_GRACE_DEFAULT)
+			grace = req->grace_units;
 		for (uint32_t i = 0; i < req->n; i++) {
 			req->q[i]->suspended = true;
 			sim_trace_instant_at(sim, dev->index, SIM_TRACK_QUEUE(req->q[i]->queue_index),
@@ -434,7 +436,7 @@ void sim_hws_schedule(struct sim_device *dev, uint64_t t)
 		struct sim_hwq *q = dev->slots[i];
 
 		if (q && q->hstate == SIM_HQ_MAPPED && (!eligible(q) || !has_work(q))) {
-			preempt_start(q, dev->sim->grace_default_units, t);
+			preempt_start(q, dev->prof.hws_default_grace_units, t);
 			waiting--;
 		}
 	}
@@ -468,7 +470,7 @@ static void quantum_over(struct sim_device *dev, uint64_t t)
 		}
 		if (!oldest)
 			break;
-		preempt_start(oldest, dev->sim->grace_default_units, t);
+		preempt_start(oldest, dev->prof.hws_default_grace_units, t);
 		waiting--;
 	}
 	dev->hws_dirty = true;
@@ -646,8 +648,19 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 	if (value >= rd && value - rd >= slots)
 		hsaqm_store_release(&q->overrun, 1u);
 
-	uint64_t now = sim_clock_now(dev->sim);
 	pthread_mutex_lock(&q->db_lock);
+	/*
+	 * The time is read under the lock, so the log is in time order (each holder reads the
+	 * monotonic clock after the previous one): the engine takes the due doorbells from its
+	 * head and stops at the first one from its future, instead of scanning the whole log at
+	 * every stimulus - a log that grows long exactly when the engine runs late.
+	 */
+	uint64_t now = sim_clock_now(dev->sim);
+	if (q->ndb == q->capdb && q->dbhead) {
+		memmove(q->db, q->db + q->dbhead, (q->ndb - q->dbhead) * sizeof(*q->db));
+		q->ndb -= q->dbhead;
+		q->dbhead = 0;
+	}
 	if (q->ndb == q->capdb) {
 		uint32_t cap = q->capdb ? q->capdb * 2 : 16;
 		struct sim_db *db = realloc(q->db, cap * sizeof(*db));
@@ -663,8 +676,10 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 		q->ndb++;
 	} else if (q->ndb) {
 		/* Out of memory: fold into the last entry (later time, higher value: still causal). */
-		q->db[q->ndb - 1].value = value > q->db[q->ndb - 1].value ? value : q->db[q->ndb - 1].value;
-		q->db[q->ndb - 1].time = now;
+		struct sim_db *last = &q->db[q->ndb - 1];
+
+		last->value = value > last->value ? value : last->value;
+		last->time = now;
 	}
 	pthread_mutex_unlock(&q->db_lock);
 	hsaqm_store_release(&q->kick, 1u);
@@ -674,22 +689,19 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 uint64_t sim_hwq_apply_doorbells(struct sim_hwq *q, uint64_t t)
 {
 	uint64_t later = UINT64_MAX;
-	uint32_t keep = 0;
 
 	pthread_mutex_lock(&q->db_lock);
-	for (uint32_t i = 0; i < q->ndb; i++) {
-		struct sim_db e = q->db[i];
+	/* In time order (sim_hwq_doorbell): the due ones are a prefix. */
+	while (q->dbhead < q->ndb && q->db[q->dbhead].time <= t) {
+		struct sim_db e = q->db[q->dbhead++];
 
-		if (e.time <= t) {
-			if (e.value != UINT64_MAX && e.value + 1 > q->db_limit)
-				q->db_limit = e.value + 1;
-		} else {
-			q->db[keep++] = e;
-			if (e.time < later)
-				later = e.time;
-		}
+		if (e.value != UINT64_MAX && e.value + 1 > q->db_limit)
+			q->db_limit = e.value + 1;
 	}
-	q->ndb = keep;
+	if (q->dbhead < q->ndb)
+		later = q->db[q->dbhead].time;
+	else
+		q->dbhead = q->ndb = 0;
 	pthread_mutex_unlock(&q->db_lock);
 	return later;
 }

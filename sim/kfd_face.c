@@ -68,12 +68,6 @@
 #define KFD_WAVE_LAUNCH_HALT 1u
 #define KFD_WAVE_LAUNCH_DEBUG 3u
 /*
- * USE_DEFAULT_GRACE_PERIOD: the model's default grace is SIM_HWS_DEFAULT_GRACE_UNITS
- * (engine_internal.h, an assumption: 0). Kept in step by hand until sim_internal.h
- * exports it (/tmp/face_requests.txt).
- */
-#define KFD_DEFAULT_GRACE_UNITS 0u
-/*
  * VIRTUAL mode: how long (wall clock) a KFD wait that only another host thread can end
  * (destroy of a suspended queue, a blocked RUNTIME_ENABLE) waits before it fails with
  * EINTR, as the kernel's interruptible wait does when a signal arrives. Model time does not
@@ -300,8 +294,9 @@ static int suspend_queues(struct kfd_face *f, struct kfd_proc *p, uint32_t n, ui
 		memcpy(ids, user_ids, (size_t)n * sizeof(*ids));
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] |= HSAQM_KFD_DBG_QUEUE_INVALID_MASK;
+	/* USE_DEFAULT_GRACE_PERIOD: the device's default (profile: hws_default_grace_units). */
 	if (grace == HSAQM_KFD_GRACE_PERIOD_DEFAULT)
-		grace = KFD_DEFAULT_GRACE_UNITS;
+		grace = SIM_HWQ_GRACE_DEFAULT;
 
 	for (unsigned int d = 0; d < ndev(f); d++) {
 		uint32_t nhw = 0;

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "hsaqm/hsa_abi.h"
 #include "log_internal.h"
 
 /* HSA statuses (hsa.h; the model must not need the header). */
@@ -45,6 +46,48 @@
 
 /* Workgroup size limit of a dispatch (work-items), as the hardware enforces it. */
 #define MAX_WG_WORKITEMS 1024u
+
+/*
+ * The CP's report of a queue error to the runtime: it finds the queue's amd_queue_t from the
+ * read pointer it was given (read_dispatch_id sits at read_dispatch_id_field_base_byte_offset
+ * in it, a field stored right after read_dispatch_id) and writes the error into the
+ * amd_queue_t's queue_inactive_signal, on which ROCr keeps an async handler that calls the
+ * queue's error callback. A queue whose read pointer is not in an amd_queue_t (a test's bare
+ * ring, a queue of a runtime that is not ROCr) gets nothing: every field is checked before
+ * it is trusted, so arbitrary memory behind a read pointer cannot take the model down.
+ *
+ * The value: the MEC writes its own error code (bits: 2 invalid dim, 4 invalid group
+ * memory, 8 invalid code, 32 invalid format, 64 group too large, 256 vendor packet ...),
+ * and ROCr's handler (AqlQueue::DynamicQueueEventsHandler<true>) turns it into the HSA
+ * status. The model stores that HSA status itself (model choice: the HSA face's handler
+ * passes the value on unchanged, and there is no CP code for the model's INVALID_SIGNAL).
+ * A CAS from 0: the first error stays, and a queue being destroyed (the runtime stored its
+ * retire mark, ROCr's 0x8000000000000000) does not report anything.
+ */
+static void cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t)
+{
+	struct hsaqm_sim *sim = q->dev->sim;
+	const uintptr_t rd_off = offsetof(struct hsaqm_amd_queue, read_dispatch_id);
+	/* Integer arithmetic: the read pointer may be anywhere, even the arena's first bytes. */
+	uintptr_t base = (uintptr_t)q->read_ptr - rd_off;
+	uint32_t *field = (uint32_t *)(base + offsetof(struct hsaqm_amd_queue,
+						       read_dispatch_id_field_base_byte_offset));
+
+	if (!sim_mem_contains(sim, field, sizeof(*field)))
+		return;
+	/* The runtime wrote it before creating the queue (the create request orders it). */
+	if (HSAQM_READ_ONCE(*field) != rd_off)
+		return;
+	/* ROCr allocates it 64-byte aligned: anything else is not its layout. */
+	if (base > (uintptr_t)q->read_ptr || base % HSAQM_AMD_QUEUE_ALIGN ||
+	    !sim_mem_contains(sim, (const void *)base, sizeof(struct hsaqm_amd_queue)))
+		return;
+	struct hsaqm_amd_queue *amd = (struct hsaqm_amd_queue *)base;
+	uint64_t handle = HSAQM_READ_ONCE(amd->queue_inactive_signal.handle);
+	struct sim_signal *s = sim_signal_from_handle(sim, handle);
+	if (s)
+		sim_signal_cas_at(sim, s, 0, hsa_status, t);
+}
 
 void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t)
 {
@@ -66,6 +109,8 @@ void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t
 	}
 	sim_hws_publish_state(q);
 	dev->hws_dirty = true;
+	/* The CP's write first, then the KFD's part (the face's callback), as on hardware. */
+	cp_report_error(q, hsa_status, t);
 	/* Engine thread, no model lock held: the callback may not block (sim_internal.h). */
 	if (q->error_fn)
 		q->error_fn(q->error_ctx, q, hsa_status);

@@ -88,6 +88,9 @@ static const struct const_default const_defaults[] = {
 	  "assumption (an RDNA3 report gives ~0.5 ms, hardware-facts.md)" },
 	{ "dbg_resume_ns", U64(dbg_resume_ns), 50000,
 	  "assumption (an RDNA3 report gives ~0.5 ms, hardware-facts.md)" },
+	/* 1K GPU clocks, as DBG_TRAP's grace_period: runlist changes, time slicing, 0xffffffff. */
+	{ "hws_default_grace_units", U32(hws_default_grace_units), 0,
+	  "assumption (the KFD's USE_DEFAULT_GRACE_PERIOD is whatever CP_IQ_WAIT_TIME2 holds)" },
 };
 
 #define NCONST_DEFAULTS (sizeof(const_defaults) / sizeof(const_defaults[0]))
@@ -323,6 +326,12 @@ static int parse_timing(struct sim_profile *p, const char *path, const char *tex
 				d = &const_defaults[i];
 		if (!d) {
 			hsaqm_log_err("%s:%u: unknown constant \"%s\"", path, lineno, name);
+			return -EINVAL;
+		}
+		/* 32-bit constants must fit; 0xffffffff grace units means "the default" (uapi). */
+		bool grace = d->offset == offsetof(struct sim_profile, hws_default_grace_units);
+		if (d->is_u32 && (v > UINT32_MAX || (grace && v == UINT32_MAX))) {
+			hsaqm_log_err("%s:%u: value of %s is out of range", path, lineno, name);
 			return -EINVAL;
 		}
 		char where[160];

@@ -176,8 +176,13 @@ int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t
 
 int64_t sim_signal_cas(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v)
 {
+	return sim_signal_cas_at(sim, s, expected, v, sim_clock_now(sim));
+}
+
+int64_t sim_signal_cas_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v,
+			  uint64_t t)
+{
 	int64_t e = expected;
-	uint64_t t = sim_clock_now(sim);
 
 	writer_enter(s, t);
 	/* acq_rel on success; on failure nothing changed and nobody needs waking. */

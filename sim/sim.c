@@ -99,7 +99,6 @@ int hsaqm_sim_create(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out)
 	sim->cfg.trace_path = NULL;
 	sim->mode = sim->cfg.time_mode;
 	sim->scale = sim->cfg.time_scale;
-	sim->grace_default_units = SIM_HWS_DEFAULT_GRACE_UNITS;
 	pthread_mutex_init(&sim->vloop_lock, NULL);
 	pthread_mutex_init(&sim->handler_lock, NULL);
 	/* Recursive: a face's init may ask for another face (the HSA face uses the KFD face). */

@@ -70,6 +70,7 @@ struct sim_profile {
 	uint64_t cwsr_restore_ns_per_wave;
 	uint64_t dbg_suspend_ns;
 	uint64_t dbg_resume_ns;
+	uint32_t hws_default_grace_units; /* grace of preemptions with USE_DEFAULT_GRACE_PERIOD */
 
 	struct sim_const consts[32]; /* every constant above with its source, for dumps */
 	unsigned int nconsts;
@@ -222,10 +223,18 @@ int sim_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits)
 void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value);
 
 /*
+ * @grace_units of sim_hwq_suspend() meaning "the device's default grace period" (the uapi's
+ * USE_DEFAULT_GRACE_PERIOD, 0xffffffff): the profile's hws_default_grace_units, which a
+ * timing file may override.
+ */
+#define SIM_HWQ_GRACE_DEFAULT UINT32_MAX
+
+/*
  * Suspend @n queues (DBG_TRAP SUSPEND_QUEUES semantics on the hardware side): no new
- * workgroup starts; running ones get @grace_units x 1024 GPU clocks, then the rest are
- * saved with CWSR (or, CWSR off, awaited). Blocks until all are off the hardware.
- * Return: 0; -EINVAL.
+ * workgroup starts; running ones get @grace_units x 1024 GPU clocks (SIM_HWQ_GRACE_DEFAULT:
+ * the device's default), then the rest are saved with CWSR (or, CWSR off, awaited). Blocks
+ * until all are off the hardware.
+ * Return: 0; -EINVAL; -ENOMEM; -EDEADLK from a model callback.
  */
 int sim_hwq_suspend(struct sim_hwq *const *q, uint32_t n, uint32_t grace_units);
 /* Resume: restore saved waves, map again, continue. Return: 0; -EINVAL if not suspended. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "hsaqm/hsa_abi.h"
 #include "t_cunit.h"
 #include "t_sim.h"
 
@@ -594,6 +595,101 @@ static void test_write_index_beyond_the_ring_is_not_an_overrun(void)
 	teardown(sim, &q);
 }
 
+/* A queue as ROCr lays it out: ring and dispatch ids inside an amd_queue_t in model memory. */
+struct amdq {
+	struct hsaqm_amd_queue *amd;
+	union hsaqm_aql_packet *ring;
+	struct sim_hwq *hwq;
+	struct sim_signal *inactive;
+	int calls;
+	int64_t seen_in_callback; /* queue_inactive_signal's value when the callback ran */
+};
+
+static void amdq_error_cb(void *ctx, struct sim_hwq *hwq, int status)
+{
+	struct amdq *a = ctx;
+
+	(void)hwq, (void)status;
+	a->calls++;
+	a->seen_in_callback = a->inactive ? sim_signal_load(a->inactive) : 0;
+}
+
+static void amdq_create(struct hsaqm_sim *sim, struct amdq *a, uint32_t base_offset,
+			uint64_t handle)
+{
+	memset(a, 0, sizeof(*a));
+	a->amd = hsaqm_sim_mem_alloc(sim, sizeof(*a->amd), 64);
+	a->ring = hsaqm_sim_mem_alloc(sim, 16 * 64, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a->amd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a->ring);
+	for (int i = 0; i < 16; i++)
+		a->ring[i].u32[0] = HSAQM_AQL_INVALID_WORD;
+	a->amd->read_dispatch_id_field_base_byte_offset = base_offset;
+	a->amd->queue_inactive_signal.handle = handle;
+	a->inactive = sim_signal_from_handle(sim, handle);
+	struct sim_hwq_desc d = {
+		.dev = 0, .ring_base = a->ring, .ring_size_bytes = 16 * 64,
+		.write_ptr = (uint64_t *)(uintptr_t)&a->amd->write_dispatch_id,
+		.read_ptr = (uint64_t *)(uintptr_t)&a->amd->read_dispatch_id,
+		.priority = 7, .active = true, .error_fn = amdq_error_cb, .error_ctx = a,
+	};
+	CU_ASSERT_EQUAL_FATAL(sim_hwq_create(sim, &d, &a->hwq), 0);
+}
+
+/* A packet of reserved type 7 at index 0, rung. */
+static void amdq_submit_bad(struct amdq *a)
+{
+	union hsaqm_aql_packet p;
+
+	memset(&p, 0, sizeof(p));
+	hsaqm_store_release(&a->amd->write_dispatch_id, 1ull);
+	memcpy(&a->ring[0].bytes[4], &p.bytes[4], 60);
+	/* Release: body before header, as a producer does. */
+	hsaqm_store_release(&a->ring[0].u32[0], 7u);
+	sim_hwq_doorbell(a->hwq, 0);
+}
+
+static void test_queue_error_is_written_into_the_amd_queue_inactive_signal_before_the_callback(void)
+{
+	struct hsaqm_sim *sim = t_sim_virtual(1);
+	struct sim_signal *s_ok, *s_retiring, *s_other;
+	struct amdq ok, retiring, no_offset, not_a_signal;
+	int dummy;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+	s_ok = sim_signal_create(sim, 0);
+	s_retiring = sim_signal_create(sim, INT64_MIN);
+	s_other = sim_signal_create(sim, 0);
+	amdq_create(sim, &ok, 128, t_handle(s_ok));
+	/* The runtime already stored its retire mark (ROCr: the queue is being destroyed). */
+	amdq_create(sim, &retiring, 128, t_handle(s_retiring));
+	/* Not ROCr's layout (the CP finds no amd_queue_t): a valid signal that must stay 0. */
+	amdq_create(sim, &no_offset, 0, t_handle(s_other));
+	/* A handle that is no signal at all: nothing written, nothing crashes. */
+	amdq_create(sim, &not_a_signal, 128, (uint64_t)(uintptr_t)&dummy);
+	hsaqm_sim_run_until_idle(sim, T_S);
+
+	amdq_submit_bad(&ok);
+	amdq_submit_bad(&retiring);
+	amdq_submit_bad(&no_offset);
+	amdq_submit_bad(&not_a_signal);
+	hsaqm_sim_run_until_idle(sim, T_S);
+
+	CU_ASSERT_EQUAL(ok.calls, 1);
+	CU_ASSERT_EQUAL(sim_signal_load(s_ok), T_ST_INVALID_PACKET_FORMAT);
+	CU_ASSERT_EQUAL(ok.seen_in_callback, T_ST_INVALID_PACKET_FORMAT); /* stored first */
+	CU_ASSERT_EQUAL(retiring.calls, 1);
+	CU_ASSERT_EQUAL(sim_signal_load(s_retiring), INT64_MIN); /* a CAS from 0 */
+	CU_ASSERT_EQUAL(no_offset.calls, 1);
+	CU_ASSERT_EQUAL(sim_signal_load(s_other), 0);
+	CU_ASSERT_EQUAL(not_a_signal.calls, 1);
+	CU_ASSERT_EQUAL(sim_hwq_destroy(ok.hwq), 0);
+	CU_ASSERT_EQUAL(sim_hwq_destroy(retiring.hwq), 0);
+	CU_ASSERT_EQUAL(sim_hwq_destroy(no_offset.hwq), 0);
+	CU_ASSERT_EQUAL(sim_hwq_destroy(not_a_signal.hwq), 0);
+	hsaqm_sim_destroy(sim);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_dispatch_runs_grid_over_wg_rounded_up_workgroups),
 	T_CASE(test_large_grid_runs_in_rounds_each_workgroup_once),
@@ -611,6 +707,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_unknown_kernel_object_is_invalid_code_object),
 	T_CASE(test_producer_overrunning_the_ring_errors_the_queue),
 	T_CASE(test_write_index_beyond_the_ring_is_not_an_overrun),
+	T_CASE(test_queue_error_is_written_into_the_amd_queue_inactive_signal_before_the_callback),
 	T_CASES_END,
 };
 

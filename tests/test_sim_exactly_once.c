@@ -5,7 +5,8 @@
  * and opens the gates the producers put in front of their work (barrier-AND packets), and
  * changes priorities. Every workgroup runs exactly once, each queue launches its packets in
  * order, and every completion signal ends at its expected value. Also: queues created, fed
- * and destroyed from many threads at once.
+ * and destroyed from many threads at once, and a late engine never starts a control request
+ * before the model time it was made at.
  *
  * Sanitizer builds scale the dispatch count down (they are 3-10x slower) and say so.
  */
@@ -21,20 +22,36 @@
 #include "t_cunit.h"
 #include "t_sim.h"
 
+/*
+ * Sanitizer builds also use smaller rings and, under TSan, 20x longer kernels. A control
+ * call takes effect at the model time it is made, once the engine has modelled everything
+ * before it. An engine that needs more CPU per packet than the packet lasts in model time
+ * (TSan: ~0.1 ms per packet against 2-17 us kernels) falls behind the clock by about one ring
+ * of packets per queue (producers refill a slot as soon as it is consumed); each chaos call
+ * then waits that long, and the queues, refilled only every "lag" of model time, are idle at
+ * most instants a call lands on, so it rarely catches a running workgroup to save. Kernels
+ * that last longer than their cost to model keep the engine on time.
+ */
 #if defined(__SANITIZE_THREAD__)
 #define TOTAL_DISPATCHES 20000
-#define SCALE_NOTE "ThreadSanitizer build: 20000 dispatches instead of 100000"
+#define RING_SLOTS 32
+#define DURATION_SCALE 20
+#define SCALE_NOTE "ThreadSanitizer build: 20000 dispatches instead of 100000, 32-slot rings, " \
+		   "kernels 20x longer"
 #elif defined(__SANITIZE_ADDRESS__)
 #define TOTAL_DISPATCHES 50000
-#define SCALE_NOTE "AddressSanitizer build: 50000 dispatches instead of 100000"
+#define RING_SLOTS 64
+#define DURATION_SCALE 1
+#define SCALE_NOTE "AddressSanitizer build: 50000 dispatches instead of 100000, 64-slot rings"
 #else
 #define TOTAL_DISPATCHES 100000
+#define RING_SLOTS 256
+#define DURATION_SCALE 1
 #define SCALE_NOTE NULL
 #endif
 
 #define NQ 16
 #define PRODUCERS 4
-#define RING_SLOTS 256
 #define PER_QUEUE (TOTAL_DISPATCHES / NQ)
 #define MAX_WG 8
 
@@ -190,8 +207,9 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &g_sim), 0);
 	for (int i = 0; i < NQ; i++) {
 		struct qstate *q = &g_q[i];
-		/* Each queue its own fixed duration (2-17 us) and occupancy. */
-		struct hsaqm_sim_kernel_desc kd = { .name = "chaos", .duration_ns = (2 + (uint64_t)i) * T_US,
+		/* Each queue its own fixed duration (2-17 us, x DURATION_SCALE) and occupancy. */
+		uint64_t dur = (2 + (uint64_t)i) * DURATION_SCALE * T_US;
+		struct hsaqm_sim_kernel_desc kd = { .name = "chaos", .duration_ns = dur,
 						    .waves_per_wg = 1 + (uint32_t)i % 8, .wg_callback = wg_done };
 
 		memset(q, 0, sizeof(*q));
@@ -266,6 +284,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	CU_ASSERT(cst.suspends > 0 && cst.gate_closes > 0 && cst.prio_changes > 0);
 	CU_ASSERT(saved > 0); /* the chaos really preempted running workgroups */
 	CU_ASSERT_EQUAL(g_sim->dev[0]->stranded_requests, 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_sim->dev[0]->lost_wakeups), 0);
 
 	for (int i = 0; i < NQ; i++) {
 		t_q_destroy(&g_q[i].tq);
@@ -354,12 +373,74 @@ static void test_queues_created_fed_and_destroyed_from_many_threads(void)
 	}
 	CU_ASSERT_EQUAL(sim->dev[0]->nqueues, 0); /* every queue left the runlist */
 	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
+	hsaqm_sim_destroy(sim);
+}
+
+/*
+ * A late engine: a workgroup callback that sleeps stands for an engine thread descheduled
+ * on a loaded machine. While it sleeps, a doorbell (model time T1) and then a suspend
+ * (posted at T2 > T1) arrive; when the engine gets going it handles the doorbell at T1 and
+ * finds the request already posted, but must not start it before T2: the unmap it causes
+ * happens after T2, never at T1.
+ */
+static uint32_t g_stalled;
+
+static void stall_cb(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	(void)arg, (void)dispatch_id, (void)wg, (void)kernarg;
+	if (hsaqm_exchange(&g_stalled, 1u) == 0) /* acq_rel: the test thread waits for it */
+		nanosleep(&ts, NULL);
+}
+
+static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
+{
+	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
+	struct hsaqm_sim *sim;
+	struct t_q q1, q2;
+	struct sim_hwq_stats st;
+	uint64_t k_stall, k_long;
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
+	struct hsaqm_sim_kernel_desc kd1 = { .name = "stall", .duration_ns = 10 * T_US,
+					     .wg_callback = stall_cb };
+	struct hsaqm_sim_kernel_desc kd2 = { .name = "long", .duration_ns = T_MS };
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd1, &k_stall), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd2, &k_long), 0);
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&q1, sim, 0, 16, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&q2, sim, 0, 16, 7), 0);
+	hsaqm_store_release(&g_stalled, 0u);
+
+	union hsaqm_aql_packet p = t_dispatch(k_stall, 1, 0, false);
+	t_q_submit(&q1, &p);
+	/* Acquire: pairs with the callback's exchange; the engine is asleep in it from now on. */
+	while (!hsaqm_load_acquire(&g_stalled))
+		sleep_us(50);
+	p = t_dispatch(k_long, 1, 0, false);
+	t_q_submit(&q2, &p); /* stamped T1 */
+	sleep_us(5000);
+	uint64_t t2 = hsaqm_sim_now_ns(sim);
+	CU_ASSERT_EQUAL(sim_hwq_suspend(&q2.hwq, 1, 0), 0);
+	CU_ASSERT_EQUAL(sim_hwq_get_stats(q2.hwq, &st), 0);
+	CU_ASSERT(st.unmaps >= 1);
+	if (st.last_unmap_time < t2)
+		printf("\n  unmapped at %llu ns, request posted at %llu ns\n  ",
+		       (unsigned long long)st.last_unmap_time, (unsigned long long)t2);
+	CU_ASSERT(st.last_unmap_time >= t2);
+	CU_ASSERT_EQUAL(sim_hwq_resume(&q2.hwq, 1), 0);
+	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
+	t_q_destroy(&q1);
+	t_q_destroy(&q2);
 	hsaqm_sim_destroy(sim);
 }
 
 static const struct t_case cases[] = {
 	T_CASE(test_exactly_once_under_suspend_gate_and_priority_chaos),
 	T_CASE(test_queues_created_fed_and_destroyed_from_many_threads),
+	T_CASE(test_late_engine_never_starts_a_request_before_it_was_posted),
 	T_CASES_END,
 };
 

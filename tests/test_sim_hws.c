@@ -634,12 +634,67 @@ static void test_trace_is_valid_chrome_json_even_after_an_early_destroy(void)
 	unlink(path);
 }
 
+/* Suspend with SIM_HWQ_GRACE_DEFAULT (DBG_TRAP's 0xffffffff) on a model with @timing_path. */
+static void suspend_with_default_grace(const char *timing_path, uint64_t *took,
+				       uint32_t *short_done)
+{
+	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_VIRTUAL,
+					.timing_path = timing_path };
+	struct hsaqm_sim *sim = NULL;
+	struct t_q q;
+	static struct rec rs, rlong;
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&q, sim, 0, 16, 7), 0);
+	hsaqm_sim_run_until_idle(sim, T_S);
+	uint64_t ks = kernel(sim, 40 * T_US, 4, &rs), kl = kernel(sim, T_MS, 8, &rlong);
+	union hsaqm_aql_packet ps = t_dispatch(ks, 3, 0, false);
+	union hsaqm_aql_packet pl = t_dispatch(kl, 5, 0, false);
+
+	/* As above: short [t0+5, t0+45] us, long [t0+10, t0+1010] us; suspended at t0+20 us. */
+	t_q_submit(&q, &ps);
+	t_q_submit(&q, &pl);
+	hsaqm_sim_advance(sim, 20 * T_US);
+	uint64_t t_s = hsaqm_sim_now_ns(sim);
+	CU_ASSERT_EQUAL(sim_hwq_suspend(&q.hwq, 1, SIM_HWQ_GRACE_DEFAULT), 0);
+	*took = hsaqm_sim_now_ns(sim) - t_s;
+	*short_done = rs.count;
+	CU_ASSERT_EQUAL(sim_hwq_resume(&q.hwq, 1), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(sim, T_S), 0);
+	CU_ASSERT(each_once(&rs, 3) && each_once(&rlong, 5));
+	t_q_destroy(&q);
+	hsaqm_sim_destroy(sim);
+}
+
+static void test_default_grace_is_the_profile_constant_and_a_timing_file_overrides_it(void)
+{
+	char path[] = "/tmp/hsaqm-timing-XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "hws_default_grace_units 70  # test: about 50 us\n";
+	uint64_t took;
+	uint32_t short_done;
+
+	/* Default profile: 0 units, the running waves (3 x 4 + 5 x 8) are saved at once. */
+	suspend_with_default_grace(NULL, &took, &short_done);
+	CU_ASSERT_EQUAL(took, 52 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(short_done, 0);
+	/* 70 units from the timing file: the short workgroups finish inside the grace period. */
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
+	close(fd);
+	suspend_with_default_grace(path, &took, &short_done);
+	CU_ASSERT_EQUAL(took, GRACE_NS + 40 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(short_done, 3);
+	unlink(path);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_more_queues_than_hqd_slots_are_time_sliced_and_all_finish),
 	T_CASE(test_priority_serves_higher_pipe_level_first_without_preempting_running),
 	T_CASE(test_same_level_queues_share_cus_round_robin),
 	T_CASE(test_cu_mask_restricts_the_queue_to_its_cus),
 	T_CASE(test_suspend_grace_lets_short_workgroups_finish_and_saves_long_ones),
+	T_CASE(test_default_grace_is_the_profile_constant_and_a_timing_file_overrides_it),
 	T_CASE(test_suspended_queue_launches_nothing_and_completes_no_barrier),
 	T_CASE(test_deactivate_unmaps_every_queue_once_and_remaps_the_others),
 	T_CASE(test_priority_update_preempts_every_queue_like_the_kfd),

@@ -91,6 +91,41 @@ static void test_profile_timing_file_overrides_with_its_source(void)
 	unlink(path);
 }
 
+static void test_profile_default_grace_is_a_dumped_assumption_a_timing_file_may_change(void)
+{
+	struct sim_profile p;
+	char path[] = "/tmp/hsaqm-timing-XXXXXX";
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(sim_profile_load(&p, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(p.hws_default_grace_units, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	sim_profile_dump(&p, f);
+	fclose(f);
+	const char *line = strstr(buf, "hws_default_grace_units");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "# assumption"));
+
+	/* Overridden by name; 0xffffffff ("use the default" in the uapi) and 2^32 are refused. */
+	const char *texts[3] = { "hws_default_grace_units 7\n",
+				 "hws_default_grace_units 0xffffffff\n",
+				 "hws_default_grace_units 4294967296\n" };
+	const int want[3] = { 0, -EINVAL, -EINVAL };
+	for (int i = 0; i < 3; i++) {
+		strcpy(path, "/tmp/hsaqm-timing-XXXXXX");
+		fd = mkstemp(path);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL((size_t)write(fd, texts[i], strlen(texts[i])), strlen(texts[i]));
+		close(fd);
+		CU_ASSERT_EQUAL(sim_profile_load(&p, NULL, path), want[i]);
+		if (!want[i])
+			CU_ASSERT_EQUAL(p.hws_default_grace_units, 7);
+		unlink(path);
+	}
+}
+
 static void test_profile_rejects_bad_files(void)
 {
 	struct sim_profile p;
@@ -113,6 +148,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_profile_builtin_matches_fixture_file),
 	T_CASE(test_profile_every_constant_names_a_source),
 	T_CASE(test_profile_timing_file_overrides_with_its_source),
+	T_CASE(test_profile_default_grace_is_a_dumped_assumption_a_timing_file_may_change),
 	T_CASE(test_profile_rejects_bad_files),
 	T_CASES_END,
 };
