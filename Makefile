@@ -4,6 +4,7 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-san
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
 MESON      ?= meson
 TEST_ARGS  ?=
 
@@ -11,7 +12,8 @@ TEST_ARGS  ?=
 SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan demo bench clean
+.PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan fuzz fuzz-smoke demo \
+	bench clean
 
 all: build
 
@@ -41,12 +43,22 @@ test-san: build-san
 test-tsan: build-tsan
 	$(TSAN_ENV) $(MESON) test -C $(TSAN_BUILD) --print-errorlogs --timeout-multiplier 4 --suite threaded $(TEST_ARGS)
 
+# The device model's packet-processor fuzzer (docs/sim.md "Fuzzing"): a clang build of its own
+# ($(FUZZ_BUILD)). `fuzz` runs it for 10 minutes; `fuzz-smoke` for 45 s, as part of `make test`
+# (skipped, not failed, where clang or libFuzzer is missing; .ci/run counts it as one test).
+fuzz: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-pp run 600
+
+fuzz-smoke: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-pp smoke 45
+
 # Every build runs even when an earlier one failed, so one run reports everything.
 test:
 	@rc=0; \
 	$(MAKE) --no-print-directory test-normal || rc=1; \
 	$(MAKE) --no-print-directory test-san || rc=1; \
 	$(MAKE) --no-print-directory test-tsan || rc=1; \
+	$(MAKE) --no-print-directory fuzz-smoke || rc=1; \
 	exit $$rc
 
 # The preemption-level report of this machine's GPUs; without one, of the device model (exit
@@ -58,4 +70,4 @@ bench: build
 	$(BUILD)/experiments/bench/hsaqm-bench-ring
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
