@@ -53,6 +53,27 @@ struct hsaqm_kfd_transport {
  */
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_system(void);
 
+/**
+ * hsaqm_kfd_transport_default() - the transport code that does not choose one uses: the
+ * one installed with hsaqm_kfd_transport_set_default(), else the system transport.
+ *
+ * The HSA backend opens the KFD its runtime's queues live on through this seam, so that a
+ * test, or the device model's client library, can point it at the model's KFD face.
+ * Lock-free; callable from any thread.
+ * Return: the transport (never NULL).
+ */
+const struct hsaqm_kfd_transport *hsaqm_kfd_transport_default(void);
+
+/**
+ * hsaqm_kfd_transport_set_default() - install the transport hsaqm_kfd_transport_default()
+ * returns from now on; NULL puts the system transport back.
+ * @tp: must stay valid until it is replaced (it is not copied).
+ *
+ * Handles opened earlier keep the transport they were opened on.
+ * Return: 0; -EINVAL for a transport without open, close or ioctl.
+ */
+int hsaqm_kfd_transport_set_default(const struct hsaqm_kfd_transport *tp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsa_backend.c - lib's backend operations on a proxy queue (hsaqm/backend.h): release
+ * (copy proxy packets into the hardware ring with guardians and a marker), the Lv2 gate,
+ * Lv3 suspend and resume through kfd-ioctl's DBG_TRAP calls, and the level the queue can
+ * have. lib calls all of them under its device lock; none blocks for long except the Lv3
+ * ioctls, which are the preemption itself. docs/hsa-backend.md.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hsa_backend_internal.h"
+#include "hsaqm/barrier.h"
+#include "hsaqm/kfd.h"
+#include "log_internal.h"
+
+void (*hsaqm_hsa_release_hook)(struct hsaqm_hsa_proxy *p, uint64_t hw_first, uint32_t n,
+			       const uint8_t *kinds, const uint64_t *app_index);
+void (*hsaqm_hsa_gate_hook)(struct hsaqm_hsa_proxy *p, bool closed);
+
+/* Packets built on the stack and published at once: 2 KiB, a few cache lines of headers. */
+#define RELEASE_CHUNK 32u
+
+#define HEADER_BARRIER_BIT (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)
+
+void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
+			   const union hsaqm_aql_packet *pkts, uint32_t n)
+{
+	/*
+	 * The ring writer's batch sequence (bodies, headers 1..n-1, header 0 last, each header a
+	 * release store), without its type check: an application packet of a reserved type
+	 * must reach the packet processor, which reports it to the application as ROCr's would.
+	 */
+	__hsaqm_ring_publish_seq(&p->hw_ring, first, pkts, n, NULL);
+}
+
+struct release_out {
+	struct hsaqm_hsa_proxy *p;
+	uint64_t hw_first;
+	uint32_t pos;   /* packets published so far */
+	uint32_t m;     /* packets in buf */
+	uint8_t *kinds; /* test hook only */
+	uint64_t *app_index;
+	union hsaqm_aql_packet buf[RELEASE_CHUNK];
+};
+
+static void out_flush(struct release_out *o)
+{
+	if (!o->m)
+		return;
+	hsaqm_hsa_publish_raw(o->p, o->hw_first + o->pos, o->buf, o->m);
+	o->pos += o->m;
+	o->m = 0;
+}
+
+static void out_push(struct release_out *o, const union hsaqm_aql_packet *pkt, uint8_t kind,
+		     uint64_t app_index)
+{
+	if (o->kinds) {
+		o->kinds[o->pos + o->m] = kind;
+		o->app_index[o->pos + o->m] = app_index;
+	}
+	o->buf[o->m++] = *pkt;
+	if (o->m == RELEASE_CHUNK)
+		out_flush(o);
+}
+
+/*
+ * Move rel->n proxy packets, in order, into the hardware ring, with guardians where @rel
+ * says and a marker after them if asked; then free their proxy slots.
+ *
+ * A guardian takes the barrier bit of the packet it guards. It never adds serialisation
+ * (that packet waits for everything before it anyway), and it makes the gate count at the
+ * last moment: without it the packet processor would pass the guardian of kernel i + 1 as
+ * soon as kernel i launched, and a gate closed while kernel i runs would stop the queue one
+ * kernel later than it could. A guardian before a packet without the barrier bit has none
+ * (design decision 3: gating launch, not serialising kernels).
+ */
+static int be_release(void *bq, const struct hsaqm_release *rel)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+	bool guarded, marker;
+	uint32_t n, guards = 0, total, interval = 0, skip = 0;
+	uint64_t hw_first, next_guard = UINT64_MAX;
+	struct release_out o;
+	int rc;
+
+	if (!p || !rel)
+		return -EINVAL;
+	n = rel->n;
+	guarded = (rel->flags & HSAQM_RELEASE_GUARDED) && n;
+	marker = rel->flags & HSAQM_RELEASE_MARKER;
+	if (!n && !marker)
+		return 0;
+	if (rel->first != p->released) {
+		hsaqm_log_err("release from %llu, but %llu packets were released",
+			      (unsigned long long)rel->first, (unsigned long long)p->released);
+		return -EIO;
+	}
+	/* Relaxed: lib releases only what the doorbell reported, after it stored this. */
+	if (rel->first + n > HSAQM_READ_ONCE(p->scan_end)) {
+		hsaqm_log_err("release of %u packets past the %llu submitted", n,
+			      (unsigned long long)HSAQM_READ_ONCE(p->scan_end));
+		return -EIO;
+	}
+	if (guarded) {
+		interval = rel->guard_interval;
+		skip = rel->guard_skip;
+		if (!interval || skip >= interval)
+			return -EINVAL;
+		if (n > skip)
+			guards = (n - skip - 1) / interval + 1;
+		next_guard = skip;
+	}
+	total = n + guards + (marker ? 1u : 0u);
+	if (total > p->hw_ring.size)
+		return -EAGAIN; /* lib halves and tries again */
+	/* Single producer: lib serialises release() per queue, and nothing else writes here. */
+	rc = hsaqm_ring_reserve_sp(&p->hw_ring, total, 0, &hw_first);
+	if (rc)
+		return rc;
+
+	memset(&o, 0, offsetof(struct release_out, buf));
+	o.p = p;
+	o.hw_first = hw_first;
+	/* Relaxed, as every read of a hook: tests set and clear them while queues run. */
+	if (HSAQM_READ_ONCE(hsaqm_hsa_release_hook)) {
+		o.kinds = malloc(total);
+		o.app_index = malloc(total * sizeof(uint64_t));
+		if (!o.kinds || !o.app_index) {
+			free(o.kinds);
+			free(o.app_index);
+			o.kinds = NULL;
+			o.app_index = NULL;
+		}
+	}
+	if (marker) {
+		if (!p->mk_first_seq) {
+			/* Relaxed: the marker's publication below orders it before completion. */
+			HSAQM_WRITE_ONCE(p->mk_first_seq, rel->marker_seq);
+		} else if (rel->marker_seq != p->mk_first_seq + p->mk_written) {
+			hsaqm_log_err("marker %llu released, %llu expected",
+				      (unsigned long long)rel->marker_seq,
+				      (unsigned long long)(p->mk_first_seq + p->mk_written));
+		}
+		/* Relaxed: counted before the marker is published, read by the marker handler. */
+		HSAQM_WRITE_ONCE(p->mk_written, p->mk_written + 1);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t idx = rel->first + i;
+		const union hsaqm_aql_packet *slot = &p->ring[idx & p->mask];
+		/* Acquire: the application's release of this header; its body is whole now. */
+		uint32_t word = hsaqm_aql_slot_load_header(slot);
+		union hsaqm_aql_packet pkt;
+
+		if (i == next_guard) {
+			union hsaqm_aql_packet g = p->guard_pkt;
+
+			if (word & HEADER_BARRIER_BIT)
+				g.u32[0] |= HEADER_BARRIER_BIT;
+			out_push(&o, &g, HSAQM_HSA_SLOT_GUARD, 0);
+			next_guard += interval;
+		}
+		memcpy(&pkt.bytes[4], &slot->bytes[4], HSAQM_AQL_PACKET_SIZE - 4);
+		pkt.u32[0] = word;
+		out_push(&o, &pkt, HSAQM_HSA_SLOT_APP, idx);
+	}
+	if (marker)
+		out_push(&o, &p->marker_pkt, HSAQM_HSA_SLOT_MARKER, 0);
+	out_flush(&o);
+	/* The callback stores with release: every header above precedes it. */
+	hsaqm_ring_doorbell(&p->hw_ring, hw_first + total - 1);
+
+	/*
+	 * Give the slots back: INVALID first (each a release store), then the read index
+	 * (release): an application that sees the index free reuses slots we no longer read.
+	 */
+	for (uint32_t i = 0; i < n; i++)
+		hsaqm_aql_slot_invalidate(&p->ring[(rel->first + i) & p->mask]);
+	p->released += n;
+	hsaqm_store_release((uint64_t *)(uintptr_t)&p->amd->read_dispatch_id, p->released);
+	p->guards_written += guards;
+	if (o.kinds) {
+		void (*hook)(struct hsaqm_hsa_proxy *, uint64_t, uint32_t, const uint8_t *,
+			     const uint64_t *) = HSAQM_READ_ONCE(hsaqm_hsa_release_hook);
+
+		if (hook)
+			hook(p, hw_first, total, o.kinds, o.app_index);
+		free(o.kinds);
+		free(o.app_index);
+	}
+	return 0;
+}
+
+static int gate_store(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_t v)
+{
+	/*
+	 * The runtime's release store: the packet processor, waiting in a guardian on this
+	 * signal, sees it (the runtime wakes it), and nothing is reordered across it.
+	 */
+	p->rt->signal_store_screlease(p->gate, v);
+	void (*hook)(struct hsaqm_hsa_proxy *, bool) = HSAQM_READ_ONCE(hsaqm_hsa_gate_hook);
+
+	if (hook)
+		hook(p, v != 0);
+	return 0;
+}
+
+static int be_gate_close(void *bq)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+
+	if (!p)
+		return -EINVAL;
+	p->n_gate_close++;
+	return gate_store(p, 1);
+}
+
+static int be_gate_open(void *bq)
+{
+	return bq ? gate_store(bq, 0) : -EINVAL;
+}
+
+/* One DBG_TRAP suspend or resume of the queue: 0, a refusal lib falls back on, or -EIO. */
+static int dbg_one(struct hsaqm_hsa_proxy *p, bool suspend)
+{
+	uint32_t id = p->kfd_queue_id;
+	int rc, st;
+
+	if (suspend)
+		rc = hsaqm_kfd_dbg_suspend_queues(p->rtp->kfd, &id, 1, HSAQM_HSA_LV3_GRACE_UNITS,
+						  0);
+	else
+		rc = hsaqm_kfd_dbg_resume_queues(p->rtp->kfd, &id, 1);
+	if (rc < 0)
+		return rc; /* EPERM, EINVAL... lib tells a refusal from a failure */
+	st = hsaqm_kfd_dbg_entry_status(id);
+	if (st == HSAQM_KFD_DBG_ENTRY_INVALID)
+		return -EINVAL; /* unknown, new or being destroyed: the KFD refuses this queue */
+	if (st == HSAQM_KFD_DBG_ENTRY_ERROR || rc != 1)
+		return -EIO;
+	return 0;
+}
+
+static int be_suspend(void *bq)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	rc = hsaqm_hsa_lv3_resolve(p);
+	if (rc)
+		return rc;
+	rc = dbg_one(p, true);
+	if (rc == 0) {
+		p->suspended = true;
+		p->n_suspend++;
+	}
+	return rc;
+}
+
+static int be_resume(void *bq)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	if (p->lv3_state != HSAQM_HSA_LV3_READY)
+		return -EIO; /* never suspended through us: lib's bookkeeping is off */
+	rc = dbg_one(p, false);
+	if (rc == 0) {
+		p->suspended = false;
+		p->n_resume++;
+	}
+	return rc;
+}
+
+static int be_max_level(void *bq, char *why, uint32_t why_len)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+
+	if (!p)
+		return -EINVAL;
+	if (why && why_len)
+		snprintf(why, why_len, "%s", p->max_why);
+	return p->max_level;
+}
+
+/*
+ * lib forgot the queue without hsaqm_hsa_proxy_destroy() (its context was destroyed first):
+ * everything held was released, the gate is open, the queue resumed. From now on the proxy
+ * passes packets straight through (decision 5: the application keeps running unscheduled).
+ * Runs with lib's context lock held; the locks taken here are never held while taking it.
+ */
+static void be_detached(void *bq)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->db_lock);
+	if (p->dead) {
+		/* hsaqm_hsa_proxy_destroy() is letting go: nothing more to do here. */
+		pthread_mutex_unlock(&p->db_lock);
+		return;
+	}
+	pthread_mutex_lock(&p->mslot->lock);
+	p->mslot->proxy = NULL;
+	p->xq = NULL;
+	p->detached = true;
+	pthread_mutex_unlock(&p->mslot->lock);
+	pthread_mutex_unlock(&p->db_lock);
+	hsaqm_log_notice(NULL, "hsaqm: queue %llu: its scheduling context is gone; it runs "
+			       "unscheduled", (unsigned long long)p->amd->hsa_queue.id);
+}
+
+int hsaqm_hsa_pass_through(struct hsaqm_hsa_proxy *p, uint64_t end)
+{
+	struct timespec pause = { 0, 50000 };
+	int rc = 0;
+
+	/* 10 s of a full hardware ring: the packets stay in the proxy until the next doorbell. */
+	for (int tries = 0; p->released < end && tries < 200000; tries++) {
+		struct hsaqm_release rel = { .first = p->released };
+		uint64_t n = end - p->released;
+
+		rel.n = n > p->hw_ring.size ? p->hw_ring.size : (uint32_t)n;
+		rc = be_release(p, &rel);
+		if (rc == -EAGAIN) {
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+const struct hsaqm_backend_ops hsaqm_hsa_backend_ops = {
+	.release = be_release,
+	.gate_close = be_gate_close,
+	.gate_open = be_gate_open,
+	.suspend = be_suspend,
+	.resume = be_resume,
+	.max_level = be_max_level,
+	.detached = be_detached,
+};

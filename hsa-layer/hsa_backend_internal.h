@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsa_backend_internal.h - what the HSA backend's sources share (hsa_runtime.c, proxy.c,
+ * hsa_backend.c) and what its tests may reach: the proxy structure, the runtime's private
+ * state, and two test hooks. docs/hsa-backend.md explains the design.
+ */
+#ifndef HSAQM_HSA_BACKEND_INTERNAL_H
+#define HSAQM_HSA_BACKEND_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hsaqm/aql.h"
+#include "hsaqm/backend.h"
+#include "hsaqm/hsa_backend.h"
+#include "hsaqm/ring.h"
+
+struct hsaqm_kfd;
+
+/*
+ * Marker signals start here and count down by one per completed marker; 2^62 markers are
+ * never reached, so the count never wraps and no value ever needs resetting.
+ */
+#define HSAQM_HSA_MARKER_START (INT64_C(1) << 62)
+
+/*
+ * Lv3 grace period, in units of 1K GPU clocks (0.72 us at the MI308X's 1420 MHz): how long
+ * running waves may go on before the CP saves them. 0 = save at once: Lv3 is about latency,
+ * and a wave that would have finished within the grace costs one save and one restore
+ * (about 2 us of the model's assumed 1 us each) instead of the wait. docs/hsa-backend.md.
+ */
+#define HSAQM_HSA_LV3_GRACE_UNITS 0u
+
+/* How long destroy waits for the hardware queue to run what was released before it. */
+#define HSAQM_HSA_DRAIN_TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
+
+/*
+ * A marker signal with its async handler, owned by the runtime and reused by one proxy after
+ * another. It is never destroyed while the runtime lives: an async handler may still be
+ * about to run on it (see docs/hsa-backend.md, "Markers").
+ */
+struct hsaqm_hsa_mslot {
+	struct hsaqm_hsa_mslot *next;     /* the runtime's list of every slot */
+	struct hsaqm_hsa_mslot *next_free; /* free list */
+	struct hsaqm_hsa_rt_private *rtp;
+	struct hsaqm_hsa_signal signal;
+	pthread_mutex_t lock;             /* proxy, reported; held around hsaqm_xq_marker_done() */
+	struct hsaqm_hsa_proxy *proxy;    /* the owner, NULL while free or being given back */
+	bool retiring;                    /* runtime fini: the handler must not re-arm */
+	uint32_t retired;                 /* the handler saw retiring and did not re-arm */
+	uint32_t rearm_failed;            /* atomic: re-arming the handler failed (logged once) */
+};
+
+/* Per-GPU facts Lv3 needs, read once from the transport's sysfs tree. */
+struct hsaqm_hsa_lv3_node {
+	uint32_t node_id;
+	bool checked;
+	bool ok;
+	char why[128];
+};
+
+#define HSAQM_HSA_LV3_MAX_NODES 64
+
+/* The runtime's mutable state (struct hsaqm_hsa_runtime is filled once and then read only). */
+struct hsaqm_hsa_rt_private {
+	const struct hsaqm_hsa_runtime *rt;
+	pthread_mutex_t lock; /* the marker pool, the Lv3 state */
+
+	struct hsaqm_hsa_mslot *mslots;
+	struct hsaqm_hsa_mslot *mslots_free;
+
+	/* Lv3, per runtime (one KFD per process). */
+	bool lv3_checked;          /* the side-effect-free checks ran */
+	bool lv3_ok;               /* ... and passed */
+	char lv3_why[128];         /* why not, when not */
+	struct hsaqm_kfd *kfd;     /* opened by the checks */
+	bool dbg_enabled;          /* DBG_TRAP ENABLE done on kfd */
+	int dbg_err;               /* its refusal, once refused (then Lv3 is off for good) */
+	char dbg_why[128];
+	struct hsaqm_hsa_lv3_node nodes[HSAQM_HSA_LV3_MAX_NODES];
+	unsigned int nnodes;
+};
+
+enum hsaqm_hsa_lv3_state {
+	HSAQM_HSA_LV3_UNRESOLVED = 0, /* the KFD queue not looked up yet */
+	HSAQM_HSA_LV3_READY = 1,      /* kfd_queue_id known */
+	HSAQM_HSA_LV3_REFUSED = 2,    /* lv3_err says why */
+};
+
+struct hsaqm_hsa_proxy {
+	uint32_t magic;
+	const struct hsaqm_hsa_runtime *rt;
+	struct hsaqm_hsa_rt_private *rtp;
+	struct hsaqm_ctx *ctx;
+	struct hsaqm_xq *xq;
+
+	/* What the application holds: an amd_queue_t, its ring and its doorbell. */
+	struct hsaqm_amd_queue *amd;
+	union hsaqm_aql_packet *ring;
+	uint32_t size;
+	uint32_t mask;
+	struct hsaqm_hsa_signal doorbell;
+	hsaqm_hsa_queue_callback_fn callback;
+	void *callback_data;
+
+	/* The doorbell side: scan_end is how far the ring holds valid packets. */
+	pthread_mutex_t db_lock;
+	bool dead;          /* destroy started: doorbells no longer reach lib */
+	bool detached;      /* lib forgot the queue (its context went): pass-through, no xq */
+	uint64_t scan_end;  /* under db_lock */
+
+	/* The release side (lib serialises it under its device lock). */
+	uint64_t released;  /* proxy packets moved to the hardware ring */
+
+	/* The hardware queue. */
+	struct hsaqm_hsa_queue *hwq;
+	struct hsaqm_amd_queue *hw_amd;
+	struct hsaqm_ring hw_ring;
+	uint32_t hw_error;  /* atomic: the status the hardware queue failed with, 0 if none */
+
+	/* Guardians and markers. */
+	struct hsaqm_hsa_signal gate;
+	union hsaqm_aql_packet guard_pkt;
+	union hsaqm_aql_packet marker_pkt;
+	struct hsaqm_hsa_mslot *mslot;
+	int64_t mk_base;       /* the marker signal's value when this proxy took it */
+	uint64_t mk_first_seq; /* lib's sequence number of our first marker (0: none yet) */
+	uint64_t mk_written;   /* markers written */
+	uint64_t mk_reported;  /* markers reported to lib (under mslot->lock) */
+	uint64_t guards_written;
+
+	/* Lv3. */
+	int max_level;
+	char max_why[128];
+	uint32_t gpu_node;
+	enum hsaqm_hsa_lv3_state lv3_state;
+	int lv3_err;
+	uint32_t kfd_queue_id;
+	bool suspended;
+	/* Backend operations that succeeded (under lib's device lock; tests and benches read). */
+	uint64_t n_gate_close;
+	uint64_t n_suspend;
+	uint64_t n_resume;
+};
+
+#define HSAQM_HSA_PROXY_MAGIC 0x68717078u /* "hqpx" */
+
+/* hsa_runtime.c */
+int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p);
+void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslot *s,
+			 bool reusable);
+/* The side-effect-free Lv3 checks for a GPU node: HSAQM_LEVEL_3, or 2 with @why filled. */
+int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
+			size_t why_len);
+/* DBG_TRAP ENABLE once per runtime, and the KFD queue id of @p's hardware queue. 0 or -errno. */
+int hsaqm_hsa_lv3_resolve(struct hsaqm_hsa_proxy *p);
+
+/* hsa_backend.c */
+extern const struct hsaqm_backend_ops hsaqm_hsa_backend_ops;
+/* Publish @n packet images at hardware index @first without type checks (proxy packets are
+ * the application's: a malformed one must reach the packet processor, which reports it). */
+void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
+			   const union hsaqm_aql_packet *pkts, uint32_t n);
+
+/*
+ * After lib let go of the queue (detached): move the proxy packets up to @end straight to the
+ * hardware ring, waiting for room (bounded). db_lock held. 0 or the release error.
+ */
+int hsaqm_hsa_pass_through(struct hsaqm_hsa_proxy *p, uint64_t end);
+
+/* proxy.c: the lookup sets. */
+int hsaqm_hsa_lookup_add(struct hsaqm_hsa_proxy *p);
+void hsaqm_hsa_lookup_remove(struct hsaqm_hsa_proxy *p);
+
+/*
+ * Test hooks (NULL in production). Read with HSAQM_READ_ONCE, so a test may set or clear
+ * them (HSAQM_WRITE_ONCE) while queues run; a hook must tolerate calls for any proxy.
+ * release_hook: after release() published packets [hw_first, hw_first + n) on the hardware
+ * ring (kinds: 0 application packet with its proxy index in @app_index[i], 1 guardian,
+ * 2 marker).
+ * gate_hook: right after a gate store (closed = true for a close).
+ */
+enum { HSAQM_HSA_SLOT_APP = 0, HSAQM_HSA_SLOT_GUARD = 1, HSAQM_HSA_SLOT_MARKER = 2 };
+extern void (*hsaqm_hsa_release_hook)(struct hsaqm_hsa_proxy *p, uint64_t hw_first, uint32_t n,
+				      const uint8_t *kinds, const uint64_t *app_index);
+extern void (*hsaqm_hsa_gate_hook)(struct hsaqm_hsa_proxy *p, bool closed);
+
+#endif /* HSAQM_HSA_BACKEND_INTERNAL_H */
