@@ -683,8 +683,13 @@ void sim_batch_end(struct sim_device *dev, struct sim_batch *b, uint64_t t)
 uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
 {
 	struct sim_device *dev = q->dev;
-	uint64_t waves = 0;
+	uint64_t waves = 0, cu_max = 0;
+	uint32_t *cu_waves = calloc(dev->ncu ? dev->ncu : 1, sizeof(*cu_waves));
 
+	if (!cu_waves) {
+		hsaqm_log_err("out of memory saving workgroups");
+		abort();
+	}
 	q->in_save = true;
 	/* Workgroups whose end is due now finish normally: there is nothing left to save. */
 	for (struct sim_list *n = q->running.next; n != &q->running;) {
@@ -708,6 +713,11 @@ uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
 		s->waves_per_wg = b->waves_per_wg;
 		s->remaining_ns = b->end - t;
 		sim_list_add_tail(&q->saved, &s->link);
+		for (uint32_t cu = b->cu_lo; b->cu_lo != UINT32_MAX && cu <= b->cu_hi; cu++) {
+			cu_waves[cu] += (uint32_t)b->cu_wgs[cu] * b->waves_per_wg;
+			if (cu_waves[cu] > cu_max)
+				cu_max = cu_waves[cu];
+		}
 		batch_free_cus(dev, b);
 		b->d->running_wgs -= b->wg_count;
 		b->d->saved_wgs += b->wg_count;
@@ -717,6 +727,9 @@ uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
 		batch_release(dev, b);
 	}
 	q->in_save = false;
+	free(cu_waves);
+	q->save_cu_max = cu_max;
+	q->waves_saved_cu_max += cu_max;
 	q->waves_saved_n += waves;
 	hsaqm_fetch_add(&q->stats.waves_saved_total, waves);
 	HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
@@ -752,6 +765,7 @@ void sim_queue_discard_work(struct sim_hwq *q)
 		}
 	}
 	q->waves_saved_n = 0;
+	q->waves_saved_cu_max = 0;
 	for (uint32_t i = 0; i < q->ninflight; i++) {
 		sim_lane_put(dev, q->inflight[i]->lane);
 		sim_dispatch_free(q->inflight[i]);
@@ -829,6 +843,8 @@ static bool place_one(struct sim_device *dev, struct sim_hwq *q, uint64_t t, uin
 		s->d->running_wgs++;
 		q->wgs_running_n++;
 		q->waves_saved_n -= s->waves_per_wg;
+		if (!q->waves_saved_n)
+			q->waves_saved_cu_max = 0;
 		hsaqm_fetch_add(&q->stats.waves_restored_total, (uint64_t)s->waves_per_wg);
 		if (!s->wg_count) {
 			sim_list_del(&s->link);

@@ -322,6 +322,10 @@ struct sim_hwq {
 	struct sim_list restore;  /* restored: placed before any new workgroup */
 	uint64_t wgs_running_n;
 	uint64_t waves_saved_n;
+	/* Largest count of this queue's waves on one CU in the last save, and the sum of those
+	 * over the saves not yet restored: CUs save and restore in parallel (docs/sim.md). */
+	uint64_t save_cu_max;
+	uint64_t waves_saved_cu_max;
 	bool in_save;             /* CWSR save in progress: batch ends do not report "drained" */
 
 	/* HWS (engine-owned). */

@@ -20,9 +20,12 @@
  * Preemption of a mapped queue: no new workgroup of it starts; its running workgroups get
  * the grace period (grace x 1024 GPU clocks; USE_DEFAULT_GRACE_PERIOD is the profile's
  * hws_default_grace_units, an assumption: 0);
- * those still running after it are saved by CWSR (cwsr_save_ns_per_wave x waves), keeping the
- * time they still need; then the unmap costs hws_unmap_ns. Mapping costs hws_map_ns plus
- * cwsr_restore_ns_per_wave x the saved waves, after which the saved workgroups are placed
+ * those still running after it are saved by CWSR, keeping the time they still need; then the
+ * unmap costs hws_unmap_ns. Each wave's trap handler saves its own state and the CUs do so at
+ * the same time, so the save costs cwsr_save_ns_per_wave x the largest count of the queue's
+ * waves on one CU, not x all its waves (assumption: no memory-bandwidth limit; 2,560 waves
+ * of ~17 KiB are ~43 MB, ~9 us at the MI300's ~5 TB/s). Mapping costs hws_map_ns plus
+ * cwsr_restore_ns_per_wave x that per-CU count, after which the saved workgroups are placed
  * again before any new one and finish: every workgroup still runs exactly once. With
  * cwsr_enable=0 the preemption waits for the running workgroups instead.
  */
@@ -116,7 +119,9 @@ static void slot_release(struct sim_device *dev, struct sim_hwq *q)
 static void map_start(struct sim_hwq *q, uint64_t t)
 {
 	struct sim_device *dev = q->dev;
-	uint64_t cost = dev->prof.hws_map_ns + dev->prof.cwsr_restore_ns_per_wave * q->waves_saved_n;
+	uint64_t per_cu = q->waves_saved_cu_max < q->waves_saved_n ? q->waves_saved_cu_max
+								    : q->waves_saved_n;
+	uint64_t cost = dev->prof.hws_map_ns + dev->prof.cwsr_restore_ns_per_wave * per_cu;
 
 	slot_take(dev, q);
 	q->hstate = SIM_HQ_MAPPING;
@@ -207,7 +212,7 @@ static void grace_over(struct sim_hwq *q, uint64_t t)
 
 	q->preempt_waves = waves;
 	sim_ev_schedule(dev, &q->ev_unmap,
-			t + waves * dev->prof.cwsr_save_ns_per_wave + dev->prof.hws_unmap_ns);
+			t + q->save_cu_max * dev->prof.cwsr_save_ns_per_wave + dev->prof.hws_unmap_ns);
 }
 
 static void rl_progress(struct sim_device *dev, uint64_t t);

@@ -322,8 +322,11 @@ static void test_lv3_supported_on_the_model_with_figures_and_proof(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	CU_ASSERT_EQUAL(f->n, 2);
 	CU_ASSERT(f->min <= f->median && f->median <= f->p99 && f->p99 <= f->max);
-	/* 2560 waves at the model's 1 us each: the full suspend costs more than 2 ms. */
-	CU_ASSERT(f->median > 2000000);
+	/* 2560 waves, 32 on each of the 80 CUs, saved by the CUs in parallel at the model's
+	 * 1 us per wave: the full suspend is only ~31 us longer than a one-wave one, inside
+	 * this real-time run's noise, so the two are not compared here (test-sim-hws checks
+	 * the save cost exactly, in virtual time). The suspend does take the DBG_TRAP cost. */
+	CU_ASSERT(f->median >= 50000);
 	CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "restart_full"));
 	CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "stop_1wave"));
 	CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "save_area_used_full"));

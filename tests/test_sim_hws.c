@@ -240,9 +240,10 @@ static void test_suspend_grace_lets_short_workgroups_finish_and_saves_long_ones(
 	t_q_submit(&q, &pl);
 	hsaqm_sim_advance(sim, 20 * T_US);
 	CU_ASSERT_EQUAL(sim_hwq_suspend(&q.hwq, 1, GRACE_UNITS), 0);
-	/* Returned once off the HQD: grace, save of 5 x 8 waves at 1 us, unmap. */
+	/* Returned once off the HQD: grace, save, unmap. The five long workgroups sit on five
+	 * CUs (round-robin placement) and the CUs save in parallel: 8 waves x 1 us, not 40. */
 	uint64_t t_s = t0 + 20 * T_US;
-	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_s + GRACE_NS + 40 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_s + GRACE_NS + 8 * T_US + UNMAP);
 	sim_hwq_get_info(q.hwq, &info);
 	CU_ASSERT_EQUAL(info.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(info.waves_saved, 40);
@@ -261,9 +262,10 @@ static void test_suspend_grace_lets_short_workgroups_finish_and_saves_long_ones(
 	CU_ASSERT_EQUAL(sim_hwq_resume(&q.hwq, 1), 0);
 	CU_ASSERT_EQUAL(sim_hwq_resume(&q.hwq, 1), -EINVAL); /* not suspended any more */
 	CU_ASSERT_EQUAL(sim_signal_wait(sim, csl, SIM_COND_EQ, 0, T_S), 0);
-	/* Map + restore of 40 waves, then the time they still needed: 1010 - 20 - 50.478 us. */
+	/* Map + restore of 40 waves (8 per CU, in parallel), then the time they still needed:
+	 * 1010 - 20 - 50.478 us. */
 	uint64_t remaining = 1010 * T_US - 20 * T_US - GRACE_NS;
-	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_r + MAP + 40 * T_US + remaining);
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_r + MAP + 8 * T_US + remaining);
 	CU_ASSERT(each_once(&rlong, 5));
 	sim_hwq_get_info(q.hwq, &info);
 	sim_hwq_get_stats(q.hwq, &st);
@@ -330,8 +332,9 @@ static void test_deactivate_unmaps_every_queue_once_and_remaps_the_others(void)
 		sim_hwq_get_stats(q[i].hwq, &before[i]);
 	uint64_t t_u = hsaqm_sim_now_ns(sim);
 	CU_ASSERT_EQUAL(sim_hwq_update(q[2].hwq, q[2].ring, q[2].slots * 64, 7, false), 0);
-	/* Returned after the unmap of all: default grace 0, save 10 x 4 waves each, unmap. */
-	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_u + 40 * T_US + UNMAP);
+	/* Returned after the unmap of all: default grace 0, save (10 workgroups of 4 waves on
+	 * ten CUs per queue: 4 waves x 1 us), unmap. */
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_u + 4 * T_US + UNMAP);
 	for (int i = 0; i < 3; i++) {
 		sim_hwq_get_stats(q[i].hwq, &after[i]);
 		CU_ASSERT_EQUAL(after[i].unmaps, before[i].unmaps + 1);
@@ -674,16 +677,17 @@ static void test_default_grace_is_the_profile_constant_and_a_timing_file_overrid
 	uint64_t took;
 	uint32_t short_done;
 
-	/* Default profile: 0 units, the running waves (3 x 4 + 5 x 8) are saved at once. */
+	/* Default profile: 0 units, the running waves (3 x 4 on CUs 0-2, 5 x 8 on CUs 3-7) are
+	 * saved at once, the CUs in parallel: 8 waves x 1 us. */
 	suspend_with_default_grace(NULL, &took, &short_done);
-	CU_ASSERT_EQUAL(took, 52 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(took, 8 * T_US + UNMAP);
 	CU_ASSERT_EQUAL(short_done, 0);
 	/* 70 units from the timing file: the short workgroups finish inside the grace period. */
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
 	close(fd);
 	suspend_with_default_grace(path, &took, &short_done);
-	CU_ASSERT_EQUAL(took, GRACE_NS + 40 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(took, GRACE_NS + 8 * T_US + UNMAP);
 	CU_ASSERT_EQUAL(short_done, 3);
 	unlink(path);
 }

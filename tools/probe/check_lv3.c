@@ -657,20 +657,24 @@ figures:
 		 * Per-wave costs from the slope between one wave and a full GPU: the suspend ioctl
 		 * returns once waves are saved; the resume ioctl returns before they are restored
 		 * (the map goes on behind it), so restore shows in the time to finish instead.
+		 * The CUs save and restore their waves at the same time, so the slope is per wave
+		 * on one CU (the unit of sim/'s cwsr_*_ns_per_wave): a full GPU has full_wg /
+		 * cu_count one-wave workgroups on each CU.
 		 */
 		const struct hsaqm_probe_figure *sf = probe_find_figure(k, "stop_full"),
 						*s1 = probe_find_figure(k, "stop_1wave"),
 						*ff = probe_find_figure(k, "finish_full"),
 						*f1 = probe_find_figure(k, "finish_1wave");
+		uint32_t per_cu = s.g->cu_count ? s.full_wg / s.g->cu_count : s.full_wg;
 
-		if (sf && s1 && s.full_wg > 1 && sf->median > s1->median)
+		if (sf && s1 && per_cu > 1 && sf->median > s1->median)
 			probe_add_fact(k, "cwsr_save_ns_per_wave", "%llu",
 				       (unsigned long long)((sf->median - s1->median) /
-							    (s.full_wg - 1)));
-		if (ff && f1 && s.full_wg > 1 && ff->median > f1->median)
+							    (per_cu - 1)));
+		if (ff && f1 && per_cu > 1 && ff->median > f1->median)
 			probe_add_fact(k, "cwsr_restore_ns_per_wave", "%llu",
 				       (unsigned long long)((ff->median - f1->median) /
-							    (s.full_wg - 1)));
+							    (per_cu - 1)));
 	}
 	if (full.inconclusive + one.inconclusive)
 		probe_add_fact(k, "inconclusive", "%u trials ended before the stop",
