@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thunk_internal.h - the libhsakmt face of the device model (docs/real-stack.md).
+ *
+ * libhsakmt.so.1 built from thunk/ answers the hsaKmt* calls of Debian's ROCr 5.2.3 from the
+ * device model (sim/): topology from the model's profile, memory from the model's arena,
+ * AQL queues translated onto the model's hardware queues, KFD-style events fired when the
+ * model completes a packet whose completion signal names an event mailbox.
+ *
+ * Files: thunk.c (open/close, version, topology, clocks, small calls), thunk_mem.c (memory),
+ * thunk_event.c (events), thunk_queue.c (queues and the translator thread),
+ * thunk_kernel.c (kernel descriptors -> model kernels, by name).
+ */
+#ifndef HSAQM_THUNK_INTERNAL_H
+#define HSAQM_THUNK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hsakmt.h>
+
+#include "hsaqm/sim.h"
+
+/* KFD node numbering of the face: node 0 is the CPU, node 1 + d is model device d. */
+#define THUNK_CPU_NODE 0u
+
+struct thunk {
+	pthread_mutex_t lock;   /* open count, model creation */
+	unsigned int open_count;
+	struct hsaqm_sim *sim;  /* live while open_count > 0 */
+	unsigned int ndev;
+	uint64_t mem_size;      /* model memory presented as each heap's size */
+};
+
+extern struct thunk thunk_g;
+
+/* The model while the face is open, or NULL (callers then answer NO_DEVICE-style errors). */
+struct hsaqm_sim *thunk_sim(void);
+/* Model device index of KFD node @node, or -1 for the CPU node or an unknown node. */
+int thunk_node_dev(uint32_t node);
+
+/* thunk_mem.c */
+void thunk_mem_fini(void);
+/* True when [p, p + len) lies inside memory the face handed out or registered. */
+bool thunk_mem_known(const void *p, uint64_t len);
+/* Start and size of the face's allocation holding @p; false if none. */
+bool thunk_mem_range(const void *p, uintptr_t *base, uint64_t *size);
+
+/* thunk_event.c */
+void thunk_event_fini(void);
+/*
+ * What the CP's end-of-pipe interrupt does for a signal naming event @id at @mailbox: write
+ * the id to the mailbox and fire the event. Ignored unless @mailbox is that event's slot.
+ */
+void thunk_event_fire(uint64_t mailbox, uint32_t id);
+
+/* thunk_queue.c */
+void thunk_queue_fini(void);
+/* Make the translator look at every queue now (a host is about to sleep in a wait). */
+void thunk_translator_kick(void);
+
+/* thunk_kernel.c */
+/*
+ * The model kernel for a dispatch of kernel descriptor @kernel_object with @waves waves per
+ * workgroup; registered on first use, by name (thunk_kernel.c). Returns 0 and *model_handle,
+ * or a negative errno.
+ */
+int thunk_kernel_resolve(uint64_t kernel_object, uint32_t waves, uint64_t *model_handle);
+/* A line for $HSAQM_THUNK_REPORT (queues created, priorities), written at the last close. */
+void thunk_report_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void thunk_kernel_report(void);
+void thunk_kernel_fini(void);
+
+#endif /* HSAQM_THUNK_INTERNAL_H */
