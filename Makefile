@@ -12,8 +12,8 @@ TEST_ARGS  ?=
 SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
-.PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan fuzz fuzz-smoke demo \
-	bench clean
+.PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan fuzz fuzz-smoke \
+	fuzz-msg fuzz-msg-smoke demo bench clean
 
 all: build
 
@@ -52,6 +52,13 @@ fuzz: deps
 fuzz-smoke: deps
 	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-pp smoke 45
 
+# hsaqmd's message and configuration parsers (docs/daemon.md "Fuzzing"), same build directory.
+fuzz-msg: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-msg run 600
+
+fuzz-msg-smoke: deps
+	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-msg smoke 30
+
 # Every build runs even when an earlier one failed, so one run reports everything.
 test:
 	@rc=0; \
@@ -59,6 +66,7 @@ test:
 	$(MAKE) --no-print-directory test-san || rc=1; \
 	$(MAKE) --no-print-directory test-tsan || rc=1; \
 	$(MAKE) --no-print-directory fuzz-smoke || rc=1; \
+	$(MAKE) --no-print-directory fuzz-msg-smoke || rc=1; \
 	exit $$rc
 
 # The preemption-level report of this machine's GPUs; without one, of the device model (exit

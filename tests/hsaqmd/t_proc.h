@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t_proc.h - real processes for the hsaqmd tests: the daemon (hsaqmd), test clients
+ * (t-dclient, driven on stdin, reporting on stdout) and hsaqmctl runs, optionally as
+ * another uid.
+ */
+#ifndef T_PROC_H
+#define T_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define T_NOBODY 65534u
+#define T_SAME_UID ((uid_t)-1)
+
+/* Paths of the binaries under test (from the test's argv). */
+struct t_bins {
+	const char *hsaqmd;
+	const char *hsaqmctl;
+	const char *dclient;
+};
+extern struct t_bins t_bins;
+
+struct t_daemon {
+	pid_t pid;
+	char dir[64];
+	char sock[128];
+	char config[128];
+};
+
+/* A fresh directory (mode 0755, reachable by nobody) and the socket path inside. */
+int t_daemon_init(struct t_daemon *d);
+/* Start hsaqmd on d->sock (with d->config if non-empty); waits until it listens. */
+int t_daemon_start(struct t_daemon *d);
+/* Send @sig and reap it; returns its wait status. */
+int t_daemon_stop(struct t_daemon *d, int sig);
+/* Stop it if running and remove the directory. */
+void t_daemon_fini(struct t_daemon *d);
+
+struct t_client {
+	pid_t pid;
+	int in, out;
+	char buf[16384];
+	size_t len;
+	char *lines[256];
+	int nlines;
+};
+
+/* Start t-dclient with @prio, as @uid (T_SAME_UID: ours); waits for its "open" line,
+ * copied into @open_line. Returns 0 or a negative errno. */
+int t_client_start(struct t_client *c, const struct t_daemon *d, int prio, uid_t uid,
+		   char *open_line, size_t len);
+void t_client_send(struct t_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The first line (received or still to come within @timeout_ms) that starts with @prefix;
+ * earlier lines that do not match stay for later calls. Returns 0 or -ETIMEDOUT. */
+int t_client_expect(struct t_client *c, const char *prefix, int timeout_ms, char *out, size_t len);
+/* True when a line starting with @prefix arrives within @ms (it is consumed). */
+bool t_client_sees(struct t_client *c, const char *prefix, int ms);
+/* The time stamp (last field) of an "ev ..." line. */
+uint64_t t_event_time(const char *line);
+/* "exit", then reap (SIGKILL after 5 s). Returns the wait status. */
+int t_client_stop(struct t_client *c);
+void t_client_kill(struct t_client *c);
+
+/* Run hsaqmctl --socket d->sock ARGS... as @uid; its stdout into @out. Returns its exit
+ * code (or -1). */
+int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
+
+uint64_t t_now_ns(void);
+/* VmRSS of @pid in KiB, and its open fds; -1 when unreadable. */
+long t_rss_kib(pid_t pid);
+int t_count_fds(pid_t pid);
+
+#endif

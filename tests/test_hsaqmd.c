@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqmd with real processes: the daemon, test clients using the client library (t-dclient)
+ * and hsaqmctl, each its own process. Proves the registry, HPF across processes and devices,
+ * TC3, both fail-open cases timed after SIGKILL, and that malformed messages close only the
+ * client that sent them.
+ *
+ * Usage (meson passes the binaries): test-hsaqmd HSAQMD HSAQMCTL T-DCLIENT
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto_internal.h"
+#include "t_cunit.h"
+#include "t_proc.h"
+
+/* The fail-open bound. */
+#define FAILOPEN_NS (100ull * 1000000ull)
+#define WAIT_MS 5000
+
+static struct t_daemon dmn;
+
+static int suite_init(void)
+{
+	if (t_daemon_init(&dmn) || t_daemon_start(&dmn))
+		return -1;
+	return 0;
+}
+
+static int suite_fini(void)
+{
+	t_daemon_fini(&dmn);
+	return 0;
+}
+
+/* A client at @prio with queues on @gpus[0..n). */
+static int client_with_queues(struct t_client *c, int prio, const unsigned int *gpus, int n)
+{
+	char line[256];
+
+	if (t_client_start(c, &dmn, prio, T_SAME_UID, line, sizeof(line)) ||
+	    strncmp(line, "open ok", 7))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		t_client_send(c, "add %u", gpus[i]);
+		if (t_client_expect(c, "added", WAIT_MS, line, sizeof(line)) ||
+		    !strstr(line, "held="))
+			return -1;
+	}
+	return 0;
+}
+
+static void test_registry_lists_processes_and_queues(void)
+{
+	static const unsigned int gpus[] = { 4001, 4002 };
+	struct t_client c;
+	char out[8192], pid[32];
+
+	CU_ASSERT_FATAL(client_with_queues(&c, 7, gpus, 2) == 0);
+	snprintf(pid, sizeof(pid), "\"pid\": %d,", (int)c.pid);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	char *p = strstr(out, pid);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"comm\": \"t-dclient\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"priority\": 7"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"gpu_id\": 4001"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"gpu_id\": 4002"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"level\": \"lv2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"state\": \"idle\""));
+	char uid[32];
+
+	snprintf(uid, sizeof(uid), "\"uid\": %u", (unsigned int)getuid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, uid));
+	/* The text form names the same process. */
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", NULL), 0);
+	snprintf(pid, sizeof(pid), "%d ", (int)c.pid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, pid));
+	/* After it leaves, it is gone from the registry. */
+	t_client_stop(&c);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	snprintf(pid, sizeof(pid), "\"pid\": %d,", (int)c.pid);
+	CU_ASSERT_PTR_NULL(strstr(out, pid));
+}
+
+static void test_hpf_across_processes_preempts_lower_and_resumes(void)
+{
+	static const unsigned int gpu[] = { 5001 };
+	struct t_client hi, lo;
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t_client_send(&lo, "held 0");
+	CU_ASSERT(t_client_sees(&lo, "held 0 1", WAIT_MS));
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	/* The higher one was never held. */
+	CU_ASSERT_FALSE(t_client_sees(&hi, "ev preempt", 100));
+	/* A priority change from the process itself reverses the order. */
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t_client_send(&hi, "prio -5");
+	CU_ASSERT(t_client_sees(&hi, "prio rc=0 granted=-5", WAIT_MS));
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	CU_ASSERT(t_client_sees(&hi, "ev preempt 0", WAIT_MS));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
+/* TC3: a queue created while its process is preempted on that device starts preempted. */
+static void test_queue_created_while_preempted_starts_preempted(void)
+{
+	static const unsigned int gpu[] = { 6001 };
+	struct t_client hi, lo;
+	char line[256];
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, NULL, 0) == 0);
+	t_client_send(&hi, "ready 0");
+	/* Give the daemon the kick (a mark is asynchronous), then create the low queue. */
+	usleep(100000);
+	t_client_send(&lo, "add 6001");
+	CU_ASSERT_EQUAL(t_client_expect(&lo, "added", WAIT_MS, line, sizeof(line)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "held=1"));
+	/* On another device nothing holds it. */
+	t_client_send(&lo, "add 6002");
+	CU_ASSERT_EQUAL(t_client_expect(&lo, "added", WAIT_MS, line, sizeof(line)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "held=0"));
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&lo, "ev resume 1", 100));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
+static void test_three_processes_three_priorities_two_devices(void)
+{
+	static const unsigned int g12[] = { 7001, 7002 }, g1[] = { 7001 };
+	struct t_client p1, p2, p3;
+	char out[8192];
+
+	CU_ASSERT_FATAL(client_with_queues(&p1, 10, g12, 2) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&p2, 5, g1, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&p3, 0, g12, 2) == 0);
+	/* The lowest alone runs on both devices. */
+	t_client_send(&p3, "ready 0");
+	t_client_send(&p3, "ready 1");
+	CU_ASSERT_FALSE(t_client_sees(&p3, "ev preempt", 200));
+	/* Device 1: the middle one comes; only device 1's lowest stops. */
+	t_client_send(&p2, "ready 0");
+	CU_ASSERT(t_client_sees(&p3, "ev preempt 0", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&p3, "ev preempt 1", 200));
+	/* Device 2: the highest comes; device 2's lowest stops, the middle one is untouched. */
+	t_client_send(&p1, "ready 1");
+	CU_ASSERT(t_client_sees(&p3, "ev preempt 1", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&p2, "ev preempt", 200));
+	/* Device 1: the highest comes; the middle stops too. */
+	t_client_send(&p1, "ready 0");
+	CU_ASSERT(t_client_sees(&p2, "ev preempt 0", WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"state\": \"preempted\""));
+	/* Unwinding: each step resumes exactly the next one down. */
+	t_client_send(&p1, "idle 0");
+	CU_ASSERT(t_client_sees(&p2, "ev resume 0", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&p3, "ev resume 0", 200));
+	t_client_send(&p2, "idle 0");
+	CU_ASSERT(t_client_sees(&p3, "ev resume 0", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&p3, "ev resume 1", 200));
+	t_client_send(&p1, "idle 1");
+	CU_ASSERT(t_client_sees(&p3, "ev resume 1", WAIT_MS));
+	CU_ASSERT_FALSE(t_client_sees(&p1, "ev preempt", 100));
+	t_client_stop(&p1);
+	t_client_stop(&p2);
+	t_client_stop(&p3);
+}
+
+static void test_daemon_killed_clients_resume_within_100ms_and_reconnect(void)
+{
+	static const unsigned int gpu[] = { 8001 };
+	struct t_client hi, lo;
+	char line[256];
+	uint64_t t0;
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t0 = t_now_ns();
+	t_daemon_stop(&dmn, SIGKILL);
+	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);
+	uint64_t dt = t_event_time(line) - t0;
+
+	printf("\n    daemon SIGKILL -> held queue resumed in the client: %.2f ms\n", dt / 1e6);
+	CU_ASSERT(t_event_time(line) > t0 && dt < FAILOPEN_NS);
+	CU_ASSERT(t_client_sees(&lo, "ev lost", WAIT_MS));
+	CU_ASSERT(t_client_sees(&hi, "ev lost", WAIT_MS));
+	/* Local scheduling now: marks go nowhere and nothing is held. */
+	t_client_send(&lo, "held 0");
+	CU_ASSERT(t_client_sees(&lo, "held 0 0", WAIT_MS));
+	/* The daemon returns: both reconnect, and the order holds again. */
+	CU_ASSERT_FATAL(t_daemon_start(&dmn) == 0);
+	CU_ASSERT(t_client_sees(&lo, "ev connected", WAIT_MS));
+	CU_ASSERT(t_client_sees(&hi, "ev connected", WAIT_MS));
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
+static void test_client_killed_daemon_resumes_others_within_100ms(void)
+{
+	static const unsigned int gpu[] = { 9001 };
+	struct t_client hi, lo;
+	char line[256], out[4096];
+	uint64_t t0;
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t0 = t_now_ns();
+	kill(hi.pid, SIGKILL);
+	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);
+	uint64_t dt = t_event_time(line) - t0;
+
+	printf("\n    client SIGKILL -> the queue it held back resumed: %.2f ms\n", dt / 1e6);
+	CU_ASSERT(t_event_time(line) > t0 && dt < FAILOPEN_NS);
+	t_client_kill(&hi);
+	CU_ASSERT_FALSE(t_client_sees(&lo, "ev lost", 100));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "\"clients_lost\": 0,"));
+	t_client_stop(&lo);
+}
+
+/* ---- malformed messages --------------------------------------------------------------- */
+
+static int raw_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, dmn.sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	struct timeval tv = { .tv_sec = 5 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static int build(void *buf, unsigned int type, const void *body)
+{
+	return hsaqmd_msg_build(buf, type, 1, body);
+}
+
+/* The daemon closes the connection: recv sees the end (0), skipping any RESULT first. */
+static int closed_by_daemon(int fd, int *result)
+{
+	char buf[HSAQMD_MSG_MAX + 1];
+	struct hsaqmd_msg m;
+
+	for (int i = 0; i < 4; i++) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+		if (r == 0)
+			return 1;
+		if (r < 0)
+			return 0; /* timed out: still open */
+		if (result && !hsaqmd_msg_parse(buf, (size_t)r, &m) && m.hdr.type == HSAQMD_RESULT)
+			*result = m.u.result.status;
+	}
+	return 0;
+}
+
+static int send_and_check(const void *buf, size_t n, bool hello_first)
+{
+	struct hsaqmd_hello h = { .role = HSAQMD_ROLE_CTL, .comm = "raw" };
+	char hb[HSAQMD_MSG_MAX];
+	int fd = raw_connect(), ok;
+
+	if (fd < 0)
+		return 0;
+	if (hello_first) {
+		int len = build(hb, HSAQMD_HELLO, &h);
+
+		if (send(fd, hb, (size_t)len, 0) != len || recv(fd, hb, sizeof(hb), 0) <= 0) {
+			close(fd);
+			return 0;
+		}
+	}
+	ok = send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n && closed_by_daemon(fd, NULL);
+	close(fd);
+	return ok;
+}
+
+static void test_malformed_messages_close_only_that_client(void)
+{
+	static const unsigned int gpu[] = { 10001 };
+	struct hsaqmd_hello hello = { .role = HSAQMD_ROLE_CLIENT, .comm = "raw" };
+	struct hsaqmd_queue_add add = { .gpu_id = 1, .kfd_queue_id = HSAQMD_NO_KFD_QUEUE };
+	struct t_client bystander;
+	char buf[1024], out[4096];
+	struct hsaqmd_hdr *h = (struct hsaqmd_hdr *)buf;
+	int len, cases = 0;
+
+	CU_ASSERT_FATAL(client_with_queues(&bystander, 0, gpu, 1) == 0);
+	t_client_send(&bystander, "ready 0");
+
+	CU_ASSERT(send_and_check("abc", 3, false)); /* shorter than a header */
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello);
+	h->magic ^= 1; /* not our protocol */
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello);
+	CU_ASSERT(send_and_check(buf, (size_t)len - 8, false)); /* truncated: len says more */
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello);
+	h->len = 1000; /* a length that lies */
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello);
+	memset(buf + len, 0, 600 - (size_t)len);
+	h->len = 600; /* larger than any message: received truncated */
+	CU_ASSERT(send_and_check(buf, 600, false));
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello);
+	h->type = 99;
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	len = build(buf, HSAQMD_LIST, NULL); /* no hello first */
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	struct hsaqmd_hello bad_role = hello;
+
+	bad_role.role = 7;
+	len = build(buf, HSAQMD_HELLO, &bad_role);
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	struct hsaqmd_hello bad_comm = hello;
+
+	memset(bad_comm.comm, 'x', sizeof(bad_comm.comm)); /* not NUL-terminated */
+	len = build(buf, HSAQMD_HELLO, &bad_comm);
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	struct hsaqmd_hello bad_prio = hello;
+
+	bad_prio.priority = 1000;
+	len = build(buf, HSAQMD_HELLO, &bad_prio);
+	CU_ASSERT(send_and_check(buf, (size_t)len, false));
+	cases++;
+	add.slot = HSAQMD_SLOTS; /* out of range, after a good hello */
+	len = build(buf, HSAQMD_QUEUE_ADD, &add);
+	CU_ASSERT(send_and_check(buf, (size_t)len, true));
+	cases++;
+	len = build(buf, HSAQMD_HELLO, &hello); /* a second hello */
+	CU_ASSERT(send_and_check(buf, (size_t)len, true));
+	cases++;
+	len = build(buf, HSAQMD_RESULT, &(struct hsaqmd_result){ 0, 0 }); /* a reply type */
+	CU_ASSERT(send_and_check(buf, (size_t)len, true));
+	cases++;
+
+	/* A message carrying an fd: the fd is closed by the daemon, the client dropped. */
+	{
+		int fd = raw_connect(), pass = open("/dev/null", O_RDONLY);
+		union {
+			char b[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr a;
+		} ctrl;
+		struct iovec iov;
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.b,
+				     .msg_controllen = sizeof(ctrl.b) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		len = build(buf, HSAQMD_HELLO, &hello);
+		iov.iov_base = buf;
+		iov.iov_len = (size_t)len;
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass, sizeof(int));
+		CU_ASSERT(sendmsg(fd, &mh, 0) == len && closed_by_daemon(fd, NULL));
+		close(pass);
+		close(fd);
+		cases++;
+	}
+	/* Another protocol version: told why, in ours, then closed. */
+	{
+		int fd = raw_connect(), status = 0;
+
+		len = build(buf, HSAQMD_HELLO, &hello);
+		h->version = 2;
+		CU_ASSERT(send(fd, buf, (size_t)len, 0) == len && closed_by_daemon(fd, &status));
+		CU_ASSERT_EQUAL(status, -EPROTONOSUPPORT);
+		close(fd);
+		cases++;
+	}
+	/* The bystander never noticed; the daemon counted every one and still serves. */
+	CU_ASSERT_FALSE(t_client_sees(&bystander, "ev lost", 100));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	char *p = strstr(out, "\"bad_messages\": ");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	printf("\n    malformed messages sent: %d; daemon counted %ld\n", cases,
+	       strtol(p + 16, NULL, 10));
+	CU_ASSERT(strtol(p + 16, NULL, 10) >= cases);
+	t_client_send(&bystander, "prio -3");
+	CU_ASSERT(t_client_sees(&bystander, "prio rc=0 granted=-3", WAIT_MS));
+	t_client_stop(&bystander);
+}
+
+static void test_hsaqmctl_sets_queue_priority_and_policy(void)
+{
+	static const unsigned int gpu[] = { 11001 };
+	struct t_client a, b;
+	char line[256], out[4096], q[16];
+	unsigned int qid;
+
+	CU_ASSERT_FATAL(client_with_queues(&a, 0, gpu, 1) == 0);
+	CU_ASSERT_FATAL(t_client_start(&b, &dmn, 0, T_SAME_UID, line, sizeof(line)) == 0);
+	t_client_send(&b, "add 11001");
+	CU_ASSERT_FATAL(t_client_expect(&b, "added", WAIT_MS, line, sizeof(line)) == 0);
+	CU_ASSERT_FATAL(sscanf(line, "added 0 qid=%u", &qid) == 1);
+	t_client_send(&a, "ready 0");
+	t_client_send(&b, "ready 0");
+	CU_ASSERT_FALSE(t_client_sees(&a, "ev preempt", 200));
+	/* Lift b's queue by hand: a stops. */
+	snprintf(q, sizeof(q), "q%u", qid);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "set-priority", q, "5", NULL), 0);
+	CU_ASSERT(t_client_sees(&a, "ev preempt 0", WAIT_MS));
+	/* The same device under "none": nobody is held. */
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "policy", "11001", "none", NULL),
+			0);
+	CU_ASSERT(t_client_sees(&a, "ev resume 0", WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "policy", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "gpu 11001    none"));
+	/* Bad arguments (a floor slice longer than its period): usage (2); unknown targets:
+	 * refused (1). */
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "policy", "11001", "hpf", "10",
+			      "20", NULL), 2);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "set-priority", "q999999", "1",
+			      NULL), 1);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "set-priority", "x", "1", NULL),
+			2);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "bogus", NULL), 2);
+	t_client_stop(&a);
+	t_client_stop(&b);
+}
+
+static void test_no_daemon_is_quiet_enoent(void)
+{
+	struct t_daemon none;
+	struct t_client c;
+	char line[256];
+	int status;
+
+	CU_ASSERT_FATAL(t_daemon_init(&none) == 0);
+	CU_ASSERT_EQUAL(t_client_start(&c, &none, 0, T_SAME_UID, line, sizeof(line)), 0);
+	CU_ASSERT_STRING_EQUAL(line, "open rc=-2");
+	status = t_client_stop(&c);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	CU_ASSERT_EQUAL(t_ctl(&none, T_SAME_UID, line, sizeof(line), "list", NULL), 3);
+	t_daemon_fini(&none);
+}
+
+static const struct t_case cases[] = {
+	T_CASE(test_registry_lists_processes_and_queues),
+	T_CASE(test_hpf_across_processes_preempts_lower_and_resumes),
+	T_CASE(test_queue_created_while_preempted_starts_preempted),
+	T_CASE(test_three_processes_three_priorities_two_devices),
+	T_CASE(test_client_killed_daemon_resumes_others_within_100ms),
+	T_CASE(test_malformed_messages_close_only_that_client),
+	T_CASE(test_hsaqmctl_sets_queue_priority_and_policy),
+	T_CASE(test_no_daemon_is_quiet_enoent),
+	/* Last: it kills and restarts the daemon. */
+	T_CASE(test_daemon_killed_clients_resume_within_100ms_and_reconnect),
+	T_CASES_END,
+};
+
+static const struct t_suite suites[] = {
+	{ "hsaqmd", suite_init, suite_fini, cases },
+	T_SUITES_END,
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT\n", argv[0]);
+		return T_EXIT_FAIL;
+	}
+	t_bins.hsaqmd = argv[1];
+	t_bins.hsaqmctl = argv[2];
+	t_bins.dclient = argv[3];
+	signal(SIGPIPE, SIG_IGN);
+	return t_run("hsaqmd", suites);
+}

@@ -1,0 +1,1282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqmd: one scheduler for the queues of every process on the node (docs/daemon.md).
+ *
+ * One thread, one epoll: the listening socket, each client's socket and its "kick" eventfd,
+ * a timerfd for the policies' deadlines, a signalfd. No locks: everything below runs on that
+ * thread. Per device, the queues of all processes go through lib's pure policy function
+ * (policy_internal.h), the very code a process runs for its own queues.
+ *
+ * The hot path: a client stores a queue's state word in its shared memory and kicks; the
+ * daemon reads the words of that client, decides the devices that changed, writes command
+ * words into the other clients' shared memory and kicks them. The socket only registers,
+ * queries and controls.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon_internal.h"
+#include "hsaqm/barrier.h"
+#include "log_internal.h"
+#include "policy_internal.h"
+#include "proto_internal.h"
+
+/* A ctl that does not read its replies stalls the daemon at most this long, then is dropped. */
+#define SEND_STALL_MS 50
+#define MAX_DEVICES 1024
+
+enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL };
+
+struct dclient;
+
+struct watch {
+	enum watch_kind kind;
+	struct dclient *cl;
+};
+
+struct ddev;
+
+struct dqueue {
+	struct dclient *cl;
+	struct ddev *dev;
+	size_t dev_idx;
+	uint32_t slot;
+	uint32_t qid;
+	uint32_t gpu_id;
+	uint32_t kfd_qid;
+	uint32_t level;
+	uint64_t hsa_qid;
+	int32_t prio_adj;
+	uint32_t group;
+	uint32_t share;
+	bool active; /* the client's state word says ready */
+	bool hold;   /* the last command said hold */
+	uint32_t cmd;
+	uint64_t preemptions;
+};
+
+struct ddev {
+	uint32_t gpu_id;
+	bool own_policy;
+	bool dirty;
+	struct hsaqm_policy_config cfg;
+	struct hsaqm_policy_state st;
+	struct dqueue **q;
+	struct hsaqm_policy_queue *pq;
+	size_t n, cap;
+	uint64_t deadline;
+};
+
+struct dclient {
+	struct dclient *next, *prev;
+	struct watch sock_w, kick_w;
+	int fd;
+	int efd_in;  /* the client kicks the daemon */
+	int efd_out; /* the daemon kicks the client */
+	bool hello;
+	bool dead;
+	bool need_kick;
+	uint32_t role;
+	uint32_t id;
+	uint32_t pid, pid_ns, uid;
+	int priority, cap;
+	char comm[HSAQMD_COMM_LEN];
+	uint64_t connected_ns;
+	struct hsaqmd_shm *shm;
+	struct dqueue *slot[HSAQMD_SLOTS];
+	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
+	unsigned int nqueues;
+};
+
+struct hsaqmd {
+	struct hsaqmd_config cfg;
+	const char *path;
+	int lfd, epfd, tfd, sfd;
+	struct watch listen_w, timer_w, signal_w;
+	struct dclient *clients;
+	struct dclient *zombies;
+	unsigned int nclients, nctls;
+	struct ddev **devs;
+	size_t ndevs;
+	uint32_t next_client_id, next_qid;
+	uint64_t start_ns;
+	uint64_t armed;
+	struct hsaqmd_stats_ok st;
+	bool stop;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- devices ---------------------------------------------------------------------- */
+
+static const struct hsaqm_policy_config *config_policy(const struct hsaqmd_config *cfg,
+						       uint32_t gpu_id, bool *own)
+{
+	for (size_t i = 0; i < cfg->npolicies; i++) {
+		if (cfg->policies[i].gpu_id == gpu_id) {
+			*own = true;
+			return &cfg->policies[i].cfg;
+		}
+	}
+	*own = false;
+	return &cfg->policy;
+}
+
+static struct ddev *dev_find(struct hsaqmd *d, uint32_t gpu_id)
+{
+	for (size_t i = 0; i < d->ndevs; i++)
+		if (d->devs[i]->gpu_id == gpu_id)
+			return d->devs[i];
+	return NULL;
+}
+
+static struct ddev *dev_get(struct hsaqmd *d, uint32_t gpu_id)
+{
+	struct ddev *dev = dev_find(d, gpu_id), **n;
+
+	if (dev)
+		return dev;
+	if (d->ndevs >= MAX_DEVICES)
+		return NULL;
+	dev = calloc(1, sizeof(*dev));
+	n = realloc(d->devs, (d->ndevs + 1) * sizeof(*n));
+	if (!dev || !n) {
+		free(dev);
+		if (n)
+			d->devs = n;
+		return NULL;
+	}
+	d->devs = n;
+	dev->gpu_id = gpu_id;
+	dev->cfg = *config_policy(&d->cfg, gpu_id, &dev->own_policy);
+	dev->deadline = HSAQM_POLICY_NO_DEADLINE;
+	d->devs[d->ndevs++] = dev;
+	return dev;
+}
+
+/* A device without queues and without a policy of its own is forgotten. */
+static void dev_maybe_free(struct hsaqmd *d, struct ddev *dev)
+{
+	if (dev->n || dev->own_policy)
+		return;
+	for (size_t i = 0; i < d->ndevs; i++) {
+		if (d->devs[i] == dev) {
+			d->devs[i] = d->devs[--d->ndevs];
+			break;
+		}
+	}
+	free(dev->q);
+	free(dev->pq);
+	free(dev);
+}
+
+static int dev_add_queue(struct ddev *dev, struct dqueue *q)
+{
+	if (dev->n == dev->cap) {
+		size_t cap = dev->cap ? dev->cap * 2 : 8;
+		struct dqueue **nq = realloc(dev->q, cap * sizeof(*nq));
+
+		if (!nq)
+			return -ENOMEM;
+		dev->q = nq;
+		struct hsaqm_policy_queue *np = realloc(dev->pq, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		dev->pq = np;
+		dev->cap = cap;
+	}
+	memset(&dev->pq[dev->n], 0, sizeof(dev->pq[0]));
+	/* A new queue has not run yet: the policy's "run" starts as what the command says. */
+	dev->pq[dev->n].run = true;
+	dev->q[dev->n] = q;
+	q->dev = dev;
+	q->dev_idx = dev->n++;
+	dev->dirty = true;
+	return 0;
+}
+
+static void dev_remove_queue(struct ddev *dev, struct dqueue *q)
+{
+	size_t i = q->dev_idx, last = --dev->n;
+
+	if (i != last) {
+		dev->q[i] = dev->q[last];
+		dev->pq[i] = dev->pq[last];
+		dev->q[i]->dev_idx = i;
+	}
+	q->dev = NULL;
+	dev->dirty = true;
+}
+
+/* ---- decisions -------------------------------------------------------------------- */
+
+static int effective_priority(const struct dqueue *q)
+{
+	int p = q->cl->priority + q->prio_adj;
+	/* A queue's adjustment cannot lift it above what its uid may take (root may have set
+	 * the process above the cap by hand: that value stands). */
+	int cap = q->cl->cap > q->cl->priority ? q->cl->cap : q->cl->priority;
+
+	if (p > cap)
+		p = cap;
+	if (p > HSAQM_PRIORITY_MAX)
+		p = HSAQM_PRIORITY_MAX;
+	if (p < HSAQM_PRIORITY_MIN)
+		p = HSAQM_PRIORITY_MIN;
+	return p;
+}
+
+static void queue_command(struct hsaqmd *d, struct dqueue *q, bool hold)
+{
+	struct dclient *cl = q->cl;
+	uint32_t seq = ++cl->slot_seq[q->slot];
+
+	q->cmd = seq << 1 | (hold ? HSAQMD_CMD_HOLD : 0);
+	q->hold = hold;
+	if (hold)
+		q->preemptions++;
+	/* Release: the client load-acquires the word; nothing else rides on it but the value. */
+	hsaqm_store_release(&cl->shm->slot[q->slot].cmd, q->cmd);
+	cl->need_kick = true;
+	d->st.commands++;
+}
+
+static void client_kick(struct hsaqmd *d, struct dclient *cl)
+{
+	uint64_t one = 1;
+
+	cl->need_kick = false;
+	/* Orders the command words stored above before the flag the client clears and then
+	 * reads the words after (acq_rel RMW). Only the 0 -> 1 transition needs a wake-up. */
+	if (hsaqm_exchange(&cl->shm->kick_client, 1u) != 0)
+		return;
+	/* EAGAIN: the client let its counter fill up; it will read the words when it drains. */
+	if (write(cl->efd_out, &one, sizeof(one)) == sizeof(one))
+		d->st.kicks_out++;
+}
+
+static void dev_decide(struct hsaqmd *d, struct ddev *dev, uint64_t now)
+{
+	for (size_t i = 0; i < dev->n; i++) {
+		struct dqueue *q = dev->q[i];
+		struct hsaqm_policy_queue *pq = &dev->pq[i];
+
+		pq->priority = effective_priority(q);
+		/* UTIL groups: the process, or a group inside it; never across processes. */
+		pq->group = (uint64_t)q->cl->id << 32 | q->group;
+		pq->share_permille = q->share;
+		pq->active = q->active;
+	}
+	dev->deadline = hsaqm_policy_decide(&dev->cfg, &dev->st, dev->pq, dev->n, now);
+	d->st.decisions++;
+	for (size_t i = 0; i < dev->n; i++) {
+		bool hold = !dev->pq[i].run;
+
+		if (hold != dev->q[i]->hold)
+			queue_command(d, dev->q[i], hold);
+	}
+	dev->dirty = false;
+}
+
+static void arm_timer(struct hsaqmd *d)
+{
+	uint64_t next = HSAQM_POLICY_NO_DEADLINE;
+	struct itimerspec its;
+
+	for (size_t i = 0; i < d->ndevs; i++)
+		if (d->devs[i]->deadline < next)
+			next = d->devs[i]->deadline;
+	if (next == d->armed)
+		return;
+	memset(&its, 0, sizeof(its));
+	if (next != HSAQM_POLICY_NO_DEADLINE) {
+		if (next == 0)
+			next = 1; /* 0 would disarm */
+		its.it_value.tv_sec = (time_t)(next / 1000000000ull);
+		its.it_value.tv_nsec = (long)(next % 1000000000ull);
+	}
+	if (timerfd_settime(d->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		d->armed = next;
+}
+
+/* Decide every dirty device (and every due one), then kick the clients whose words changed. */
+static void decide_all(struct hsaqmd *d, bool due_only)
+{
+	uint64_t now = now_ns();
+
+	for (size_t i = 0; i < d->ndevs; i++) {
+		struct ddev *dev = d->devs[i];
+
+		if (dev->dirty || (due_only && dev->deadline <= now))
+			dev_decide(d, dev, now);
+	}
+	for (struct dclient *cl = d->clients; cl; cl = cl->next)
+		if (cl->need_kick && !cl->dead)
+			client_kick(d, cl);
+	arm_timer(d);
+}
+
+/* ---- sending -------------------------------------------------------------------------- */
+
+static int send_fds(struct dclient *cl, const void *buf, size_t len, const int *fds, int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int waited = 0;
+
+	if (nfds) {
+		memset(&ctrl, 0, sizeof(ctrl));
+		mh.msg_control = ctrl.buf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	}
+	for (;;) {
+		ssize_t r = sendmsg(cl->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r == (ssize_t)len)
+			return 0;
+		if (r >= 0)
+			return -EIO;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN || waited >= SEND_STALL_MS)
+			return -errno;
+		/* A burst of list entries filled the socket: give the reader a moment, bounded. */
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		waited++;
+	}
+}
+
+static int send_msg(struct dclient *cl, unsigned int type, uint32_t seq, const void *body)
+{
+	char buf[HSAQMD_MSG_MAX];
+	int len = hsaqmd_msg_build(buf, type, seq, body);
+
+	if (len < 0)
+		return len;
+	return send_fds(cl, buf, (size_t)len, NULL, 0);
+}
+
+static int send_result(struct dclient *cl, uint32_t seq, int status, int value)
+{
+	struct hsaqmd_result r = { .status = status, .value = value };
+
+	return send_msg(cl, HSAQMD_RESULT, seq, &r);
+}
+
+/* ---- clients ---------------------------------------------------------------------------- */
+
+static void queue_free(struct hsaqmd *d, struct dqueue *q)
+{
+	struct dclient *cl = q->cl;
+	struct ddev *dev = q->dev;
+
+	if (dev) {
+		dev_remove_queue(dev, q);
+		/* Decide now, while the device still exists, so the others resume at once. */
+		dev_decide(d, dev, now_ns());
+		dev_maybe_free(d, dev);
+	}
+	cl->slot[q->slot] = NULL;
+	cl->nqueues--;
+	free(q);
+}
+
+static void client_drop(struct hsaqmd *d, struct dclient *cl, const char *why)
+{
+	if (cl->dead)
+		return;
+	hsaqm_log_info("client %u (pid %u, uid %u, %s) leaves: %s", cl->id, cl->pid_ns, cl->uid,
+		       cl->comm, why);
+	if (cl->nqueues)
+		d->st.clients_lost++;
+	cl->dead = true;
+	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++)
+		if (cl->slot[s])
+			queue_free(d, cl->slot[s]);
+	/* close() takes the fds out of the epoll set; events already fetched for this client
+	 * are skipped by its dead flag, and it is freed after the batch (zombie list). */
+	close(cl->fd);
+	if (cl->efd_in >= 0)
+		close(cl->efd_in);
+	if (cl->efd_out >= 0)
+		close(cl->efd_out);
+	if (cl->shm)
+		munmap(cl->shm, HSAQMD_SHM_SIZE);
+	cl->shm = NULL;
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		d->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	if (cl->role == HSAQMD_ROLE_CTL)
+		d->nctls--;
+	else
+		d->nclients--;
+	cl->next = d->zombies;
+	d->zombies = cl;
+	/* The others may run now: resume them before anything else happens. */
+	decide_all(d, false);
+}
+
+static void accept_clients(struct hsaqmd *d)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct epoll_event ev;
+		int fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				hsaqm_log_warn("accept: %s", strerror(errno));
+			return;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+		    d->nclients + d->nctls >= d->cfg.max_clients) {
+			hsaqm_log_warn("connection refused: %s",
+				       d->nclients + d->nctls >= d->cfg.max_clients
+					       ? "max_clients reached" : strerror(errno));
+			close(fd);
+			continue;
+		}
+		struct dclient *cl = calloc(1, sizeof(*cl));
+
+		if (!cl) {
+			close(fd);
+			continue;
+		}
+		cl->fd = fd;
+		cl->efd_in = cl->efd_out = -1;
+		cl->pid_ns = (uint32_t)cred.pid;
+		cl->uid = (uint32_t)cred.uid;
+		cl->id = ++d->next_client_id;
+		cl->role = HSAQMD_ROLE_CTL; /* until its hello says otherwise */
+		cl->connected_ns = now_ns();
+		cl->sock_w.kind = W_SOCK;
+		cl->sock_w.cl = cl;
+		cl->kick_w.kind = W_KICK;
+		cl->kick_w.cl = cl;
+		ev.events = EPOLLIN | EPOLLRDHUP;
+		ev.data.ptr = &cl->sock_w;
+		if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			free(cl);
+			continue;
+		}
+		cl->next = d->clients;
+		if (d->clients)
+			d->clients->prev = cl;
+		d->clients = cl;
+		d->nctls++;
+		d->st.clients_total++;
+	}
+}
+
+/* The command name from /proc (trusted: the kernel's) or, in another pid namespace where
+ * the pid may not resolve, what the client said. Non-printable bytes become '?'. */
+static void client_comm(struct dclient *cl, const char *said)
+{
+	char path[64], buf[HSAQMD_COMM_LEN];
+	ssize_t r = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", cl->pid_ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		r = read(fd, buf, HSAQMD_COMM_LEN - 1);
+		close(fd);
+	}
+	if (r > 0) {
+		buf[r] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+	} else {
+		memcpy(buf, said, sizeof(buf)); /* NUL-terminated: the parser checked */
+	}
+	memcpy(cl->comm, buf, sizeof(cl->comm));
+	for (char *p = cl->comm; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+}
+
+static int shm_create(struct dclient *cl, int *memfd)
+{
+	int fd = memfd_create("hsaqmd-client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	/* Sealed to its size: a client cannot shrink it and make the daemon's reads fault. */
+	if (ftruncate(fd, HSAQMD_SHM_SIZE) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	p = mmap(NULL, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	cl->shm = p;
+	cl->shm->magic = HSAQMD_MAGIC;
+	cl->shm->version = HSAQMD_PROTO_VERSION;
+	cl->shm->slots = HSAQMD_SLOTS;
+	cl->shm->size = HSAQMD_SHM_SIZE;
+	*memfd = fd;
+	return 0;
+}
+
+static int on_hello(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	const struct hsaqmd_hello *h = &m->u.hello;
+	struct hsaqmd_hello_ok ok = { 0 };
+	char buf[HSAQMD_MSG_MAX];
+	int fds[3], len, rc, memfd = -1;
+
+	cl->hello = true;
+	cl->pid = h->pid;
+	cl->cap = hsaqmd_config_cap(&d->cfg, cl->uid);
+	client_comm(cl, h->comm);
+	cl->priority = h->priority > cl->cap ? cl->cap : h->priority;
+	if (cl->priority != h->priority)
+		hsaqm_log_warn("client %u (pid %u, uid %u): priority %d capped to %d", cl->id,
+			       cl->pid_ns, cl->uid, h->priority, cl->priority);
+	ok.client_id = cl->id;
+	ok.priority = cl->priority;
+	ok.daemon_pid = (uint32_t)getpid();
+	if (h->role == HSAQMD_ROLE_CTL) {
+		len = hsaqmd_msg_build(buf, HSAQMD_HELLO_OK, m->hdr.seq, &ok);
+		return send_fds(cl, buf, (size_t)len, NULL, 0);
+	}
+	cl->role = HSAQMD_ROLE_CLIENT;
+	d->nctls--;
+	d->nclients++;
+	rc = shm_create(cl, &memfd);
+	if (rc < 0)
+		return rc;
+	cl->efd_in = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	cl->efd_out = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cl->efd_in < 0 || cl->efd_out < 0) {
+		close(memfd);
+		return -EMFILE;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &cl->kick_w };
+
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, cl->efd_in, &ev) < 0) {
+		close(memfd);
+		return -errno;
+	}
+	ok.slots = HSAQMD_SLOTS;
+	ok.shm_size = HSAQMD_SHM_SIZE;
+	fds[0] = memfd;
+	fds[1] = cl->efd_in;
+	fds[2] = cl->efd_out;
+	len = hsaqmd_msg_build(buf, HSAQMD_HELLO_OK, m->hdr.seq, &ok);
+	rc = send_fds(cl, buf, (size_t)len, fds, 3);
+	close(memfd); /* the mapping keeps the memory; the client has its own fd */
+	hsaqm_log_info("client %u: pid %u (%u here), uid %u, %s, priority %d", cl->id, cl->pid,
+		       cl->pid_ns, cl->uid, cl->comm, cl->priority);
+	return rc;
+}
+
+static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	const struct hsaqmd_queue_add *a = &m->u.queue_add;
+	struct hsaqmd_queue_add_ok ok = { 0 };
+	struct dqueue *q;
+	struct ddev *dev;
+	uint32_t s;
+
+	if (cl->role != HSAQMD_ROLE_CLIENT)
+		return send_result(cl, m->hdr.seq, -EPERM, 0);
+	s = a->slot;
+	if (cl->slot[s])
+		return send_result(cl, m->hdr.seq, -EEXIST, 0);
+	q = calloc(1, sizeof(*q));
+	dev = q ? dev_get(d, a->gpu_id) : NULL;
+	if (!q || !dev || dev_add_queue(dev, q) < 0) {
+		free(q);
+		if (dev)
+			dev_maybe_free(d, dev);
+		return send_result(cl, m->hdr.seq, -ENOMEM, 0);
+	}
+	q->cl = cl;
+	q->slot = s;
+	q->qid = ++d->next_qid;
+	q->gpu_id = a->gpu_id;
+	q->kfd_qid = a->kfd_queue_id;
+	q->hsa_qid = a->hsa_queue_id;
+	q->level = a->level;
+	q->prio_adj = a->prio_adj;
+	q->group = a->group;
+	q->share = a->share;
+	/* The client published the state word before it asked (and kicks after any change). */
+	q->active = hsaqm_load_acquire(&cl->shm->slot[s].state) == 1;
+	cl->slot[s] = q;
+	cl->nqueues++;
+	queue_command(d, q, false);
+	d->st.commands--; /* not a change: the first word */
+	/* TC3: the decision runs before the reply, so a queue created while its process is
+	 * held starts held. */
+	decide_all(d, false);
+	ok.slot = s;
+	ok.qid = q->qid;
+	ok.cmd = q->cmd;
+	return send_msg(cl, HSAQMD_QUEUE_ADD_OK, m->hdr.seq, &ok);
+}
+
+static struct dqueue *client_queue(struct dclient *cl, uint32_t slot)
+{
+	return cl->role == HSAQMD_ROLE_CLIENT && slot < HSAQMD_SLOTS ? cl->slot[slot] : NULL;
+}
+
+static int on_queue_del(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct dqueue *q = client_queue(cl, m->u.queue_del.slot);
+
+	if (!q)
+		return send_result(cl, m->hdr.seq, -ENOENT, 0);
+	queue_free(d, q);
+	decide_all(d, false);
+	return send_result(cl, m->hdr.seq, 0, 0);
+}
+
+static int on_queue_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	const struct hsaqmd_queue_set *s = &m->u.queue_set;
+	struct dqueue *q = client_queue(cl, s->slot);
+
+	if (!q)
+		return send_result(cl, m->hdr.seq, -ENOENT, 0);
+	if (s->what & HSAQMD_SET_KFD_ID)
+		q->kfd_qid = s->kfd_queue_id;
+	if (s->what & HSAQMD_SET_LEVEL)
+		q->level = s->level;
+	if (s->what & HSAQMD_SET_PRIO_ADJ)
+		q->prio_adj = s->prio_adj;
+	if (s->what & HSAQMD_SET_SHARE) {
+		q->group = s->group;
+		q->share = s->share;
+	}
+	q->dev->dirty = true;
+	decide_all(d, false);
+	return send_result(cl, m->hdr.seq, 0, 0);
+}
+
+static void client_set_priority(struct hsaqmd *d, struct dclient *cl, int priority)
+{
+	cl->priority = priority;
+	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++)
+		if (cl->slot[s])
+			cl->slot[s]->dev->dirty = true;
+}
+
+static int on_proc_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	int p = m->u.proc_set.priority;
+
+	if (cl->role != HSAQMD_ROLE_CLIENT)
+		return send_result(cl, m->hdr.seq, -EPERM, 0);
+	if (p > cl->cap)
+		return send_result(cl, m->hdr.seq, -EPERM, cl->priority);
+	client_set_priority(d, cl, p);
+	decide_all(d, false);
+	return send_result(cl, m->hdr.seq, 0, p);
+}
+
+/* Only root and the owning uid change a process's priority, and only root above its cap. */
+static int ctl_allowed(const struct dclient *req, const struct dclient *target, int prio)
+{
+	if (req->uid != 0 && req->uid != target->uid)
+		return -EPERM;
+	if (req->uid != 0 && prio > target->cap)
+		return -EPERM;
+	return 0;
+}
+
+static int on_ctl_set_prio(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	const struct hsaqmd_ctl_set_prio *c = &m->u.ctl_set_prio;
+	int found = 0, rc = 0;
+
+	if (c->target_kind == HSAQMD_TARGET_PID) {
+		for (struct dclient *t = d->clients; t; t = t->next) {
+			if (t->role != HSAQMD_ROLE_CLIENT || t->pid_ns != c->target)
+				continue;
+			found++;
+			rc = ctl_allowed(cl, t, c->priority);
+			if (rc)
+				break;
+		}
+		if (!found)
+			return send_result(cl, m->hdr.seq, -ESRCH, 0);
+		if (rc)
+			return send_result(cl, m->hdr.seq, rc, 0);
+		for (struct dclient *t = d->clients; t; t = t->next)
+			if (t->role == HSAQMD_ROLE_CLIENT && t->pid_ns == c->target)
+				client_set_priority(d, t, c->priority);
+		hsaqm_log_info("uid %u set pid %u's priority to %d", cl->uid, c->target, c->priority);
+		decide_all(d, false);
+		return send_result(cl, m->hdr.seq, 0, c->priority);
+	}
+	for (struct dclient *t = d->clients; t; t = t->next) {
+		for (unsigned int s = 0; t->role == HSAQMD_ROLE_CLIENT && s < HSAQMD_SLOTS; s++) {
+			struct dqueue *q = t->slot[s];
+
+			if (!q || q->qid != c->target)
+				continue;
+			rc = ctl_allowed(cl, t, t->priority + c->priority);
+			if (rc)
+				return send_result(cl, m->hdr.seq, rc, 0);
+			q->prio_adj = c->priority;
+			q->dev->dirty = true;
+			decide_all(d, false);
+			return send_result(cl, m->hdr.seq, 0, effective_priority(q));
+		}
+	}
+	return send_result(cl, m->hdr.seq, -ESRCH, 0);
+}
+
+static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct hsaqmd_end end = { 0 };
+	int rc;
+
+	for (struct dclient *t = d->clients; t; t = t->next) {
+		if (t->role != HSAQMD_ROLE_CLIENT)
+			continue;
+		struct hsaqmd_list_proc p = {
+			.client_id = t->id, .pid = t->pid, .pid_ns = t->pid_ns, .uid = t->uid,
+			.priority = t->priority, .cap = t->cap, .nqueues = t->nqueues,
+			.role = t->role, .connected_ns = t->connected_ns,
+		};
+
+		memcpy(p.comm, t->comm, sizeof(p.comm));
+		rc = send_msg(cl, HSAQMD_LIST_PROC, m->hdr.seq, &p);
+		if (rc)
+			return rc;
+		end.count++;
+		for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
+			const struct dqueue *q = t->slot[s];
+
+			if (!q)
+				continue;
+			struct hsaqmd_list_queue lq = {
+				.client_id = t->id, .qid = q->qid, .slot = q->slot,
+				.gpu_id = q->gpu_id, .kfd_queue_id = q->kfd_qid, .level = q->level,
+				.hsa_queue_id = q->hsa_qid, .priority = effective_priority(q),
+				.prio_adj = q->prio_adj,
+				.state = q->hold ? HSAQMD_QSTATE_PREEMPTED
+						 : q->active ? HSAQMD_QSTATE_READY : HSAQMD_QSTATE_IDLE,
+				.acked = hsaqm_load_acquire(&t->shm->slot[s].ack) == q->cmd,
+				.group = q->group, .share = q->share, .preemptions = q->preemptions,
+			};
+
+			rc = send_msg(cl, HSAQMD_LIST_QUEUE, m->hdr.seq, &lq);
+			if (rc)
+				return rc;
+			end.count++;
+		}
+	}
+	return send_msg(cl, HSAQMD_END, m->hdr.seq, &end);
+}
+
+static uint32_t count_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	uint32_t n = 0;
+
+	if (!dir)
+		return 0;
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n > 3 ? n - 3 : 0; /* ".", "..", and the directory's own fd */
+}
+
+static uint64_t rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct hsaqmd_stats_ok s = d->st;
+
+	s.uptime_ns = now_ns() - d->start_ns;
+	s.clients = d->nclients;
+	s.ctls = d->nctls;
+	s.devices = (uint32_t)d->ndevs;
+	s.queues = 0;
+	for (size_t i = 0; i < d->ndevs; i++)
+		s.queues += (uint32_t)d->devs[i]->n;
+	s.rss_kib = rss_kib();
+	s.fds = count_fds();
+	return send_msg(cl, HSAQMD_STATS_OK, m->hdr.seq, &s);
+}
+
+static void policy_entry(struct hsaqmd_policy_entry *e, uint32_t gpu_id,
+			 const struct hsaqm_policy_config *p, size_t n)
+{
+	e->gpu_id = gpu_id;
+	e->kind = (uint32_t)p->kind;
+	e->floor_period_us = p->floor_period_us;
+	e->floor_slice_us = p->floor_slice_us;
+	e->util_period_us = p->util_period_us;
+	e->nqueues = (uint32_t)n;
+}
+
+static int on_policy_get(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct hsaqmd_policy_entry e;
+	struct hsaqmd_end end = { 0 };
+	int rc;
+
+	policy_entry(&e, HSAQMD_ALL_GPUS, &d->cfg.policy, 0);
+	rc = send_msg(cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
+	for (size_t i = 0; !rc && i < d->ndevs; i++) {
+		policy_entry(&e, d->devs[i]->gpu_id, &d->devs[i]->cfg, d->devs[i]->n);
+		rc = send_msg(cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
+		end.count++;
+	}
+	return rc ? rc : send_msg(cl, HSAQMD_END, m->hdr.seq, &end);
+}
+
+static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	const struct hsaqmd_policy_entry *e = &m->u.policy;
+	struct hsaqm_policy_config p = {
+		.kind = (enum hsaqm_policy_kind)e->kind, .floor_period_us = e->floor_period_us,
+		.floor_slice_us = e->floor_slice_us, .util_period_us = e->util_period_us,
+	};
+
+	/* The node's policy belongs to root and to whoever runs the daemon. */
+	if (cl->uid != 0 && cl->uid != (uint32_t)geteuid())
+		return send_result(cl, m->hdr.seq, -EPERM, 0);
+	if (e->gpu_id == HSAQMD_ALL_GPUS) {
+		d->cfg.policy = p;
+		for (size_t i = 0; i < d->ndevs; i++) {
+			if (!d->devs[i]->own_policy) {
+				d->devs[i]->cfg = p;
+				memset(&d->devs[i]->st, 0, sizeof(d->devs[i]->st));
+				d->devs[i]->dirty = true;
+			}
+		}
+	} else {
+		struct ddev *dev = dev_get(d, e->gpu_id);
+
+		if (!dev)
+			return send_result(cl, m->hdr.seq, -ENOSPC, 0);
+		dev->cfg = p;
+		dev->own_policy = true;
+		memset(&dev->st, 0, sizeof(dev->st));
+		dev->dirty = true;
+	}
+	hsaqm_log_info("uid %u set the policy of %s to %s", cl->uid,
+		       e->gpu_id == HSAQMD_ALL_GPUS ? "every device" : "one device",
+		       hsaqm_policy_name(p.kind));
+	decide_all(d, false);
+	return send_result(cl, m->hdr.seq, 0, 0);
+}
+
+/* Returns < 0 when the client must go (malformed message, or its socket failed). */
+static int handle_msg(struct hsaqmd *d, struct dclient *cl, const void *buf, size_t n)
+{
+	struct hsaqmd_msg m;
+	int rc = hsaqmd_msg_parse(buf, n, &m);
+
+	d->st.messages++;
+	if (rc == -EPROTONOSUPPORT) {
+		/* Say why in our own version, then close: the client can fall back. */
+		memcpy(&m.hdr, buf, sizeof(m.hdr));
+		send_result(cl, m.hdr.seq, -EPROTONOSUPPORT, HSAQMD_PROTO_VERSION);
+		return rc;
+	}
+	if (rc < 0)
+		return rc;
+	if (!cl->hello) {
+		if (m.hdr.type != HSAQMD_HELLO)
+			return -EBADMSG;
+		return on_hello(d, cl, &m);
+	}
+	switch (m.hdr.type) {
+	case HSAQMD_QUEUE_ADD:
+		return on_queue_add(d, cl, &m);
+	case HSAQMD_QUEUE_DEL:
+		return on_queue_del(d, cl, &m);
+	case HSAQMD_QUEUE_SET:
+		return on_queue_set(d, cl, &m);
+	case HSAQMD_PROC_SET:
+		return on_proc_set(d, cl, &m);
+	case HSAQMD_CTL_SET_PRIO:
+		return on_ctl_set_prio(d, cl, &m);
+	case HSAQMD_LIST:
+		return on_list(d, cl, &m);
+	case HSAQMD_STATS:
+		return on_stats(d, cl, &m);
+	case HSAQMD_POLICY_GET:
+		return on_policy_get(d, cl, &m);
+	case HSAQMD_POLICY_SET:
+		return on_policy_set(d, cl, &m);
+	default:
+		/* A reply type, or a second hello: not something a client sends. */
+		return -EBADMSG;
+	}
+}
+
+static void on_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
+{
+	/* One more than the largest message: a longer datagram shows up as truncated. */
+	char buf[HSAQMD_MSG_MAX + 1];
+	union {
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr align;
+	} ctrl;
+
+	for (int budget = 64; budget > 0 && !cl->dead; budget--) {
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
+				     .msg_controllen = sizeof(ctrl.buf) };
+		ssize_t r = recvmsg(cl->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		bool fds = false;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r <= 0) {
+			client_drop(d, cl, r == 0 ? "disconnected" : strerror(errno));
+			return;
+		}
+		/* Clients never send fds: close any, and count the message as malformed. */
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+				for (size_t i = 0; i < k; i++) {
+					int fd;
+
+					memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+					close(fd);
+				}
+			}
+			fds = true;
+		}
+		if (fds || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			d->st.bad_messages++;
+			client_drop(d, cl, "malformed message (truncated, or carrying fds)");
+			return;
+		}
+		int rc = handle_msg(d, cl, buf, (size_t)r);
+
+		if (rc == -EBADMSG || rc == -EPROTONOSUPPORT) {
+			d->st.bad_messages++;
+			hsaqm_log_warn("client %u (pid %u, uid %u): %s message: closing", cl->id,
+				       cl->pid_ns, cl->uid,
+				       rc == -EBADMSG ? "malformed" : "unsupported protocol version");
+			client_drop(d, cl, "malformed message");
+			return;
+		}
+		if (rc < 0) {
+			client_drop(d, cl, strerror(-rc));
+			return;
+		}
+	}
+	if (!cl->dead && (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP))) {
+		/* Read what it sent last (above), then let go. */
+		client_drop(d, cl, "hung up");
+	}
+}
+
+/* A client changed state words: read them all, decide the devices that changed. */
+static void on_kick(struct hsaqmd *d, struct dclient *cl)
+{
+	uint64_t v;
+
+	if (read(cl->efd_in, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	d->st.kicks_in++;
+	/* Clears the flag before reading the words: a store after this point kicks again.
+	 * acq_rel: the client's state stores (before its own exchange) are visible below. */
+	hsaqm_exchange(&cl->shm->kick_daemon, 0u);
+	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
+		struct dqueue *q = cl->slot[s];
+
+		if (!q)
+			continue;
+		/* Any value but 1 is idle: the word is the client's to scribble on. */
+		bool active = hsaqm_load_acquire(&cl->shm->slot[s].state) == 1;
+
+		if (active != q->active) {
+			q->active = active;
+			q->dev->dirty = true;
+		}
+	}
+	decide_all(d, false);
+}
+
+static void free_zombies(struct hsaqmd *d)
+{
+	while (d->zombies) {
+		struct dclient *cl = d->zombies;
+
+		d->zombies = cl->next;
+		free(cl);
+	}
+}
+
+/* ---- setting up ---------------------------------------------------------------------- */
+
+static int make_parent_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	/* Everyone may reach the socket: the socket's own mode says who may connect. */
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int listen_socket(struct hsaqmd *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+	mode_t old;
+
+	if (strlen(d->path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, d->path);
+	rc = make_parent_dir(d->path);
+	if (rc < 0) {
+		fprintf(stderr, "hsaqmd: cannot create the directory of %s: %s\n", d->path,
+			strerror(-rc));
+		return rc;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A socket file left by a daemon that died: remove it, unless someone listens there. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", d->path);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	unlink(d->path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Bound with no permission at all, then given its mode: never briefly too open. */
+	old = umask(0777);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || chmod(d->path, d->cfg.socket_mode) < 0 ||
+	    (d->cfg.socket_gid >= 0 && chown(d->path, (uid_t)-1, (gid_t)d->cfg.socket_gid) < 0) ||
+	    listen(fd, 128) < 0) {
+		rc = -errno;
+		fprintf(stderr, "hsaqmd: cannot listen on %s: %s\n", d->path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	d->lfd = fd;
+	return 0;
+}
+
+static int add_watch(struct hsaqmd *d, int fd, struct watch *w, enum watch_kind kind)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
+
+	w->kind = kind;
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* Three fds per client (socket, two eventfds): take what the hard limit allows. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
+{
+	struct hsaqmd *d = calloc(1, sizeof(*d));
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct epoll_event evs[64];
+	sigset_t mask;
+	bool stopped;
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->cfg = *cfg;
+	d->lfd = d->epfd = d->tfd = d->sfd = -1;
+	d->armed = HSAQM_POLICY_NO_DEADLINE;
+	d->start_ns = now_ns();
+	if (cfg->socket_path[0]) {
+		snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	} else if ((rc = hsaqmd_default_socket(path, sizeof(path))) < 0) {
+		free(d);
+		return rc;
+	}
+	d->path = path;
+	raise_fd_limit();
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = listen_socket(d);
+	if (rc < 0)
+		goto out;
+	if ((rc = add_watch(d, d->lfd, &d->listen_w, W_LISTEN)) < 0 ||
+	    (rc = add_watch(d, d->tfd, &d->timer_w, W_TIMER)) < 0 ||
+	    (rc = add_watch(d, d->sfd, &d->signal_w, W_SIGNAL)) < 0)
+		goto out;
+	hsaqm_log_info("listening on %s (mode %03o), policy %s", d->path, cfg->socket_mode,
+		       hsaqm_policy_name(cfg->policy.kind));
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "ready\n", 6) < 0)
+			hsaqm_log_warn("ready fd: %s", strerror(errno));
+		close(ready_fd);
+	}
+	while (!d->stop) {
+		int n = epoll_wait(d->epfd, evs, 64, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		for (int i = 0; i < n && !d->stop; i++) {
+			struct watch *w = evs[i].data.ptr;
+
+			switch (w->kind) {
+			case W_LISTEN:
+				accept_clients(d);
+				break;
+			case W_SOCK:
+				if (!w->cl->dead)
+					on_sock(d, w->cl, evs[i].events);
+				break;
+			case W_KICK:
+				if (!w->cl->dead)
+					on_kick(d, w->cl);
+				break;
+			case W_TIMER: {
+				uint64_t v;
+
+				if (read(d->tfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					break;
+				d->armed = HSAQM_POLICY_NO_DEADLINE;
+				decide_all(d, true);
+				break;
+			}
+			case W_SIGNAL: {
+				struct signalfd_siginfo si;
+
+				if (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+					hsaqm_log_info("signal %u: leaving", si.ssi_signo);
+					d->stop = true;
+				}
+				break;
+			}
+			}
+		}
+		free_zombies(d);
+	}
+out:
+	/* Leaving: every client sees its socket hang up and resumes what we held (fail-open). */
+	while (d->clients)
+		client_drop(d, d->clients, "daemon stopping");
+	free_zombies(d);
+	while (d->ndevs) {
+		struct ddev *dev = d->devs[--d->ndevs];
+
+		free(dev->q);
+		free(dev->pq);
+		free(dev);
+	}
+	free(d->devs);
+	if (d->lfd >= 0) {
+		close(d->lfd);
+		unlink(d->path);
+	}
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->sfd >= 0)
+		close(d->sfd);
+	stopped = d->stop;
+	free(d);
+	return stopped ? 0 : rc;
+}

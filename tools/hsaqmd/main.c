@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqmd - the node-wide hsaqm scheduler (docs/daemon.md).
+ *
+ *   hsaqmd [--socket PATH] [--config FILE] [--foreground] [--ready-fd FD]
+ *
+ * Runs in the foreground (systemd and containers supervise it); logs through HSAQM_LOG.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon_internal.h"
+#include "hsaqm/hsaqm.h"
+
+#define DEFAULT_CONFIG "/etc/hsaqm/hsaqmd.conf"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hsaqmd [--socket PATH] [--config FILE] [--foreground] [--ready-fd FD]\n"
+		"  --socket PATH   listen here (default /run/hsaqm/hsaqmd.sock as root,\n"
+		"                  $XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock otherwise)\n"
+		"  --config FILE   configuration (default " DEFAULT_CONFIG " when it exists)\n"
+		"  --foreground    accepted for compatibility: hsaqmd never forks\n"
+		"  --ready-fd FD   write \"ready\" to FD once listening\n"
+		"Logging: HSAQM_LOG=error|warn|info|debug. Stop with SIGTERM or SIGINT.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *sock = NULL;
+	struct hsaqmd_config cfg;
+	char err[256] = "";
+	int c, rc, ready_fd = -1;
+
+	while ((c = getopt_long(argc, argv, "s:c:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'f':
+			break;
+		case 'r':
+			ready_fd = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("hsaqmd %s (protocol 1)\n", hsaqm_version_string());
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	hsaqmd_config_default(&cfg);
+	if (!config && access(DEFAULT_CONFIG, R_OK) == 0)
+		config = DEFAULT_CONFIG;
+	if (config) {
+		rc = hsaqmd_config_load(&cfg, config, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "hsaqmd: %s: %s\n", config, rc == -EINVAL ? err : strerror(-rc));
+			return 2;
+		}
+	}
+	if (sock) {
+		if (*sock != '/' || strlen(sock) >= sizeof(cfg.socket_path)) {
+			fprintf(stderr, "hsaqmd: --socket needs an absolute path under %zu bytes\n",
+				sizeof(cfg.socket_path));
+			return 2;
+		}
+		strcpy(cfg.socket_path, sock);
+	}
+	rc = hsaqmd_run(&cfg, ready_fd);
+	if (rc < 0) {
+		fprintf(stderr, "hsaqmd: %s\n", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
