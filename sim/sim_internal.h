@@ -311,4 +311,35 @@ void *sim_face_state(struct hsaqm_sim *sim, enum sim_face face, sim_face_init_fn
  * async-handler thread), as ROCr itself does.
  */
 
+/* ------------------------------------------------------------------------------------
+ * The KFD's per-process view in the generated sysfs tree (class/kfd/kfd/proc), which is
+ * how a process learns which other processes have queues on a GPU.
+ */
+
+/* One KFD queue as the KFD's sysfs lists it. */
+struct sim_proc_queue {
+	uint32_t pid;      /* the folder name: the model's pid of the KFD process */
+	uint32_t pasid;
+	uint32_t queue_id; /* the process's KFD queue id */
+	uint32_t gpu_id;
+	uint32_t type;     /* the KFD's internal queue type: 0 compute (AQL or PM4), 1 SDMA */
+	uint64_t size;     /* ring bytes */
+};
+
+/*
+ * sim_sysfs_proc_write() - rewrite class/kfd/kfd/proc from @q (sysfs.c): one folder per pid
+ * with its pasid, and queues/<id>/{size, type, gpuid} for each queue.
+ * Return: 0; -EINVAL; -errno of the file system.
+ */
+int sim_sysfs_proc_write(struct hsaqm_sim *sim, const struct sim_proc_queue *q, unsigned int n);
+
+/*
+ * sim_proc_view_sync() - bring class/kfd/kfd/proc up to date with the KFD face's processes
+ * and queues (proc_view.c). Each KFD handle of the model is one KFD process; they all live in
+ * the caller's real process, so each is listed under its PASID as its model pid. A snapshot:
+ * call it before reading the tree, not while another thread destroys queues of the model.
+ * Return: 0; -EINVAL for NULL; the errors of sim_sysfs_proc_write().
+ */
+int sim_proc_view_sync(struct hsaqm_sim *sim);
+
 #endif /* HSAQM_SIM_INTERNAL_H */

@@ -12,6 +12,11 @@
  *                                              read, verbatim), gpu_id (decimal), name
  *   module/amdgpu/parameters/{cwsr_enable, sched_policy, hws_max_conc_proc,
  *                             queue_preemption_timeout_ms, mes}
+ *   class/kfd/kfd/proc/<pid>/pasid             "%u\n"        (amdkfd kfd_process.c)
+ *   class/kfd/kfd/proc/<pid>/queues/<id>/{size, type, gpuid}  "%llu" "%d" "%u", no newline
+ *                                              one folder per KFD process with its queues,
+ *                                              written by sim_sysfs_proc_write() (proc_view.c
+ *                                              fills it from the KFD face)
  * Every node also gets the empty io_links, mem_banks and caches folders a real node has;
  * the counts in a GPU's properties stay those of the capture.
  */
@@ -212,6 +217,8 @@ static int write_tree(struct hsaqm_sim *sim, const char *root)
 		err = write_file(root, "class/kfd/kfd/topology/system_properties",
 				 "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
 	if (!err)
+		err = make_dirs(root, "class/kfd/kfd/proc");
+	if (!err)
 		err = write_cpu_node(root);
 	for (unsigned int d = 0; !err && d < n; d++)
 		err = write_node(root, d + 1, sim_kfd_gpu_id(sim, d), SYSFS_GPU_NAME,
@@ -247,6 +254,50 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 static void remove_tree(const char *root)
 {
 	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * Rewrite class/kfd/kfd/proc from @q: the old folders go, one folder per pid comes, with the
+ * files the KFD creates for a process and for each of its queues (kfd_procfs_add_queue).
+ */
+int sim_sysfs_proc_write(struct hsaqm_sim *sim, const struct sim_proc_queue *q, unsigned int n)
+{
+	const char *root = hsaqm_sim_sysfs_root(sim);
+	char path[PATH_MAX], rel[192];
+	int err = 0;
+
+	if (!root || (n && !q))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc", root) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	remove_tree(path);
+	err = make_dirs(root, "class/kfd/kfd/proc");
+	for (unsigned int i = 0; !err && i < n; i++) {
+		snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u", q[i].pid,
+			 q[i].queue_id);
+		err = make_dirs(root, rel);
+		if (!err) {
+			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/pasid", q[i].pid);
+			err = write_file(root, rel, "%u\n", q[i].pasid);
+		}
+		/* The queue attributes are printed without a newline, as the KFD does. */
+		if (!err) {
+			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u/size", q[i].pid,
+				 q[i].queue_id);
+			err = write_file(root, rel, "%llu", (unsigned long long)q[i].size);
+		}
+		if (!err) {
+			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u/type", q[i].pid,
+				 q[i].queue_id);
+			err = write_file(root, rel, "%u", q[i].type);
+		}
+		if (!err) {
+			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u/gpuid",
+				 q[i].pid, q[i].queue_id);
+			err = write_file(root, rel, "%u", q[i].gpu_id);
+		}
+	}
+	return err;
 }
 
 static void *sysfs_init(struct hsaqm_sim *sim)

@@ -25,6 +25,8 @@ grep -q "unknown option" "$tmp/err" && ok "unknown option is named" || bad "unkn
 "$probe" --trials 0 >/dev/null 2>&1; expect_rc 2 $? "--trials 0"
 "$probe" --trials x >/dev/null 2>&1; expect_rc 2 $? "--trials x"
 "$probe" --check lv9 >/dev/null 2>&1; expect_rc 2 $? "--check lv9"
+"$probe" --lv2-interval 0 >/dev/null 2>&1; expect_rc 2 $? "--lv2-interval 0"
+"$probe" --lv2-interval 9 >/dev/null 2>&1; expect_rc 2 $? "--lv2-interval 9"
 "$probe" --sim --quiet --no-live --device 7 >/dev/null 2>"$tmp/err"; expect_rc 2 $? "--device 7 on a one-GPU model"
 grep -q "no such GPU" "$tmp/err" && ok "--device 7 says why" || bad "--device 7 message"
 "$probe" extra >/dev/null 2>&1; expect_rc 2 $? "stray argument"
@@ -66,6 +68,17 @@ if [ -n "$py" ]; then
 	"$py" "$src/tests/probe-schema-check.py" "$src/tools/probe/report-schema.json" \
 		"$src/docs/probe-report.md" "$tmp/json"
 	expect_rc 0 $? "JSON validates against tools/probe/report-schema.json"
+	# Lv2 at a guardian every 4 kernels: its figures, by name, against the schema too.
+	"$probe" --sim --quick --quiet --trials 2 --check lv1,lv2 --lv2-interval 4 --json \
+		>"$tmp/json4"
+	expect_rc 3 $? "--json --lv2-interval 4"
+	"$py" "$src/tests/probe-schema-check.py" "$src/tools/probe/report-schema.json" \
+		"$src/docs/probe-report.md" "$tmp/json4"
+	expect_rc 0 $? "Lv1/Lv2 JSON validates"
+	grep -q '"lv2_interval": 4' "$tmp/json4" && ok "the interval is in the report" ||
+		bad "lv2_interval missing from the JSON"
+	grep -q '"name": "launched_after_close"' "$tmp/json4" && ok "Lv2 figures in the JSON" ||
+		bad "Lv2 figures missing from the JSON"
 else
 	echo "skip: no python3, JSON schema not checked"
 fi

@@ -469,8 +469,8 @@ static void test_lv3_no_device_kernel_for_gfx942_says_how_to_rebuild(void)
 
 /* ---- UPDATE_QUEUE ------------------------------------------------------------------------- */
 
-/* A second KFD process with one queue on the model (as another application would have). */
-static int other_process(struct hsaqm_sim *sim, struct hsaqm_kfd **out)
+/* A second KFD process with one queue on device @dev of the model (another application). */
+static int other_process_on(struct hsaqm_sim *sim, unsigned int dev, struct hsaqm_kfd **out)
 {
 	const struct hsaqm_kfd_transport *tp = hsaqm_sim_kfd_transport(sim);
 	union hsaqm_aql_packet *ring = hsaqm_sim_mem_alloc(sim, 64 * 64, 4096);
@@ -490,12 +490,84 @@ static int other_process(struct hsaqm_sim *sim, struct hsaqm_kfd **out)
 	a.write_pointer_address = (uint64_t)(uintptr_t)&idx[0];
 	a.read_pointer_address = (uint64_t)(uintptr_t)&idx[1];
 	a.ring_size = 64 * 64;
-	a.gpu_id = sim_kfd_gpu_id(sim, 0);
+	a.gpu_id = sim_kfd_gpu_id(sim, dev);
 	a.queue_type = HSAQM_KFD_QUEUE_TYPE_COMPUTE_AQL;
 	a.queue_percentage = 100;
 	a.queue_priority = 7;
 	a.ctl_stack_size = 8192;
 	return hsaqm_kfd_queue_create(*out, &a);
+}
+
+static int other_process(struct hsaqm_sim *sim, struct hsaqm_kfd **out)
+{
+	return other_process_on(sim, 0, out);
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The model's sysfs kfd/proc as the KFD writes it: the other process (a KFD handle of its
+ * own) is listed with its queue on the GPU it made it on, and only there; the probe reads
+ * it with the same scan as on hardware; closing that process empties the view.
+ */
+static void test_kfd_proc_view_lists_other_processes_per_gpu(void)
+{
+	struct hsaqm_sim_config cfg = { .num_devices = 2 };
+	struct hsaqm_sim *sim = sim_real(&cfg);
+	struct hsaqm_probe_options o = { .device = -1, .no_live = true };
+	struct hsaqm_kfd *other = NULL;
+	char path[PATH_MAX], buf[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+	CU_ASSERT_EQUAL_FATAL(other_process_on(sim, 1, &other), 0);
+	struct hsaqm_probe_report *r = run_model(sim, &o, NULL);
+	CU_ASSERT_EQUAL_FATAL(r->ngpus, 2);
+	const struct hsaqm_probe_others *o0 = &r->gpus[0].others, *o1 = &r->gpus[1].others;
+	CU_ASSERT_TRUE(o0->known);
+	CU_ASSERT_EQUAL(o0->queues, 0);
+	CU_ASSERT_EQUAL(o0->processes, 0);
+	CU_ASSERT_TRUE(o1->known);
+	CU_ASSERT_EQUAL(o1->processes, 1);
+	CU_ASSERT_EQUAL(o1->queues, 1);
+	CU_ASSERT_STRING_EQUAL(o1->source, "model sysfs kfd/proc");
+	/* Its model pid is its PASID; the files are the KFD's: pasid, queues/<id>/gpuid... */
+	CU_ASSERT(o1->pids[0] >= 0x8001);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%u/queues/0/gpuid",
+		 hsaqm_sim_sysfs_root(sim), o1->pids[0]);
+	CU_ASSERT_EQUAL_FATAL(read_text(path, buf, sizeof(buf)), 0);
+	snprintf(path, sizeof(path), "%u", r->gpus[1].gpu_id); /* no newline, as the KFD */
+	CU_ASSERT_STRING_EQUAL(buf, path);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%u/queues/0/size",
+		 hsaqm_sim_sysfs_root(sim), o1->pids[0]);
+	CU_ASSERT_EQUAL(read_text(path, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "4096");
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%u/pasid", hsaqm_sim_sysfs_root(sim),
+		 o1->pids[0]);
+	CU_ASSERT_EQUAL(read_text(path, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(strtoul(buf, NULL, 10), o1->pids[0]);
+	uint32_t pid = o1->pids[0];
+	hsaqm_probe_report_free(r);
+
+	/* The process exits: its queue goes, and so does its folder. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_close(other), 0);
+	r = run_model(sim, &o, NULL);
+	CU_ASSERT_TRUE(r->gpus[1].others.known);
+	CU_ASSERT_EQUAL(r->gpus[1].others.queues, 0);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%u", hsaqm_sim_sysfs_root(sim), pid);
+	CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+	hsaqm_probe_report_free(r);
+	hsaqm_sim_destroy(sim);
 }
 
 static void test_update_queue_is_not_run_without_allow_disruptive(void)
@@ -527,8 +599,10 @@ static void test_update_queue_refused_when_another_process_has_queues(void)
 	const struct hsaqm_probe_check *k = &g->checks[HSAQM_PROBE_CHECK_UPDATE_QUEUE];
 	CU_ASSERT_TRUE(g->others.known);
 	CU_ASSERT_EQUAL(g->others.queues, 1);
+	CU_ASSERT_STRING_EQUAL(g->others.source, "model sysfs kfd/proc");
 	CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_COULD_NOT_TEST);
 	CU_ASSERT_STRING_EQUAL(k->reason_code, "shared_gpu");
+	CU_ASSERT_PTR_NOT_NULL(strstr(k->reason, "1 other process(es) have 1 KFD queue(s)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(k->remedy, "--force"));
 	CU_ASSERT_EQUAL(k->nfig, 0); /* nothing was run */
 	CU_ASSERT_EQUAL(hsaqm_probe_exit_code(r), HSAQM_PROBE_EXIT_MODEL);
@@ -769,6 +843,7 @@ int main(void)
 		T_CASE(test_lv3_ealready_when_another_debugger_holds_dbg_trap),
 		T_CASE(test_lv3_no_device_kernel_for_gfx942_says_how_to_rebuild),
 		T_CASE(test_update_queue_is_not_run_without_allow_disruptive),
+		T_CASE(test_kfd_proc_view_lists_other_processes_per_gpu),
 		T_CASE(test_update_queue_refused_when_another_process_has_queues),
 		T_CASE(test_update_queue_supported_on_an_unshared_model_gpu),
 		T_CASE(test_sigint_during_lv3_resumes_the_queue_and_leaves_nothing),

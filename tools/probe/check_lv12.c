@@ -2,13 +2,26 @@
 /*
  * check_lv12.c - Lv1 (progressive launch) and Lv2 (guardian gate), measured through lib's HSA
  * backend (hsa-layer/include/hsaqm/hsa_backend.h): a proxy queue on the probe's HSA table, a
- * stream of spin kernels submitted to it as an application would, and lib holding the queue
- * by hand at its level.
- *   Lv1: the drain latency - from the hold until every kernel already released has completed
- *        (bounded by threshold x kernel time), and the in-flight window seen at the hold.
- *   Lv2: the time until the hardware queue's read index stops moving after the gate closes,
- *        and until it moves again after it reopens; nothing lost (every kernel completes once,
- *        with exact results).
+ * stream of in-order spin kernels submitted to it as an application would, and lib holding
+ * the queue by hand at its level.
+ *
+ * Every figure comes from the runtime's own clock: each kernel has its own completion signal,
+ * whose dispatch timestamps (launch and end, hsa_amd_profiling_get_dispatch_time, in the HSA
+ * system clock domain) are compared with the times of the hold and of the release, read from
+ * the same clock (HSA_SYSTEM_INFO_TIMESTAMP). On the model that clock is model time, so the
+ * figures are exact model figures, not host wake-up jitter; on hardware it is ROCr's system
+ * clock, into which ROCr converts the GPU's timestamps.
+ *   Lv1: drain - from the hold until every kernel lib had released has completed (at most
+ *        threshold kernels in flight); the window seen at the hold; the time from the
+ *        release to the first held kernel's launch. Proof of the hold: no held kernel
+ *        launched before the release.
+ *   Lv2: launches_stop - from closing the gate to the last launch of a kernel that was
+ *        already past its guardian (0 when none launched: with a guardian before every
+ *        kernel, each guardian carries its kernel's barrier bit and waits for the kernel
+ *        before it, so nothing passes a closed gate); drain - until the queue ran dry;
+ *        launches_resume - from reopening to the next launch. Proof: no more kernels
+ *        launched after the close than one guardian interval.
+ *   Both: nothing lost - every kernel completes once, with exact results.
  * The checks are built only when hsa-layer provides the backend (meson finds
  * hsaqm_hsa_runtime_init in its sources); until then they say so.
  */
@@ -53,10 +66,16 @@ void probe_check_lv2(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaq
 #define LV1_THRESHOLD 4u
 #define STREAM_KERNELS 16u
 
+#define REMEDY_ROCM "install the ROCm runtime (libhsa-runtime64.so: Debian's libhsa-runtime64-1, " \
+		    "or ROCm from AMD)"
+
+#define REMEDY_REPORT "report it to hsaqm with this report (--json); do not rely on this level here"
+
 struct lv12 {
 	struct probe_ctx *c;
 	struct hsaqm_probe_gpu *g;
 	struct hsaqm_probe_check *k;
+	enum hsaqm_level level;
 	struct hsaqm_hsa_runtime rt;
 	bool have_rt;
 	struct hsaqm_ctx *ctx;
@@ -64,23 +83,43 @@ struct lv12 {
 	struct hsaqm_hsa_agent agent;
 	struct probe_kernel kern;
 	bool have_kern;
-	struct hsaqm_hsa_signal left; /* counts the stream's kernels down to 0 */
-	bool have_left;
+	struct hsaqm_hsa_signal sig[STREAM_KERNELS]; /* one per kernel: its own timestamps */
+	uint32_t nsig;
 	struct probe_spin_args *args;
 	uint32_t *out;
-	uint32_t nwg;
+	uint32_t iters;
 	uint64_t kernel_ns;
+	uint32_t interval;  /* Lv2: kernels per guardian */
+	uint64_t deadline;
 };
 
-static bool open_lv12(struct lv12 *s, enum hsaqm_level level)
+/* What one held trial saw, every time in ns of the runtime's clock. */
+struct lv12_trial {
+	uint64_t t_hold, t_open;
+	uint64_t start[STREAM_KERNELS], end[STREAM_KERNELS];
+	uint32_t released_at_hold; /* kernels lib had released when the hold took effect */
+	uint32_t wrong;
+};
+
+/* The figures of one trial. */
+struct lv12_result {
+	bool inconclusive;        /* every kernel launched before the hold: nothing was held */
+	uint64_t drain;           /* hold -> the last kernel that got past the hold ends */
+	uint64_t stop;            /* Lv2: hold -> the last launch before the release (0: none) */
+	uint64_t resume;          /* release -> the first launch after it */
+	uint32_t inflight;        /* Lv1: released kernels not yet complete at the hold */
+	uint32_t after_hold;      /* kernels launched between the hold and the release */
+	uint32_t held_launched;   /* Lv1: kernels lib had not released that launched anyway */
+};
+
+static bool open_lv12(struct lv12 *s)
 {
 	struct probe_ctx *c = s->c;
 	char why[256] = "";
 	int err;
 
 	if (!probe_hsa_ready(c)) {
-		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_rocm",
-				  "install the ROCm runtime (libhsa-runtime64.so)",
+		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_rocm", REMEDY_ROCM,
 				  "could not test: %s", c->hsa_why);
 		return false;
 	}
@@ -88,6 +127,14 @@ static bool open_lv12(struct lv12 *s, enum hsaqm_level level)
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel",
 				  "rebuild with a clang that targets it (docs/probe-report.md)",
 				  "could not test: %s", s->g->kernel_text);
+		return false;
+	}
+	uint64_t now;
+	if (!c->hsa.get_dispatch_time || probe_hsa_now(&c->hsa, &now)) {
+		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_timestamps", "",
+				  "could not test: the HSA runtime gives no %s",
+				  c->hsa.get_dispatch_time ? "system timestamp" :
+				  "dispatch timestamps (hsa_amd_profiling_get_dispatch_time)");
 		return false;
 	}
 	err = hsaqm_hsa_runtime_init(&s->rt, c->hsa.root, 0, NULL);
@@ -112,27 +159,27 @@ static bool open_lv12(struct lv12 *s, enum hsaqm_level level)
 		return false;
 	}
 	s->have_kern = true;
-	s->kernel_ns = s->kern.model ? s->kern.model_wg_ns : 2 * MS;
-	s->nwg = 1;
 	s->args = probe_hsa_alloc(&c->hsa, s->agent,
 				  (size_t)STREAM_KERNELS * s->kern.kernarg_size, true);
 	s->out = probe_hsa_alloc(&c->hsa, s->agent,
 				 (size_t)STREAM_KERNELS * PROBE_SPIN_WG_SIZE * sizeof(uint32_t),
 				 true);
-	if (!s->args || !s->out || c->hsa.signal_create(0, 0, NULL, &s->left)) {
+	for (s->nsig = 0; s->nsig < STREAM_KERNELS; s->nsig++)
+		if (c->hsa.signal_create(1, 0, NULL, &s->sig[s->nsig]))
+			break;
+	if (!s->args || !s->out || s->nsig < STREAM_KERNELS) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_memory", "",
 				  "could not test: no memory or signal from the HSA runtime");
 		return false;
 	}
-	s->have_left = true;
 	struct hsaqm_hsa_proxy_config cfg = {
 		.agent = s->agent,
 		.size = 256,
 		.type = HSAQM_HSA_QUEUE_TYPE_MULTI,
 		.private_segment_size = UINT32_MAX,
 		.group_segment_size = UINT32_MAX,
-		.xq = { .device = s->g->index, .level = level, .lv1_threshold = LV1_THRESHOLD,
-			.lv1_batch = 1, .lv2_interval = 1, .name = "probe" },
+		.xq = { .device = s->g->index, .level = s->level, .lv1_threshold = LV1_THRESHOLD,
+			.lv1_batch = 1, .lv2_interval = s->interval, .name = "probe" },
 	};
 	err = hsaqm_hsa_proxy_create(&s->rt, s->ctx, &cfg, &s->proxy);
 	if (err) {
@@ -141,9 +188,12 @@ static bool open_lv12(struct lv12 *s, enum hsaqm_level level)
 				  probe_errname(err));
 		return false;
 	}
+	/* ROCr records dispatch timestamps only on a queue with profiling on. */
+	if (s->rt.amd_profiling_set_profiler_enabled)
+		s->rt.amd_profiling_set_profiler_enabled(hsaqm_hsa_proxy_hw_queue(s->proxy), 1);
 	struct hsaqm_xq_info info;
 	if (hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(s->proxy), &info) == 0 &&
-	    info.effective_level < level) {
+	    info.effective_level < s->level) {
 		probe_set_verdict(s->k, HSAQM_PROBE_NOT_SUPPORTED, "level_refused", "",
 				  "the backend grants %s only: %s",
 				  hsaqm_level_name(info.effective_level), info.level_reason);
@@ -162,22 +212,24 @@ static void close_lv12(struct lv12 *s)
 	/* After the last proxy, while the runtime is still up (hsa_backend.h). */
 	if (s->have_rt)
 		hsaqm_hsa_runtime_fini(&s->rt);
-	if (s->have_left)
-		c->hsa.signal_destroy(s->left);
+	for (uint32_t i = 0; i < s->nsig; i++)
+		c->hsa.signal_destroy(s->sig[i]);
 	probe_hsa_free(&c->hsa, s->args);
 	probe_hsa_free(&c->hsa, s->out);
 	if (s->have_kern)
 		probe_kernel_unload(&c->hsa, &s->kern);
 }
 
-/* Submit the stream to the proxy queue the way an application does. */
-static int submit_stream(struct lv12 *s, uint32_t seed)
+/* Submit @n kernels to the proxy queue the way an application does. */
+static int submit(struct lv12 *s, uint32_t n, uint32_t seed)
 {
 	struct hsaqm_hsa_queue *q = hsaqm_hsa_proxy_queue(s->proxy);
 	struct hsaqm_amd_queue *amd = (struct hsaqm_amd_queue *)q;
 
-	s->c->hsa.signal_store(s->left, STREAM_KERNELS);
-	for (uint32_t i = 0; i < STREAM_KERNELS; i++) {
+	memset(s->out, 0, (size_t)n * PROBE_SPIN_WG_SIZE * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++)
+		s->c->hsa.signal_store(s->sig[i], 1);
+	for (uint32_t i = 0; i < n; i++) {
 		struct probe_spin_args *a =
 			(void *)((char *)s->args + (size_t)i * s->kern.kernarg_size);
 		union hsaqm_aql_packet p;
@@ -187,7 +239,7 @@ static int submit_stream(struct lv12 *s, uint32_t seed)
 			.grid_size = { PROBE_SPIN_WG_SIZE, 1, 1 },
 			.kernel_object = s->kern.kernel_object,
 			.kernarg_address = (uint64_t)(uintptr_t)a,
-			.completion_signal = s->left.handle,
+			.completion_signal = s->sig[i].handle,
 			/* In order, as a HIP stream's kernels: each waits for the one before. */
 			.barrier = true,
 			.acquire_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM,
@@ -196,12 +248,13 @@ static int submit_stream(struct lv12 *s, uint32_t seed)
 
 		*a = (struct probe_spin_args){
 			.out = (uint64_t)(uintptr_t)(s->out + (size_t)i * PROBE_SPIN_WG_SIZE),
-			.iters = 1000, .seed = seed + i, .wg_size = PROBE_SPIN_WG_SIZE };
+			.iters = s->iters, .seed = seed + i, .wg_size = PROBE_SPIN_WG_SIZE };
 		memset(&p, 0, sizeof(p));
 		if (hsaqm_aql_dispatch_build(&p, &d))
 			return -EINVAL;
 		/* acq_rel: reserve the slot as ROCclr does. */
 		uint64_t idx = hsaqm_fetch_add(&amd->write_dispatch_id, 1ull);
+		/* Acquire: the proxy frees slots (INVALID headers) before it moves this. */
 		while (idx - hsaqm_load_acquire(&amd->read_dispatch_id) >= q->size)
 			if (!probe_sleep_ns(100000))
 				return -EINTR;
@@ -211,159 +264,317 @@ static int submit_stream(struct lv12 *s, uint32_t seed)
 	return 0;
 }
 
-static bool wait_left(struct lv12 *s, uint64_t timeout_ns)
+/* Wait until the first @n kernels completed; false on timeout or interrupt. */
+static bool wait_all(struct lv12 *s, uint32_t n, uint64_t timeout_ns)
 {
 	uint64_t end = probe_now_ns() + timeout_ns;
 
-	while (s->c->hsa.signal_load(s->left) != 0) {
-		if (probe_now_ns() > end || !probe_sleep_ns(200000))
-			return false;
+	for (uint32_t i = 0; i < n; i++) {
+		while (s->c->hsa.signal_load(s->sig[i]) != 0) {
+			if (probe_now_ns() > end || !probe_sleep_ns(200000))
+				return false;
+		}
 	}
 	return true;
 }
 
-static uint32_t wrong_results(struct lv12 *s, uint32_t seed)
+/* Launch and end of kernel @i in ns of the runtime's clock. */
+static int kernel_times(struct lv12 *s, uint32_t i, uint64_t *start, uint64_t *end)
+{
+	struct hsaqm_hsa_amd_profiling_dispatch_time t = { 0, 0 };
+
+	if (s->c->hsa.get_dispatch_time(s->agent, s->sig[i], &t) || !t.end || t.end < t.start)
+		return -EIO;
+	*start = probe_hsa_ticks_ns(&s->c->hsa, t.start);
+	*end = probe_hsa_ticks_ns(&s->c->hsa, t.end);
+	return 0;
+}
+
+static uint32_t wrong_results(struct lv12 *s, uint32_t n, uint32_t seed)
 {
 	uint32_t wrong = 0;
 
-	for (uint32_t i = 0; i < STREAM_KERNELS; i++)
+	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t w = 0; w < PROBE_SPIN_WG_SIZE; w++)
 			if (s->out[i * PROBE_SPIN_WG_SIZE + w] !=
-			    probe_lcg_jump((seed + i) ^ w, 1000))
+			    probe_lcg_jump((seed + i) ^ w, s->iters))
 				wrong++;
 	return wrong;
 }
 
-static volatile uint64_t *hw_read_index(struct lv12 *s)
+/*
+ * The spin kernel's length: fixed on the model; on hardware @iters calibrated to the target
+ * from one unheld kernel's own timestamps.
+ */
+static int calibrate(struct lv12 *s)
 {
-	return &((struct hsaqm_amd_queue *)hsaqm_hsa_proxy_hw_queue(s->proxy))->read_dispatch_id;
-}
-
-/* One held trial: stream, hold after a quarter, measure, release, verify. */
-static int lv12_trial(struct lv12 *s, enum hsaqm_level level, uint32_t seed, uint64_t *a,
-		      uint64_t *b, uint32_t *inflight, uint32_t *wrong)
-{
-	struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(s->proxy);
-	volatile uint64_t *rd = hw_read_index(s);
-	struct hsaqm_xq_info info;
+	uint64_t target = (s->c->o->quick ? 1 : 2) * MS, start, end, ns = 0;
 	int err;
 
-	memset(s->out, 0, (size_t)STREAM_KERNELS * PROBE_SPIN_WG_SIZE * sizeof(uint32_t));
-	err = submit_stream(s, seed);
+	if (s->kern.model) {
+		s->kernel_ns = s->kern.model_wg_ns;
+		s->iters = 1000;
+		return 0;
+	}
+	s->iters = 1u << 12;
+	for (int round = 0; round < 8; round++) {
+		err = submit(s, 1, 7);
+		if (err)
+			return err;
+		if (!wait_all(s, 1, 10000 * MS))
+			return hsaqm_probe_interrupted() ? -EINTR : -ETIMEDOUT;
+		err = kernel_times(s, 0, &start, &end);
+		if (err)
+			return err;
+		ns = end - start;
+		if (ns >= target / 4 || s->iters >= (1u << 28))
+			break;
+		s->iters <<= 2;
+	}
+	double want = ns ? (double)target * s->iters / (double)ns : (double)s->iters;
+	s->iters = want > 4e9 ? 4000000000u : want < 1024 ? 1024u : (uint32_t)want;
+	s->kernel_ns = target;
+	return 0;
+}
+
+/*
+ * One held trial: the stream, the hold at a phase that moves from trial to trial (so the
+ * close lands at different points of a guardian interval), a hold long enough for anything
+ * not held to launch, the release, and every kernel's result and timestamps.
+ */
+static int lv12_trial(struct lv12 *s, uint32_t n, uint32_t seed, struct lv12_trial *t)
+{
+	struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(s->proxy);
+	const struct hsaqm_probe_env *env = s->c->env;
+	struct hsaqm_xq_info info;
+	uint32_t span = s->level == HSAQM_LEVEL_2 ? s->interval : LV1_THRESHOLD;
+	uint64_t phase = 2 * s->kernel_ns + (n % 4) * s->kernel_ns * 3 / 4;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = submit(s, STREAM_KERNELS, seed);
 	if (err)
 		return err;
-	if (!probe_sleep_ns(s->kernel_ns * 2))
+	if (!probe_sleep_ns(phase))
 		return -EINTR;
-	uint64_t t0 = probe_now_ns();
 	err = hsaqm_xq_suspend(xq);
 	if (err)
 		return err;
-	if (level == HSAQM_LEVEL_1) {
-		/* Drained: everything released has completed. */
-		hsaqm_xq_get_info(xq, &info);
-		*inflight = (uint32_t)(info.released - info.completed);
-		for (;;) {
-			hsaqm_xq_get_info(xq, &info);
-			if (info.completed >= info.released)
-				break;
-			if (probe_now_ns() - t0 > 100 * s->kernel_ns + 2000 * MS ||
-			    !probe_sleep_ns(50000)) {
-				hsaqm_xq_resume(xq);
-				return -ETIMEDOUT;
-			}
-		}
-		*a = probe_now_ns() - t0;
-		*b = 0;
-	} else {
-		/* Stopped: the hardware read index has not moved for 3 kernel times. */
-		uint64_t last = hsaqm_load_acquire(rd), last_t = t0;
-
-		while (probe_now_ns() - last_t < 3 * s->kernel_ns) {
-			if (!probe_sleep_ns(50000)) {
-				hsaqm_xq_resume(xq);
-				return -EINTR;
-			}
-			uint64_t v = hsaqm_load_acquire(rd);
-			if (v != last) {
-				last = v;
-				last_t = probe_now_ns();
-			}
-		}
-		*a = last_t - t0;
-		uint64_t t2 = probe_now_ns();
+	/*
+	 * The hold is in force once the call returned (the gate signal stored, or lib's release
+	 * stopped): figures count from there. A kernel launched during the call counts as
+	 * launched before the hold; reading the clock before the call would count it after,
+	 * and blame the gate for the host's own delay.
+	 */
+	if (probe_hsa_now(&s->c->hsa, &t->t_hold)) {
 		hsaqm_xq_resume(xq);
-		while (hsaqm_load_acquire(rd) == last) {
-			if (probe_now_ns() - t2 > 2000 * MS || !probe_sleep_ns(20000))
-				break;
-		}
-		*b = probe_now_ns() - t2;
+		return -EIO;
 	}
-	if (level == HSAQM_LEVEL_1)
-		hsaqm_xq_resume(xq);
-	if (!wait_left(s, STREAM_KERNELS * s->kernel_ns * 4 + 2000 * MS))
-		return hsaqm_probe_interrupted() ? -EINTR : -ETIMEDOUT;
-	*wrong = wrong_results(s, seed);
+	hsaqm_xq_get_info(xq, &info);
+	t->released_at_hold = (uint32_t)(info.released < STREAM_KERNELS ? info.released :
+					 STREAM_KERNELS);
+	if (env->test_lv12_hook)
+		env->test_lv12_hook(env->test_hook_ctx, s->level == HSAQM_LEVEL_1 ?
+				    HSAQM_PROBE_CHECK_LV1 : HSAQM_PROBE_CHECK_LV2, xq);
+	/* Longer than what may legitimately run on: anything not held launches meanwhile. */
+	bool slept = probe_sleep_ns((span + 3) * s->kernel_ns);
+	probe_hsa_now(&s->c->hsa, &t->t_open);
+	hsaqm_xq_resume(xq);
+	if (!slept)
+		return -EINTR;
+	if (!wait_all(s, STREAM_KERNELS, STREAM_KERNELS * s->kernel_ns * 4 + 2000 * MS))
+		return hsaqm_probe_interrupted() ? -EINTR : -ETIME;
+	for (uint32_t i = 0; i < STREAM_KERNELS; i++) {
+		err = kernel_times(s, i, &t->start[i], &t->end[i]);
+		if (err)
+			return err;
+	}
+	t->wrong = wrong_results(s, STREAM_KERNELS, seed);
 	return 0;
+}
+
+/* The figures of one trial, from its timestamps alone. */
+static void lv12_figures(enum hsaqm_level level, const struct lv12_trial *t,
+			 struct lv12_result *r)
+{
+	bool any_after_open = false;
+	uint64_t last_end = t->t_hold;
+
+	memset(r, 0, sizeof(*r));
+	r->resume = UINT64_MAX;
+	for (uint32_t i = 0; i < STREAM_KERNELS; i++) {
+		uint64_t st = t->start[i], en = t->end[i];
+
+		if (st >= t->t_open) {
+			any_after_open = true;
+			if (st - t->t_open < r->resume)
+				r->resume = st - t->t_open;
+			continue;
+		}
+		/* Launched before the release: ran during or before the hold. */
+		if (en > last_end)
+			last_end = en;
+		if (st >= t->t_hold) {
+			r->after_hold++;
+			if (st - t->t_hold > r->stop)
+				r->stop = st - t->t_hold;
+			if (level == HSAQM_LEVEL_1 && i >= t->released_at_hold)
+				r->held_launched++;
+		}
+		if (i < t->released_at_hold && en > t->t_hold)
+			r->inflight++;
+	}
+	r->drain = last_end - t->t_hold;
+	r->inconclusive = !any_after_open;
+	if (r->inconclusive)
+		r->resume = 0;
 }
 
 static void run_lv12(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k,
 		     enum hsaqm_level level)
 {
-	struct lv12 s = { .c = c, .g = g, .k = k };
-	uint64_t *a = calloc(c->trials, sizeof(uint64_t)), *b = calloc(c->trials, sizeof(uint64_t));
-	uint64_t *w = calloc(c->trials, sizeof(uint64_t));
-	uint32_t done = 0, wrong_total = 0;
+	struct lv12 s = { .c = c, .g = g, .k = k, .level = level };
+	uint32_t n = c->trials;
+	uint64_t *drain = calloc(n, sizeof(uint64_t)), *stop = calloc(n, sizeof(uint64_t));
+	uint64_t *resume = calloc(n, sizeof(uint64_t)), *win = calloc(n, sizeof(uint64_t));
+	uint64_t *after = calloc(n, sizeof(uint64_t));
+	uint32_t done = 0, wrong = 0, inconclusive = 0, not_held = 0, over_window = 0;
+	uint32_t max_after = 0;
+	const char *name = level == HSAQM_LEVEL_1 ? "lv1" : "lv2";
 	int err = 0;
 
-	if (!a || !b || !w) {
+	s.interval = c->o->lv2_interval ? c->o->lv2_interval : 1;
+	if (s.interval > HSAQM_PROBE_LV2_INTERVAL_MAX)
+		s.interval = HSAQM_PROBE_LV2_INTERVAL_MAX;
+	if (!drain || !stop || !resume || !win || !after) {
 		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "no_memory", "", "out of memory");
 		goto out;
 	}
-	if (!open_lv12(&s, level))
+	if (!open_lv12(&s))
 		goto out;
-	for (uint32_t i = 0; i < c->trials; i++) {
-		uint32_t inflight = 0, wrong = 0;
+	s.deadline = probe_now_ns() + c->check_timeout_ns;
+	err = calibrate(&s);
+	if (err) {
+		if (err == -EINTR)
+			goto interrupted;
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "kernel_failed", "",
+				  "could not test: the spin kernel did not run (%s)",
+				  probe_errname(err));
+		goto out;
+	}
+	probe_add_fact(k, "kernel", "%s, %llu us each, %u in order (barrier bit)", s.kern.what,
+		       (unsigned long long)(s.kernel_ns / 1000), STREAM_KERNELS);
+	/* Inconclusive trials (nothing was held) are tried again, up to 3 n attempts in all. */
+	for (uint32_t attempt = 0; done < n && attempt < 3 * n; attempt++) {
+		struct lv12_trial t;
+		struct lv12_result r;
 
-		probe_progress_trial(c, "GPU %u %s: trial %u of %u", g->index,
-			       level == HSAQM_LEVEL_1 ? "lv1" : "lv2", i + 1, c->trials);
-		err = lv12_trial(&s, level, 0x51ed2701u * (i + 1), &a[done], &b[done], &inflight,
-				 &wrong);
+		if (probe_now_ns() > s.deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		probe_progress_trial(c, "GPU %u %s: trial %u of %u", g->index, name, done + 1, n);
+		err = lv12_trial(&s, attempt, 0x51ed2701u * (attempt + 1), &t);
+		if (err == -EINTR || hsaqm_probe_interrupted())
+			goto interrupted;
 		if (err)
 			break;
-		w[done] = inflight;
-		wrong_total += wrong;
+		wrong += t.wrong;
+		lv12_figures(level, &t, &r);
+		if (r.inconclusive) {
+			inconclusive++;
+			continue;
+		}
+		if (r.held_launched || (level == HSAQM_LEVEL_2 && r.after_hold > s.interval))
+			not_held++;
+		if (level == HSAQM_LEVEL_1 && r.inflight > LV1_THRESHOLD)
+			over_window++;
+		if (r.after_hold > max_after)
+			max_after = r.after_hold;
+		drain[done] = r.drain;
+		stop[done] = r.stop;
+		resume[done] = r.resume;
+		win[done] = r.inflight;
+		after[done] = r.after_hold;
 		done++;
 	}
 	k->trials = done;
-	if (err == -EINTR)
-		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "interrupted", "",
-				  "could not test: interrupted");
+	if (err == -ETIME)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
+				  "kernels of the stream never completed after the release");
+	else if (err == -ETIMEDOUT)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "timeout", "",
+				  "could not test: the check ran out of time after %u trials",
+				  done);
+	else if (err == -EIO)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "no_timestamps", "",
+				  "could not test: the runtime gave no dispatch timestamps");
 	else if (err)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED,
-				  err == -ETIMEDOUT ? "timeout" : "hold_failed", "",
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "hold_failed",
+				  "run again with HSAQM_LOG=warn to see lib's error",
 				  "holding the queue failed: %s", probe_errname(err));
-	else if (wrong_total)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", "",
-				  "%u work-items computed wrong results", wrong_total);
+	else if (wrong)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
+				  "%u work-items computed wrong results", wrong);
+	else if (not_held && level == HSAQM_LEVEL_1)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_held", REMEDY_REPORT,
+				  "kernels lib held back launched during the hold (%u of %u "
+				  "trials)", not_held, done);
+	else if (not_held)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_stopped",
+				  "check that no other tool rewrites the queue's packets (a "
+				  "profiler, a debugger); " REMEDY_REPORT,
+				  "the closed gate did not stop launches: up to %u kernels "
+				  "launched after the close, a guardian every %u (%u of %u trials)",
+				  max_after, s.interval, not_held, done);
+	else if (over_window)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "window_exceeded", REMEDY_REPORT,
+				  "more than %u kernels were in flight at the hold (%u of %u "
+				  "trials)", LV1_THRESHOLD, over_window, done);
+	else if (!done)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "kernel_too_short", "",
+				  "could not test: the stream ended before every hold");
 	else
 		probe_set_verdict(k, HSAQM_PROBE_SUPPORTED, "ok", "",
-				  "%u trials of %u kernels: held and released, nothing lost", done,
+				  "%u trials of %u kernels: held, released, nothing lost", done,
 				  STREAM_KERNELS);
+	goto figures;
+interrupted:
+	k->trials = done;
+	probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "interrupted", "",
+			  "could not test: interrupted by signal %d (the queue was released)",
+			  hsaqm_probe_interrupted());
+figures:
 	if (level == HSAQM_LEVEL_1) {
-		probe_add_figure(k, "drain", "ns", a, done);
-		probe_add_figure(k, "inflight_at_hold", "kernels", w, done);
-		probe_add_fact(k, "threshold", "%u kernels in flight at most, %llu us each",
-			       LV1_THRESHOLD, (unsigned long long)(s.kernel_ns / 1000));
+		probe_add_figure(k, "drain", "ns", drain, done);
+		probe_add_figure(k, "inflight_at_hold", "kernels", win, done);
+		probe_add_figure(k, "launches_resume", "ns", resume, done);
+		probe_add_fact(k, "threshold", "%u kernels in flight at most", LV1_THRESHOLD);
 	} else {
-		probe_add_figure(k, "launches_stop", "ns", a, done);
-		probe_add_figure(k, "launches_resume", "ns", b, done);
-		probe_add_fact(k, "interval", "a guardian before every kernel");
+		probe_add_figure(k, "launches_stop", "ns", stop, done);
+		probe_add_figure(k, "launched_after_close", "kernels", after, done);
+		probe_add_figure(k, "drain", "ns", drain, done);
+		probe_add_figure(k, "launches_resume", "ns", resume, done);
+		probe_add_fact(k, "interval", "a guardian every %u kernel%s%s", s.interval,
+			       s.interval == 1 ? "" : "s",
+			       s.interval == 1 ? ": each guardian waits for the kernel before it, "
+						 "so none launches after the close "
+						 "(launches_stop 0) and the stop costs the drain" :
+						 "");
 	}
+	probe_add_fact(k, "clock", "%s", c->env->is_model ?
+		       "model time (the model's HSA system clock and dispatch timestamps)" :
+		       "the HSA system clock; kernel launch/end from dispatch timestamps");
+	if (inconclusive)
+		probe_add_fact(k, "inconclusive", "%u trials: every kernel launched before the "
+			       "hold", inconclusive);
 out:
 	close_lv12(&s);
-	free(a);
-	free(b);
-	free(w);
+	free(drain);
+	free(stop);
+	free(resume);
+	free(win);
+	free(after);
 }
 
 void probe_check_lv1(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k)

@@ -52,6 +52,8 @@ int probe_hsa_from_table(struct probe_hsa *h, void *root, char *why, size_t why_
 	ENTRY(signal_load, HSAQM_API_SIGNAL_LOAD_SCACQUIRE, hsaqm_hsa_signal_load_fn);
 	ENTRY(signal_store, HSAQM_API_SIGNAL_STORE_SCRELEASE, hsaqm_hsa_signal_store_fn);
 	ENTRY(signal_wait, HSAQM_API_SIGNAL_WAIT_SCACQUIRE, hsaqm_hsa_signal_wait_fn);
+	ENTRY(get_dispatch_time, HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME,
+	      hsaqm_hsa_amd_profiling_dispatch_time_fn);
 #undef ENTRY
 
 	/* Entries outside hsaqm's enum: the CoreApiTable never changed layout (api_table.h). */
@@ -246,6 +248,30 @@ void probe_rocr_unload(struct probe_rocr *r)
 unsigned int probe_rocr_table_filled(const struct probe_rocr *r)
 {
 	return r ? r->filled : 0;
+}
+
+/* ---- the runtime's clock ---------------------------------------------------------------- */
+
+uint64_t probe_hsa_ticks_ns(const struct probe_hsa *h, uint64_t ticks)
+{
+	if (!h->ts_hz)
+		return 0;
+	/* 128-bit: ticks of a GHz clock times 1e9 overflow 64 bits after ~18 s. */
+	return (uint64_t)((unsigned __int128)ticks * 1000000000u / h->ts_hz);
+}
+
+int probe_hsa_now(const struct probe_hsa *h, uint64_t *ns)
+{
+	struct probe_hsa *w = (struct probe_hsa *)h; /* the frequency is cached once */
+	uint64_t ticks = 0;
+
+	if (!w->ts_hz &&
+	    (h->system_get_info(PROBE_HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &w->ts_hz) || !w->ts_hz))
+		return -EIO;
+	if (h->system_get_info(PROBE_HSA_SYSTEM_INFO_TIMESTAMP, &ticks))
+		return -EIO;
+	*ns = probe_hsa_ticks_ns(h, ticks);
+	return 0;
 }
 
 /* ---- agents and memory ----------------------------------------------------------------- */

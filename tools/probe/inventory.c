@@ -192,12 +192,12 @@ static void fill_debugfs(struct hsaqm_probe_gpu *g, const struct hsaqm_hqds *hq,
 }
 
 /* <sysfs>/class/kfd/kfd/proc/<pid>/queues/<qid>/gpuid: every KFD process's queues. */
-static void scan_proc(const char *sysfs, uint32_t gpu_id, struct hsaqm_probe_others *o)
+void probe_scan_proc(const char *sysfs, uint32_t gpu_id, long self,
+		     struct hsaqm_probe_others *o)
 {
 	char path[PATH_MAX];
 	DIR *d;
 	struct dirent *e;
-	pid_t self = getpid();
 
 	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc", sysfs);
 	d = opendir(path);
@@ -253,7 +253,7 @@ void probe_others(struct probe_ctx *c, struct hsaqm_probe_gpu *g)
 			g->others.known = false;
 		return;
 	}
-	scan_proc(c->env->sysfs_root, g->gpu_id, &g->others);
+	probe_scan_proc(c->env->sysfs_root, g->gpu_id, (long)getpid(), &g->others);
 }
 
 static void fill_gpu(struct probe_ctx *c, const struct hsaqm_topology_node *n,

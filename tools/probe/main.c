@@ -39,6 +39,8 @@ static void usage(FILE *f)
 		"  --force                 ... even then (reported to wedge a shared GPU)\n"
 		"  --kernel-dir DIR        also load device kernels DIR/spin-<gfx>.hsaco\n"
 		"  --timeout MS            time limit of each check (default 60000, quick 20000)\n"
+		"  --lv2-interval N        Lv2: kernels per guardian, as lib's lv2_interval\n"
+		"                          (default 1, at most %d)\n"
 		"  --json                  the report as JSON (schema: docs/probe-report.md)\n"
 		"  --markdown              the report as Markdown, for sharing\n"
 		"  --emit-sim-profile FILE write the measured constants for the model (sim/)\n"
@@ -53,7 +55,7 @@ static void usage(FILE *f)
 		"  3  report produced on the device model (no usable GPU, or --sim)\n"
 		"\n"
 		"Colour only when stdout is a terminal and NO_COLOR is unset.\n",
-		HSAQM_PROBE_TRIALS_DEFAULT, HSAQM_PROBE_TRIALS_QUICK);
+		HSAQM_PROBE_TRIALS_DEFAULT, HSAQM_PROBE_TRIALS_QUICK, HSAQM_PROBE_LV2_INTERVAL_MAX);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -120,7 +122,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_SIM = 256, OPT_DEVICE, OPT_TRIALS, OPT_QUICK, OPT_NO_LIVE, OPT_DISRUPT,
 	       OPT_FORCE, OPT_CHECK, OPT_KDIR, OPT_TIMEOUT, OPT_JSON, OPT_MD, OPT_PROFILE,
-	       OPT_QUIET, OPT_VERSION };
+	       OPT_QUIET, OPT_VERSION, OPT_LV2_INTERVAL };
 	static const struct option longopts[] = {
 		{ "sim", no_argument, NULL, OPT_SIM },
 		{ "device", required_argument, NULL, OPT_DEVICE },
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "kernel-dir", required_argument, NULL, OPT_KDIR },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "lv2-interval", required_argument, NULL, OPT_LV2_INTERVAL },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "markdown", no_argument, NULL, OPT_MD },
 		{ "emit-sim-profile", required_argument, NULL, OPT_PROFILE },
@@ -189,6 +192,11 @@ int main(int argc, char **argv)
 			if (parse_uint(optarg, 3600000, &v) || !v)
 				goto bad_value;
 			o.check_timeout_ms = (unsigned int)v;
+			break;
+		case OPT_LV2_INTERVAL:
+			if (parse_uint(optarg, HSAQM_PROBE_LV2_INTERVAL_MAX, &v) || !v)
+				goto bad_value;
+			o.lv2_interval = (unsigned int)v;
 			break;
 		case OPT_JSON:
 			fmt = HSAQM_PROBE_FORMAT_JSON;

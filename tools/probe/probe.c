@@ -339,7 +339,8 @@ int hsaqm_probe_run(const struct hsaqm_probe_options *opt, const struct hsaqm_pr
 	if (!env || !out || !env->tp)
 		return -EINVAL;
 	if (o->device < -1 || o->trials > HSAQM_PROBE_TRIALS_MAX ||
-	    o->checks >= (1u << HSAQM_PROBE_NCHECKS))
+	    o->checks >= (1u << HSAQM_PROBE_NCHECKS) ||
+	    o->lv2_interval > HSAQM_PROBE_LV2_INTERVAL_MAX)
 		return -EINVAL;
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
@@ -359,6 +360,7 @@ int hsaqm_probe_run(const struct hsaqm_probe_options *opt, const struct hsaqm_pr
 	r->allow_disruptive = o->allow_disruptive;
 	r->force = o->force;
 	r->device = o->device;
+	r->lv2_interval = o->lv2_interval ? o->lv2_interval : 1;
 
 	probe_preflight(&c);
 

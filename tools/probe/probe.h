@@ -46,6 +46,8 @@ enum hsaqm_probe_format {
 #define HSAQM_PROBE_TRIALS_DEFAULT 10
 #define HSAQM_PROBE_TRIALS_QUICK 3
 #define HSAQM_PROBE_TRIALS_MAX 1000
+/* Largest --lv2-interval (the stream has 16 kernels: a gate must fall inside it). */
+#define HSAQM_PROBE_LV2_INTERVAL_MAX 8
 
 struct hsaqm_probe_options {
 	int device;            /* GPU index (0 = first GPU node) to run the checks on; -1 = all */
@@ -57,6 +59,12 @@ struct hsaqm_probe_options {
 	uint32_t checks;       /* 1 << enum hsaqm_probe_check_id of the checks to run; 0 = all */
 	const char *kernel_dir; /* extra device kernels: <dir>/spin-<gfx>.hsaco; NULL = none */
 	unsigned int check_timeout_ms; /* per check; 0 = 60000 (quick: 20000) */
+	/*
+	 * Lv2: kernels per guardian, as lib's lv2_interval (0 = 1, lib's default). With 1 the
+	 * gate stops the stream at the next kernel; with N, up to N kernels already past the
+	 * last guardian still launch after the close (what "launches_stop" measures).
+	 */
+	unsigned int lv2_interval;
 	/*
 	 * Test hook: sleep this long (ms) inside the Lv3 suspended window of the first trial
 	 * (also HSAQM_PROBE_TEST_PAUSE_LV3_MS in the executable), so that a signal can land
@@ -70,6 +78,8 @@ enum hsaqm_probe_event {
 	HSAQM_PROBE_EV_SUSPENDED = 1,      /* a check has just suspended its queue */
 	HSAQM_PROBE_EV_BEFORE_DESTROY = 2, /* cleanup resumed everything, queue not yet destroyed */
 };
+
+struct hsaqm_xq;
 
 /* Counts of KFD queues other processes have on a GPU. */
 struct hsaqm_probe_others {
@@ -121,6 +131,12 @@ struct hsaqm_probe_env {
 	void (*test_hook)(void *ctx, enum hsaqm_probe_event ev, struct hsaqm_kfd *kfd,
 			  uint32_t queue_id);
 	void *test_hook_ctx;
+	/*
+	 * Test hook of the Lv1/Lv2 checks: called right after lib holds the queue (@check is
+	 * HSAQM_PROBE_CHECK_LV1 or _LV2, @xq the held xqueue), on the probe's thread. A test
+	 * can break the hold here (hsaqm_xq_resume) to reach the "not held" verdicts.
+	 */
+	void (*test_lv12_hook)(void *ctx, int check, struct hsaqm_xq *xq);
 };
 
 enum hsaqm_probe_verdict {
@@ -245,6 +261,7 @@ struct hsaqm_probe_report {
 	uint32_t trials;
 	bool quick, allow_disruptive, force;
 	int device;
+	uint32_t lv2_interval;      /* kernels per guardian of the Lv2 check */
 };
 
 /**

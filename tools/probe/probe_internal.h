@@ -20,6 +20,8 @@
 enum {
 	PROBE_HSA_SYSTEM_INFO_VERSION_MAJOR = 0,
 	PROBE_HSA_SYSTEM_INFO_VERSION_MINOR = 1,
+	PROBE_HSA_SYSTEM_INFO_TIMESTAMP = 2,
+	PROBE_HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY = 3,
 	PROBE_HSA_AMD_SYSTEM_INFO_BUILD_VERSION = 0x200,
 	PROBE_HSA_AGENT_INFO_NAME = 0,
 	PROBE_HSA_AGENT_INFO_NODE = 16,
@@ -85,6 +87,8 @@ struct probe_hsa {
 	hsaqm_hsa_signal_load_fn signal_load;
 	hsaqm_hsa_signal_store_fn signal_store;
 	hsaqm_hsa_signal_wait_fn signal_wait;
+	/* Lv1/Lv2 timestamps; NULL when the table lacks it (those checks then say so). */
+	hsaqm_hsa_amd_profiling_dispatch_time_fn get_dispatch_time;
 	probe_iterate_regions_fn iterate_regions;
 	probe_region_get_info_fn region_get_info;
 	probe_memory_allocate_fn memory_allocate;
@@ -99,6 +103,7 @@ struct probe_hsa {
 	probe_get_symbol_by_name_fn get_symbol_by_name;
 	probe_symbol_get_info_fn symbol_get_info;
 	bool initialized; /* hsa_init succeeded */
+	uint64_t ts_hz;   /* HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, read once */
 };
 
 /**
@@ -124,6 +129,15 @@ int probe_rocr_load(struct probe_rocr **out, void **root_table, char *path, size
 void probe_rocr_unload(struct probe_rocr *r);
 /** probe_rocr_table_filled() - table slots filled from the library (tests). */
 unsigned int probe_rocr_table_filled(const struct probe_rocr *r);
+
+/**
+ * probe_hsa_now() - the runtime's system clock in ns: the domain of
+ * hsa_amd_profiling_get_dispatch_time (model ns on the model's face).
+ * Return: 0; -EIO when the runtime gives no timestamp or frequency.
+ */
+int probe_hsa_now(const struct probe_hsa *h, uint64_t *ns);
+/* Ticks of the runtime's system clock as ns (0 when the frequency is unknown). */
+uint64_t probe_hsa_ticks_ns(const struct probe_hsa *h, uint64_t ticks);
 
 /* The GPU agent whose KFD node id is @node_id (or the @index-th GPU when no node matches). */
 int probe_hsa_find_gpu(const struct probe_hsa *h, uint32_t node_id, uint32_t index,
@@ -266,6 +280,13 @@ void probe_preflight_target(struct probe_ctx *c);
 int probe_inventory(struct probe_ctx *c);
 /* Other processes' KFD queues on a GPU of the target (inventory.c). */
 void probe_others(struct probe_ctx *c, struct hsaqm_probe_gpu *g);
+/*
+ * probe_scan_proc() - count the queues on @gpu_id of every process listed in
+ * <sysfs>/class/kfd/kfd/proc but @self (the KFD's own per-process view; "unknown" in
+ * @o->source when the folder is missing).
+ */
+void probe_scan_proc(const char *sysfs, uint32_t gpu_id, long self,
+		     struct hsaqm_probe_others *o);
 
 /* Checks. */
 void probe_check_lv1(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k);

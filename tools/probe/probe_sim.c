@@ -6,27 +6,37 @@
  *   - the probe makes its check queues through the KFD itself (env.queues_via_kfd), so they
  *     live in the process its handle is;
  *   - the probe issues RUNTIME_ENABLE itself, as ROCr does in every HSA process.
- * Other processes' queues are counted with the model's own view (sim/kfd_face_internal.h):
- * the generated sysfs tree has no kfd/proc directory to scan.
+ * Other processes' queues are read from the model's sysfs kfd/proc, as on hardware; the
+ * model writes that folder from its KFD face when asked (sim/proc_view.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hsaqm/sim.h"
-#include "kfd_face_internal.h"
+#include "sim_internal.h"
 #include "probe_internal.h"
 
+/*
+ * The model's kfd/proc is a snapshot of its KFD face: brought up to date, then read by the
+ * same scan as the KFD's own tree. The probe's own model process is not skipped by pid (it is
+ * listed under its PASID): it counts before it makes a queue of its own.
+ */
 static int sim_others(void *ctx, uint32_t gpu_id, struct hsaqm_probe_others *out)
 {
 	struct hsaqm_sim *sim = ctx;
+	int err;
 
-	(void)gpu_id; /* the model counts queues per model, not per GPU: conservative */
 	memset(out, 0, sizeof(*out));
-	out->known = true;
-	out->queues = sim_kfd_face_queue_count(sim);
-	/* The probe counts before it makes a queue of its own: every queue is someone else's. */
-	out->processes = out->queues ? 1 : 0;
-	probe_strlcpy(out->source, "model: queues of other KFD handles", sizeof(out->source));
+	err = sim_proc_view_sync(sim);
+	if (err) {
+		snprintf(out->source, sizeof(out->source), "unknown: model kfd/proc: %s",
+			 strerror(-err));
+		return err;
+	}
+	probe_scan_proc(hsaqm_sim_sysfs_root(sim), gpu_id, -1, out);
+	if (out->known)
+		probe_strlcpy(out->source, "model sysfs kfd/proc", sizeof(out->source));
 	return 0;
 }
 

@@ -70,13 +70,17 @@ static void figure_label(int id, const struct hsaqm_probe_figure *f, uint32_t fu
 	else if (!strcmp(f->name, "save_area_used_full"))
 		snprintf(buf, len, "wave save area in use (stopped)");
 	else if (!strcmp(f->name, "drain"))
-		snprintf(buf, len, "drain after the hold");
+		snprintf(buf, len, id == HSAQM_PROBE_CHECK_LV2 ? "gate closed -> queue dry" :
+							      "hold -> released work done");
 	else if (!strcmp(f->name, "inflight_at_hold"))
 		snprintf(buf, len, "kernels in flight at the hold");
 	else if (!strcmp(f->name, "launches_stop"))
-		snprintf(buf, len, "gate closed -> launches stop");
+		snprintf(buf, len, "gate closed -> last launch");
+	else if (!strcmp(f->name, "launched_after_close"))
+		snprintf(buf, len, "launched after the close");
 	else if (!strcmp(f->name, "launches_resume"))
-		snprintf(buf, len, "gate open -> launches resume");
+		snprintf(buf, len, id == HSAQM_PROBE_CHECK_LV2 ? "gate open -> next launch" :
+							      "release -> next launch");
 	else
 		snprintf(buf, len, "%s", f->name);
 }
@@ -577,6 +581,7 @@ static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 	js_kbool(f, 4, "allow_disruptive", r->allow_disruptive, &ff);
 	js_kbool(f, 4, "force", r->force, &ff);
 	js_kint(f, 4, "device", r->device, &ff);
+	js_kuint(f, 4, "lv2_interval", r->lv2_interval, &ff);
 	fputs("\n  }", f);
 
 	js_key(f, 2, "preflight", &first);
