@@ -13,7 +13,7 @@ SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_er
 TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 .PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan fuzz fuzz-smoke \
-	fuzz-msg fuzz-msg-smoke demo bench clean
+	fuzz-msg fuzz-msg-smoke demo bench experiments clean
 
 all: build
 
@@ -76,6 +76,20 @@ demo: build
 
 bench: build
 	$(BUILD)/experiments/bench/hsaqm-bench-ring
+
+# The users' workloads on the model (docs/experiments.md): calibration against their native
+# rows, then every workload and configuration, then W4. Model figures, written to
+# experiments/out/. Every step runs even when an earlier one missed a target.
+WL = experiments/workloads
+experiments: build
+	@rc=0; \
+	experiments/runner/hsaqm-experiment --calibrate $(WL)/calib.wl $(WL)/w2-native.wl \
+		$(WL)/w1-light.wl $(WL)/w1-intensive.wl || rc=1; \
+	experiments/runner/hsaqm-experiment --max-length 30s --trace native:2s,lv2:2s \
+		--trace-only w1-intensive $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
+		$(WL)/w3.wl $(WL)/w3-tc1.wl || rc=1; \
+	$(BUILD)/experiments/bench/hsaqm-bench-w4 || rc=1; \
+	exit $$rc
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

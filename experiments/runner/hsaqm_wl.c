@@ -1,0 +1,1163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqm-wl - a workload process of the scenario runner (docs/experiments.md).
+ *
+ * Given a workload file and a configuration, it opens the device model with
+ * hsaqm_sim_open_env() (in-process while the shared device process is not built), takes the
+ * HSA table of the model's HSA face, and runs the file's processes: one thread per task,
+ * each submitting its model's kernels the way ROCclr feeds an HSA queue (add_write_index
+ * through the table, wait while the ring is full, body, 32-bit release store of
+ * header+setup, doorbell store), a completion signal on the last kernel of each request.
+ * Latencies are model time: from the request's submission (model clock read just before its
+ * first packet) to the completion time the model stamps into that signal (profiling
+ * end_ts), so a host that wakes up late changes when a result is *seen*, not the figure.
+ *
+ * IN-PROCESS STAND-IN: today every process of the file runs as a group of threads of this
+ * one process on one model instance, and the hsaqm configurations use the HSA backend's
+ * proxy queues directly (what the tool library will do inside each real process), with one
+ * scheduling context for all processes (what hsaqmd will give across them). The output says
+ * so. With --process, one process of the file runs alone (standalone runs, and later one
+ * real process per workload process under hsaqm-run).
+ *
+ * Usage: hsaqm-wl FILE [--config NAME] [--process NAME]... [--out JSON] [--seed N]
+ *                 [--length DUR] [--warmup DUR] [--time-scale X] [--trace FILE]
+ *                 [--progress] [--dump] [--quiet]
+ * Every figure it writes is a MODEL FIGURE.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "t_hsa.h"
+#include "wl.h"
+
+/*
+ * Shared mode (HSAQM_SIM_DEVICE) is being built beside this program: until the model's
+ * library defines hsaqm_sim_open_env(), the reference stays weak and a NULL address means
+ * in-process. Drop this line once it is defined.
+ */
+#pragma weak hsaqm_sim_open_env
+
+#define STAND_IN_NOTE "in-process stand-in until the shared device process lands"
+#define POOL 256u /* completion signals per task: at most this many requests in flight */
+#define MAX_THREADS (HSAQM_WL_MAX_PROCESSES * HSAQM_WL_MAX_TASKS)
+
+struct run;
+
+/* One HSA queue: a stream of a process. */
+struct wl_queue {
+	struct run *r;
+	struct hsaqm_hsa_queue *q;      /* what the application writes */
+	struct hsaqm_hsa_proxy *proxy;  /* hsaqm configurations */
+	bool used;
+};
+
+/* A fair lock: one thread of a process launches at a time (Python's GIL), in arrival order. */
+struct ticket_lock {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	uint64_t next, serving;
+};
+
+struct req {
+	uint64_t arrival; /* model ns: submitted */
+	uint64_t start;   /* model ns: latency counted from here (see reap()) */
+	uint64_t end;     /* model ns; 0 = not complete */
+};
+
+struct task_run {
+	struct run *r;
+	unsigned int pi, ti;
+	const struct hsaqm_wl_process *proc;
+	const struct hsaqm_wl_task *task;
+	const struct hsaqm_wl_model *model;
+	struct wl_queue *wq;
+	struct ticket_lock *host_lock;
+	uint64_t rng;
+	struct hsaqm_hsa_signal pool[POOL];
+	uint64_t pool_req[POOL];        /* request index each in-flight signal belongs to */
+	uint64_t head, tail;            /* in-flight requests: [tail, head) by submission order */
+	struct req *reqs;
+	size_t nreq, capreq;
+	uint64_t dropped;
+	uint64_t arrivals;
+	uint64_t lat_avg; /* model ns, running average */
+	uint64_t prev_end; /* model ns, the last completion reaped */
+	int error;
+	pthread_t th;
+	bool started, joined;
+};
+
+struct run {
+	const struct hsaqm_wl_file *wl;
+	struct hsaqm_wl_config cfg;
+	bool proc_on[HSAQM_WL_MAX_PROCESSES];
+	struct t_hsa h;
+	double scale;
+	uint64_t seed;
+	uint64_t length_ns, warmup_ns;
+	uint64_t kobj[HSAQM_WL_MAX_MODELS][HSAQM_WL_MAX_KGROUPS];
+	struct wl_queue queues[HSAQM_WL_MAX_PROCESSES][HSAQM_WL_MAX_STREAMS];
+	struct ticket_lock locks[HSAQM_WL_MAX_PROCESSES];
+	struct task_run *tasks[MAX_THREADS];
+	unsigned int ntasks;
+	uint64_t t_start, win_lo, win_hi; /* model ns */
+	bool progress, quiet;
+	const char *trace;
+};
+
+/* ---- Small helpers ------------------------------------------------------------------------- */
+
+static uint64_t rnd_next(uint64_t *s)
+{
+	/* splitmix64: the arrival streams need nothing stronger, and are seeded per task. */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double rnd_unit(uint64_t *s)
+{
+	return (double)(rnd_next(s) >> 11) / 9007199254740992.0;
+}
+
+static uint64_t model_now(struct run *r)
+{
+	return hsaqm_sim_now_ns(r->h.sim);
+}
+
+/* Sleep until model time @t (REAL mode: wall time = model time / scale). */
+static void sleep_until_model(struct run *r, uint64_t t)
+{
+	for (;;) {
+		uint64_t now = model_now(r);
+
+		if (now >= t)
+			return;
+		double wall = (double)(t - now) / r->scale;
+		struct timespec ts = { .tv_sec = (time_t)(wall / 1e9),
+				       .tv_nsec = (long)fmod(wall, 1e9) };
+
+		if (ts.tv_sec == 0 && ts.tv_nsec < 1000)
+			ts.tv_nsec = 1000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void ticket_lock(struct ticket_lock *l)
+{
+	pthread_mutex_lock(&l->m);
+	uint64_t me = l->next++;
+
+	while (l->serving != me)
+		pthread_cond_wait(&l->cv, &l->m);
+	pthread_mutex_unlock(&l->m);
+}
+
+static void ticket_unlock(struct ticket_lock *l)
+{
+	pthread_mutex_lock(&l->m);
+	l->serving++;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->m);
+}
+
+/* ---- Submission, as ROCclr does it --------------------------------------------------------- */
+
+static void wl_doorbell(struct wl_queue *wq, uint64_t idx)
+{
+	if (wq->proxy)
+		/* Where the tool library's signal-store wrapper lands for a proxy doorbell. */
+		hsaqm_hsa_proxy_doorbell(wq->proxy, (hsaqm_hsa_signal_value_t)idx);
+	else
+		wq->r->h.core->hsa_signal_store_screlease_fn(wq->q->doorbell_signal,
+							     (hsaqm_hsa_signal_value_t)idx);
+}
+
+/*
+ * Write one packet into @wq's ring: reserve the index through the table (a tool sees it),
+ * wait while the ring is full, write the body, then publish header and setup with one
+ * 32-bit release store. Returns the index, or UINT64_MAX when the ring stayed full 10 s.
+ */
+static uint64_t wl_write_packet(struct wl_queue *wq, const union hsaqm_aql_packet *pk)
+{
+	struct hsaqm_core_api_table *core = wq->r->h.core;
+	struct hsaqm_hsa_queue *q = wq->q;
+	uint64_t idx = core->hsa_queue_add_write_index_screlease_fn(q, 1);
+	uint64_t spins = 0, deadline = 0;
+	union hsaqm_aql_packet *slot;
+	uint32_t first;
+
+	while (idx - core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size) {
+		if (++spins < 64) {
+			hsaqm_cpu_relax();
+			continue;
+		}
+		if (!deadline)
+			deadline = t_hsa_mono_ns() + 10 * T_HSA_S;
+		if (t_hsa_mono_ns() > deadline)
+			return UINT64_MAX;
+		t_hsa_sleep_us(20);
+	}
+	slot = (union hsaqm_aql_packet *)q->base_address + (idx & (q->size - 1));
+	memcpy((char *)slot + 4, (const char *)pk + 4, sizeof(*pk) - 4);
+	memcpy(&first, pk, sizeof(first));
+	/* Release: the body above is visible to the packet processor before the header. */
+	hsaqm_store_release((uint32_t *)(void *)slot, first);
+	return idx;
+}
+
+static union hsaqm_aql_packet wl_dispatch(uint64_t kobj, const struct hsaqm_wl_kernel *k,
+					  uint64_t cs)
+{
+	uint32_t wi = 64u * (k->waves > 16 ? 16 : k->waves);
+	union hsaqm_aql_packet p;
+	struct hsaqm_aql_dispatch_desc d = {
+		.dims = 1, .workgroup_size = { (uint16_t)wi, 1, 1 },
+		.grid_size = { (uint32_t)((uint64_t)k->wgs * wi > UINT32_MAX ? UINT32_MAX
+									     : k->wgs * wi), 1, 1 },
+		.kernel_object = kobj, .completion_signal = cs,
+		/* In order, as HIP streams issue kernels. */
+		.barrier = true,
+		.acquire_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM,
+		.release_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM,
+	};
+
+	memset(&p, 0, sizeof(p));
+	hsaqm_aql_dispatch_build(&p, &d);
+	return p;
+}
+
+/*
+ * One request: every kernel of the model, the last with @cs. Without a launch time the
+ * doorbell is rung once for the whole request (each doorbell costs about 10 us of host time
+ * on the model, which a scaled clock multiplies); with one, the host launches in chunks of
+ * about 0.5 ms of launch time, each taking the process's host lock if it has one.
+ */
+static int submit_request(struct task_run *tr, struct hsaqm_hsa_signal cs)
+{
+	struct run *r = tr->r;
+	const struct hsaqm_wl_model *m = tr->model;
+	uint64_t launch = tr->task->launch_ns;
+	uint32_t chunk = launch ? (uint32_t)((500 * T_HSA_US + launch - 1) / launch) : UINT32_MAX;
+	uint32_t in_chunk = 0, done = 0;
+	uint64_t last = 0, sched = model_now(r);
+
+	for (unsigned int g = 0; g < m->nk; g++) {
+		for (uint32_t c = 0; c < m->k[g].count; c++) {
+			bool final = ++done == m->kernels;
+			union hsaqm_aql_packet pk =
+				wl_dispatch(r->kobj[tr->model - r->wl->models][g], &m->k[g],
+					    final ? cs.handle : 0);
+
+			if (launch && in_chunk == 0 && tr->host_lock) {
+				uint64_t now;
+
+				ticket_lock(tr->host_lock);
+				/* Launch time starts counting once this thread holds the lock. */
+				now = model_now(r);
+				if (now > sched)
+					sched = now;
+			}
+			last = wl_write_packet(tr->wq, &pk);
+			if (last == UINT64_MAX)
+				return -ETIMEDOUT;
+			if (launch && (++in_chunk == chunk || final)) {
+				/*
+				 * The host spent this chunk's launch time before the doorbell. The
+				 * schedule is absolute, so a sleep that overshoots is absorbed by
+				 * the next chunk instead of adding up over the request.
+				 */
+				sched += in_chunk * launch;
+				sleep_until_model(r, sched);
+				wl_doorbell(tr->wq, last);
+				if (tr->host_lock)
+					ticket_unlock(tr->host_lock);
+				in_chunk = 0;
+			}
+		}
+	}
+	if (!launch)
+		wl_doorbell(tr->wq, last);
+	return 0;
+}
+
+/* ---- A task's thread ------------------------------------------------------------------------ */
+
+static int record_arrival(struct task_run *tr, uint64_t t)
+{
+	if (tr->nreq == tr->capreq) {
+		size_t cap = tr->capreq ? 2 * tr->capreq : 1024;
+		struct req *n = realloc(tr->reqs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tr->reqs = n;
+		tr->capreq = cap;
+	}
+	tr->reqs[tr->nreq].arrival = t;
+	tr->reqs[tr->nreq].end = 0;
+	tr->nreq++;
+	return 0;
+}
+
+/* Collect completed requests in submission order (one stream completes in order). */
+static uint64_t reap(struct task_run *tr)
+{
+	struct run *r = tr->r;
+	uint64_t last_end = 0;
+
+	while (tr->tail < tr->head) {
+		struct hsaqm_hsa_signal cs = tr->pool[tr->tail % POOL];
+		struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
+
+		if (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0)
+			break;
+		r->h.amd->hsa_amd_profiling_get_dispatch_time_fn(r->h.gpu[0], cs, &dt);
+		struct req *q = &tr->reqs[tr->pool_req[tr->tail % POOL]];
+
+		q->end = dt.end ? dt.end : model_now(r);
+		/*
+		 * A back-to-back loop (closed, no think time, several in flight) keeps the
+		 * stream busy, as a synchronous loop does on a real host whose wake-up costs
+		 * ~10 us; its requests are timed from when they could start, the previous
+		 * one's completion, not from a submission made while that one still ran.
+		 */
+		q->start = q->arrival;
+		if (tr->task->arrival == HSAQM_WL_ARR_CLOSED && !tr->task->think_ns &&
+		    tr->task->depth > 1 && tr->prev_end > q->start)
+			q->start = tr->prev_end;
+		tr->prev_end = q->end;
+		last_end = q->end;
+		/* A running average of the latency, for wait_oldest()'s guess. */
+		if (q->end > q->arrival)
+			tr->lat_avg = tr->lat_avg ? (7 * tr->lat_avg + (q->end - q->arrival)) / 8
+						  : q->end - q->arrival;
+		tr->tail++;
+	}
+	return last_end;
+}
+
+static uint64_t next_gap(struct task_run *tr)
+{
+	const struct hsaqm_wl_task *t = tr->task;
+
+	switch (t->arrival) {
+	case HSAQM_WL_ARR_POISSON:
+		return (uint64_t)(-log(1.0 - rnd_unit(&tr->rng)) / t->rate * 1e9);
+	case HSAQM_WL_ARR_PERIODIC:
+	case HSAQM_WL_ARR_BURST:
+		return t->period_ns;
+	case HSAQM_WL_ARR_CLOSED:
+		return 0;
+	}
+	return 0;
+}
+
+static int arrive(struct task_run *tr, uint64_t planned)
+{
+	struct run *r = tr->r;
+	struct hsaqm_hsa_signal cs;
+	uint64_t t;
+	int rc;
+
+	tr->arrivals++;
+	if (tr->head - tr->tail >= POOL) {
+		tr->dropped++; /* more than POOL requests in flight: the stream is hopelessly behind */
+		return 0;
+	}
+	cs = tr->pool[tr->head % POOL];
+	r->h.core->hsa_signal_store_relaxed_fn(cs, 1);
+	/*
+	 * The request starts when the host submits it (model clock): a host that wakes late
+	 * shifts the arrival, it does not add to the latency. Launch-paced requests include
+	 * their launch time, as the users' measurement does.
+	 */
+	t = model_now(r);
+	(void)planned;
+	rc = record_arrival(tr, t);
+	if (rc)
+		return rc;
+	tr->pool_req[tr->head % POOL] = tr->nreq - 1;
+	tr->head++;
+	return submit_request(tr, cs);
+}
+
+/*
+ * Wait for the oldest request in flight, or until model time @wake. A host thread woken by
+ * the model's futex is late by the machine's wake-up latency (0.1-1 ms on a loaded 2-core
+ * VM, against 10-20 us for a GPU interrupt on a real host), which a closed loop would add
+ * between iterations. So, knowing roughly when the request ends (the average of the last
+ * ones), the thread sleeps until shortly before, then polls for at most 2 ms of wall time.
+ */
+static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
+{
+	struct run *r = tr->r;
+	struct hsaqm_hsa_signal cs = tr->pool[tr->tail % POOL];
+	uint64_t arrival = tr->reqs[tr->pool_req[tr->tail % POOL]].arrival;
+	uint64_t margin = (uint64_t)(300 * T_HSA_US * r->scale);
+	uint64_t expect = tr->lat_avg ? arrival + tr->lat_avg : 0;
+	uint64_t until = wake, timeout;
+
+	if (expect && expect > now + margin && expect - margin < until)
+		until = expect - margin;
+	timeout = until == UINT64_MAX ? 50 * T_HSA_MS : until > now ? until - now : 0;
+	if (timeout > 50 * T_HSA_MS)
+		timeout = 50 * T_HSA_MS;
+	if (!expect || expect > now + margin || timeout) {
+		if (timeout)
+			r->h.core->hsa_signal_wait_scacquire_fn(cs, HSAQM_HSA_SIGNAL_CONDITION_LT,
+								1, timeout,
+								HSAQM_HSA_WAIT_STATE_BLOCKED);
+		if (!expect || r->h.core->hsa_signal_load_scacquire_fn(cs) == 0)
+			return;
+		now = model_now(r);
+		if (now + margin < expect || (wake != UINT64_MAX && now >= wake))
+			return;
+	}
+	uint64_t stop = t_hsa_mono_ns() + 2 * T_HSA_MS;
+
+	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && t_hsa_mono_ns() < stop &&
+	       (wake == UINT64_MAX || model_now(r) < wake))
+		sched_yield();
+}
+
+static void *task_main(void *arg)
+{
+	struct task_run *tr = arg;
+	struct run *r = tr->r;
+	const struct hsaqm_wl_task *t = tr->task;
+	uint64_t next, think_until = 0;
+	bool closed = t->arrival == HSAQM_WL_ARR_CLOSED;
+
+	sleep_until_model(r, r->t_start);
+	next = r->t_start + t->start_ns;
+	if (t->arrival == HSAQM_WL_ARR_POISSON)
+		next += next_gap(tr);
+	for (;;) {
+		uint64_t now = model_now(r);
+		bool more = now < r->win_hi && (!t->requests || tr->arrivals < t->requests);
+		uint64_t end;
+
+		end = reap(tr);
+		if (closed && end)
+			think_until = end + t->think_ns;
+		if (!more && tr->tail == tr->head)
+			break;
+		if (!more && now > r->win_hi + 30 * T_HSA_S) {
+			fprintf(stderr, "hsaqm-wl: task %s: %" PRIu64 " requests never completed\n",
+				t->name, tr->head - tr->tail);
+			tr->error = -ETIMEDOUT;
+			break;
+		}
+		if (more && closed && tr->head - tr->tail < t->depth && now >= think_until) {
+			tr->error = arrive(tr, now);
+			if (tr->error)
+				break;
+			continue;
+		}
+		if (more && !closed && now >= next) {
+			uint32_t n = t->arrival == HSAQM_WL_ARR_BURST ? t->burst : 1;
+
+			for (uint32_t i = 0; i < n && !tr->error; i++)
+				tr->error = arrive(tr, next);
+			if (tr->error)
+				break;
+			next += next_gap(tr);
+			if (t->arrival == HSAQM_WL_ARR_PERIODIC && t->jitter_ns)
+				next += (uint64_t)(rnd_unit(&tr->rng) * 2.0 * (double)t->jitter_ns) -
+					t->jitter_ns;
+			continue;
+		}
+		/* Nothing to do until the oldest request completes or the next arrival. */
+		uint64_t wake = UINT64_MAX;
+
+		if (more)
+			wake = closed ? (tr->head - tr->tail < t->depth ? think_until : UINT64_MAX)
+				      : next;
+		if (tr->tail < tr->head) {
+			wait_oldest(tr, now, wake);
+		} else if (wake != UINT64_MAX) {
+			sleep_until_model(r, wake);
+		}
+	}
+	return NULL;
+}
+
+/* ---- Setup ---------------------------------------------------------------------------------- */
+
+static int open_model(struct run *r, uint64_t seed)
+{
+	struct hsaqm_sim_config sc = {
+		.num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL, .time_scale = r->scale,
+		.seed = seed ? seed : 1, .trace_path = r->trace,
+	};
+	int rc;
+
+	memset(&r->h, 0, sizeof(r->h));
+	r->h.face_handle = -1;
+	if (hsaqm_sim_open_env)
+		rc = hsaqm_sim_open_env(&sc, &r->h.sim);
+	else if (getenv("HSAQM_SIM_DEVICE"))
+		rc = -EPROTONOSUPPORT; /* asked for the shared device, this build has none */
+	else
+		rc = hsaqm_sim_create(&sc, &r->h.sim);
+	if (rc)
+		return rc;
+	r->h.root = hsaqm_sim_hsa_table(r->h.sim);
+	r->h.core = r->h.root->core;
+	r->h.amd = r->h.root->amd_ext;
+	if (r->h.core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
+		return -EIO;
+	r->h.core->hsa_iterate_agents_fn(t_hsa_collect_agent, &r->h);
+	return r->h.ngpu ? 0 : -ENODEV;
+}
+
+static int register_kernels(struct run *r)
+{
+	for (unsigned int m = 0; m < r->wl->nmodels; m++) {
+		const struct hsaqm_wl_model *md = &r->wl->models[m];
+
+		for (unsigned int g = 0; g < md->nk; g++) {
+			const struct hsaqm_wl_kernel *k = &md->k[g];
+			char name[96];
+			struct hsaqm_sim_kernel_desc d = {
+				.name = name, .duration_ns = k->time_ns, .spread_ns = k->spread_ns,
+				.dist = k->dist == HSAQM_WL_DIST_UNIFORM ? HSAQM_SIM_DIST_UNIFORM
+					: k->dist == HSAQM_WL_DIST_NORMAL ? HSAQM_SIM_DIST_NORMAL
+					: HSAQM_SIM_DIST_FIXED,
+				.waves_per_wg = k->waves,
+			};
+			int rc;
+
+			snprintf(name, sizeof(name), "%s/%u", md->name, g);
+			rc = hsaqm_sim_kernel_register(r->h.sim, &d, &r->kobj[m][g]);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static hsaqm_hsa_amd_queue_priority_t hsa_prio(enum hsaqm_wl_prio p)
+{
+	return p == HSAQM_WL_PRIO_HIGH  ? HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH
+	       : p == HSAQM_WL_PRIO_LOW ? HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW
+					: HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
+}
+
+static int create_queue(struct run *r, unsigned int pi, unsigned int si)
+{
+	const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
+	const struct hsaqm_wl_stream *s = &pr->streams[si];
+	struct wl_queue *wq = &r->queues[pi][si];
+	int rc;
+
+	wq->r = r;
+	if (r->cfg.mode != HSAQM_WL_MODE_HSAQM) {
+		if (r->h.core->hsa_queue_create_fn(r->h.gpu[0], s->ring, HSAQM_HSA_QUEUE_TYPE_MULTI,
+						   NULL, NULL, 0, 0, &wq->q) !=
+		    HSAQM_HSA_STATUS_SUCCESS)
+			return -EIO;
+		/* Native: PyTorch's default streams, no priority call at all. */
+		if (r->cfg.mode == HSAQM_WL_MODE_HIP && s->prio != HSAQM_WL_PRIO_NORMAL &&
+		    r->h.amd->hsa_amd_queue_set_priority_fn(wq->q, hsa_prio(s->prio)) !=
+			    HSAQM_HSA_STATUS_SUCCESS)
+			return -EIO;
+		return 0;
+	}
+	char name[HSAQM_WL_NAME_MAX * 2 + 2];
+	struct hsaqm_hsa_proxy_config pc = {
+		.agent = r->h.gpu[0], .size = s->ring, .type = HSAQM_HSA_QUEUE_TYPE_MULTI,
+		.xq = {
+			.device = 0, .priority = s->hsaqm_priority,
+			.level = (enum hsaqm_level)r->cfg.level,
+			.lv1_threshold = r->cfg.lv1_threshold, .lv1_batch = r->cfg.lv1_batch,
+			.lv2_interval = r->cfg.lv2_interval, .name = name,
+		},
+	};
+
+	snprintf(name, sizeof(name), "%s.%s", pr->name, s->name);
+	rc = hsaqm_hsa_proxy_create(&r->h.rt, r->h.ctx, &pc, &wq->proxy);
+	if (rc)
+		return rc;
+	wq->q = hsaqm_hsa_proxy_queue(wq->proxy);
+	if (r->cfg.hip_priority && s->prio != HSAQM_WL_PRIO_NORMAL) {
+		/* As the tool passes the application's priority call on (step 0: keep ours). */
+		rc = hsaqm_hsa_proxy_set_priority(wq->proxy, hsa_prio(s->prio), s->hsaqm_priority,
+						  0);
+		if (rc)
+			return rc;
+	}
+	struct hsaqm_xq_info info;
+
+	if (!hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(wq->proxy), &info) &&
+	    (int)info.effective_level != r->cfg.level) {
+		fprintf(stderr, "hsaqm-wl: %s runs at %s, not lv%d: %s\n", name,
+			hsaqm_level_name(info.effective_level), r->cfg.level, info.level_reason);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int setup(struct run *r)
+{
+	int rc = open_model(r, r->seed);
+
+	if (rc)
+		return rc;
+	if (r->cfg.mode == HSAQM_WL_MODE_HSAQM) {
+		struct hsaqm_policy_config pol = {
+			.kind = (enum hsaqm_policy_kind)r->cfg.policy,
+			.floor_period_us = r->cfg.floor_period_us,
+			.floor_slice_us = r->cfg.floor_slice_us,
+		};
+
+		if (r->cfg.level == 3) {
+			rc = t_hsa_lv3_setup(&r->h);
+			if (rc)
+				return rc;
+		}
+		rc = t_hsa_runtime(&r->h, r->cfg.level == 3 ? hsaqm_kfd_transport_default() : NULL);
+		if (!rc)
+			rc = hsaqm_ctx_set_policy(r->h.ctx, 0, &pol);
+		if (rc)
+			return rc;
+	}
+	rc = register_kernels(r);
+	if (rc)
+		return rc;
+	for (unsigned int pi = 0; pi < r->wl->nprocs; pi++) {
+		const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
+
+		if (!r->proc_on[pi])
+			continue;
+		pthread_mutex_init(&r->locks[pi].m, NULL);
+		pthread_cond_init(&r->locks[pi].cv, NULL);
+		for (unsigned int si = 0; si < pr->nstreams; si++) {
+			rc = create_queue(r, pi, si);
+			if (rc)
+				return rc;
+		}
+		for (unsigned int ti = 0; ti < pr->ntasks; ti++) {
+			struct task_run *tr = calloc(1, sizeof(*tr));
+
+			if (!tr)
+				return -ENOMEM;
+			r->tasks[r->ntasks++] = tr;
+			tr->r = r;
+			tr->pi = pi;
+			tr->ti = ti;
+			tr->proc = pr;
+			tr->task = &pr->tasks[ti];
+			tr->model = &r->wl->models[tr->task->model];
+			tr->wq = &r->queues[pi][tr->task->stream];
+			tr->wq->used = true;
+			tr->host_lock = pr->host_lock ? &r->locks[pi] : NULL;
+			tr->rng = r->seed * 0x100000001b3ull + pi * 131 + ti + 1;
+			for (unsigned int i = 0; i < POOL; i++) {
+				tr->pool[i] = t_hsa_signal(&r->h, 0);
+				if (!tr->pool[i].handle)
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct run *r)
+{
+	for (unsigned int pi = 0; pi < r->wl->nprocs; pi++)
+		for (unsigned int si = 0; si < HSAQM_WL_MAX_STREAMS; si++) {
+			struct wl_queue *wq = &r->queues[pi][si];
+
+			if (wq->proxy)
+				hsaqm_hsa_proxy_destroy(wq->proxy);
+			else if (wq->q)
+				r->h.core->hsa_queue_destroy_fn(wq->q);
+			wq->proxy = NULL;
+			wq->q = NULL;
+		}
+	for (unsigned int i = 0; i < r->ntasks; i++) {
+		struct task_run *tr = r->tasks[i];
+
+		for (unsigned int k = 0; k < POOL; k++)
+			if (tr->pool[k].handle)
+				r->h.core->hsa_signal_destroy_fn(tr->pool[k]);
+		free(tr->reqs);
+		free(tr);
+	}
+	r->ntasks = 0;
+	t_hsa_close(&r->h);
+}
+
+/* ---- Results -------------------------------------------------------------------------------- */
+
+struct agg {
+	double *lat;   /* ms, requests that arrived in the window and completed */
+	size_t n, cap;
+	uint64_t incomplete;
+	double rps;    /* requests per second */
+	double ips;    /* iterations (requests) per second, summed as images below */
+	double img;    /* images per second */
+	uint64_t dropped;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double pct(const double *v, size_t n, double p)
+{
+	/* Nearest rank, as numpy's "higher" method would not interpolate either. */
+	size_t k;
+
+	if (!n)
+		return 0;
+	k = (size_t)ceil(p / 100.0 * (double)n);
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+/*
+ * Completions per second over [lo, hi): the cumulative completion count interpolated
+ * linearly between completions, so a window that cuts an iteration counts its share of it.
+ */
+static double rate_in(const struct task_run *tr, uint64_t lo, uint64_t hi)
+{
+	uint64_t *ends = malloc((tr->nreq + 1) * sizeof(*ends));
+	size_t n = 0;
+	double c_lo = 0, c_hi = 0;
+
+	if (!ends || hi <= lo) {
+		free(ends);
+		return 0;
+	}
+	ends[n++] = tr->r->t_start; /* count 0 at the run's start */
+	for (size_t i = 0; i < tr->nreq; i++)
+		if (tr->reqs[i].end)
+			ends[n++] = tr->reqs[i].end;
+	/* Completions of one stream are in order already; keep it robust anyway. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 1 && ends[j] < ends[j - 1]; j--) {
+			uint64_t x = ends[j];
+
+			ends[j] = ends[j - 1];
+			ends[j - 1] = x;
+		}
+	for (int w = 0; w < 2; w++) {
+		uint64_t t = w ? hi : lo;
+		double c = (double)(n - 1);
+
+		for (size_t i = 1; i < n; i++)
+			if (ends[i] >= t) {
+				c = (double)(i - 1) + (double)(t - ends[i - 1]) /
+						      (double)(ends[i] - ends[i - 1] ? ends[i] -
+										ends[i - 1] : 1);
+				break;
+			}
+		*(w ? &c_hi : &c_lo) = c;
+	}
+	free(ends);
+	return (c_hi - c_lo) / ((double)(hi - lo) / 1e9);
+}
+
+/* Throughput of one task: over the window, or over its own span when it has a request count. */
+static double task_rate(const struct task_run *tr)
+{
+	const struct run *r = tr->r;
+
+	if (tr->task->requests) {
+		uint64_t first = UINT64_MAX, last = 0;
+		size_t done = 0;
+
+		for (size_t i = 0; i < tr->nreq; i++) {
+			if (!tr->reqs[i].end)
+				continue;
+			done++;
+			if (tr->reqs[i].arrival < first)
+				first = tr->reqs[i].arrival;
+			if (tr->reqs[i].end > last)
+				last = tr->reqs[i].end;
+		}
+		return done && last > first ? (double)done / ((double)(last - first) / 1e9) : 0;
+	}
+	if (tr->task->arrival != HSAQM_WL_ARR_CLOSED) {
+		/* Open loop: what arrived in the window and was served, per second of it. */
+		size_t done = 0;
+
+		for (size_t i = 0; i < tr->nreq; i++)
+			done += tr->reqs[i].end && tr->reqs[i].arrival >= r->win_lo &&
+				tr->reqs[i].arrival < r->win_hi;
+		return (double)done / ((double)(r->win_hi - r->win_lo) / 1e9);
+	}
+	return rate_in(tr, r->win_lo, r->win_hi);
+}
+
+static int agg_add(struct agg *a, const struct task_run *tr)
+{
+	const struct run *r = tr->r;
+
+	for (size_t i = 0; i < tr->nreq; i++) {
+		const struct req *q = &tr->reqs[i];
+
+		/* Counted: arrived in the window (request-count tasks: every request). */
+		if (!tr->task->requests && (q->arrival < r->win_lo || q->arrival >= r->win_hi))
+			continue;
+		if (!q->end) {
+			a->incomplete++;
+			continue;
+		}
+		if (a->n == a->cap) {
+			size_t cap = a->cap ? 2 * a->cap : 1024;
+			double *nl = realloc(a->lat, cap * sizeof(*nl));
+
+			if (!nl)
+				return -ENOMEM;
+			a->lat = nl;
+			a->cap = cap;
+		}
+		a->lat[a->n++] = (double)(q->end - q->start) / 1e6;
+	}
+	double rate = task_rate(tr);
+
+	a->rps += rate;
+	a->ips += rate;
+	a->img += rate * tr->model->batch;
+	a->dropped += tr->dropped;
+	return 0;
+}
+
+/* The users' field names, then a CDF of at most 200 points. */
+static void agg_json(FILE *f, struct agg *a)
+{
+	double sum = 0;
+
+	qsort(a->lat, a->n, sizeof(*a->lat), cmp_double);
+	for (size_t i = 0; i < a->n; i++)
+		sum += a->lat[i];
+	fprintf(f, "\"requests\":%zu,\"incomplete\":%" PRIu64 ",\"dropped\":%" PRIu64 ",",
+		a->n, a->incomplete, a->dropped);
+	fprintf(f, "\"latency_avg_ms\":%.4f,\"latency_p50_ms\":%.4f,\"latency_p95_ms\":%.4f,"
+		   "\"latency_p99_ms\":%.4f,\"latency_max_ms\":%.4f,",
+		a->n ? sum / (double)a->n : 0, pct(a->lat, a->n, 50), pct(a->lat, a->n, 95),
+		pct(a->lat, a->n, 99), a->n ? a->lat[a->n - 1] : 0);
+	fprintf(f, "\"throughput_rps\":%.4f,\"throughput_ips\":%.4f,\"images_per_sec\":%.3f,",
+		a->rps, a->ips, a->img);
+	fprintf(f, "\"cdf_ms\":[");
+	size_t pts = a->n < 200 ? a->n : 200;
+
+	for (size_t i = 0; i < pts; i++) {
+		size_t k = pts == a->n ? i : (size_t)((double)(i + 1) / (double)pts *
+						      (double)a->n) - 1;
+
+		fprintf(f, "%s[%.4f,%.5f]", i ? "," : "", a->lat[k],
+			(double)(k + 1) / (double)a->n);
+	}
+	fprintf(f, "]");
+}
+
+static int write_json(struct run *r, FILE *f, double wall_s)
+{
+	const struct hsaqm_wl_file *wl = r->wl;
+	const struct hsaqm_wl_config *c = &r->cfg;
+	int rc = 0;
+
+	fprintf(f, "{\"workload\":\"%s\",\"configuration\":\"%s\",\"label\":\"%s\","
+		   "\"mode\":\"%s\",\"level\":%d,\"lv1_threshold\":%u,\"lv1_batch\":%u,"
+		   "\"lv2_interval\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,"
+		   "\"floor_slice_us\":%u,\"hip_priority\":%s,",
+		wl->name, c->name, c->label, hsaqm_wl_mode_name(c->mode), c->level,
+		c->lv1_threshold, c->lv1_batch, c->lv2_interval,
+		hsaqm_policy_name((enum hsaqm_policy_kind)c->policy), c->floor_period_us,
+		c->floor_slice_us, c->hip_priority ? "true" : "false");
+	fprintf(f, "\"seed\":%" PRIu64 ",\"time_scale\":%g,\"length_s\":%.6g,\"warmup_s\":%.6g,"
+		   "\"wall_s\":%.3f,\"model_figures\":true,\"stand_in\":\"%s\",\"processes\":[",
+		r->seed, r->scale, (double)r->length_ns / 1e9, (double)r->warmup_ns / 1e9, wall_s,
+		STAND_IN_NOTE);
+	bool first = true;
+
+	for (unsigned int pi = 0; pi < wl->nprocs; pi++) {
+		const struct hsaqm_wl_process *pr = &wl->procs[pi];
+		struct agg all = { 0 };
+		const char *groups[HSAQM_WL_MAX_TASKS];
+		unsigned int ng = 0;
+
+		if (!r->proc_on[pi])
+			continue;
+		for (unsigned int i = 0; i < r->ntasks; i++)
+			if (r->tasks[i]->pi == pi && !rc)
+				rc = agg_add(&all, r->tasks[i]);
+		fprintf(f, "%s{\"name\":\"%s\",\"role\":\"%s\",", first ? "" : ",", pr->name,
+			pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
+		first = false;
+		agg_json(f, &all);
+		free(all.lat);
+		fprintf(f, ",\"groups\":[");
+		for (unsigned int ti = 0; ti < pr->ntasks; ti++) {
+			bool seen = false;
+
+			for (unsigned int g = 0; g < ng; g++)
+				seen |= !strcmp(groups[g], pr->tasks[ti].group);
+			if (!seen)
+				groups[ng++] = pr->tasks[ti].group;
+		}
+		for (unsigned int g = 0; g < ng; g++) {
+			struct agg ga = { 0 };
+
+			for (unsigned int i = 0; i < r->ntasks; i++)
+				if (r->tasks[i]->pi == pi && !strcmp(r->tasks[i]->task->group,
+								     groups[g]) && !rc)
+					rc = agg_add(&ga, r->tasks[i]);
+			fprintf(f, "%s{\"name\":\"%s\",", g ? "," : "", groups[g]);
+			agg_json(f, &ga);
+			fprintf(f, "}");
+			free(ga.lat);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]");
+	if (r->h.ctx) {
+		char *js = NULL;
+
+		if (!hsaqm_ctx_stats_json(r->h.ctx, &js) && js) {
+			size_t l = strlen(js);
+
+			while (l && (js[l - 1] == '\n' || js[l - 1] == ' '))
+				js[--l] = '\0';
+			fprintf(f, ",\"hsaqm_stats\":%s", js);
+		}
+		free(js);
+	}
+	fprintf(f, "}\n");
+	return rc;
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static int parse_dur_arg(const char *s, uint64_t *out)
+{
+	char *end;
+	double x = strtod(s, &end);
+	double mult = !strcmp(end, "ms") ? 1e6 : !strcmp(end, "us") ? 1e3
+		      : !strcmp(end, "s") || !*end ? 1e9 : -1;
+
+	if (end == s || mult < 0 || !(x >= 0))
+		return -EINVAL;
+	*out = (uint64_t)llround(x * mult);
+	return 0;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s FILE [--config NAME|standalone] [--process NAME]... [--out JSON]\n"
+		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--trace FILE]\n"
+		"       [--progress] [--quiet] | FILE --dump | FILE --check\n", argv0);
+}
+
+int main(int argc, char **argv)
+{
+	static struct hsaqm_wl_file wl;
+	static struct run run;
+	struct run *r = &run;
+	const char *file = NULL, *cfgname = NULL, *out = NULL;
+	const char *only[HSAQM_WL_MAX_PROCESSES];
+	unsigned int nonly = 0;
+	bool dump = false, check = false, have_seed = false;
+	double scale = 0;
+	uint64_t seed = 0, len = 0, warm = UINT64_MAX;
+	char err[512];
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool val = i + 1 < argc;
+
+		if (!strcmp(a, "--config") && val) {
+			cfgname = argv[++i];
+		} else if (!strcmp(a, "--process") && val && nonly < HSAQM_WL_MAX_PROCESSES) {
+			only[nonly++] = argv[++i];
+		} else if (!strcmp(a, "--out") && val) {
+			out = argv[++i];
+		} else if (!strcmp(a, "--seed") && val) {
+			seed = strtoull(argv[++i], NULL, 0);
+			have_seed = true;
+		} else if (!strcmp(a, "--length") && val) {
+			if (parse_dur_arg(argv[++i], &len) || !len) {
+				usage(argv[0]);
+				return 2;
+			}
+		} else if (!strcmp(a, "--warmup") && val) {
+			if (parse_dur_arg(argv[++i], &warm)) {
+				usage(argv[0]);
+				return 2;
+			}
+		} else if (!strcmp(a, "--time-scale") && val) {
+			scale = atof(argv[++i]);
+			if (!(scale >= 0.01 && scale <= 1000)) {
+				usage(argv[0]);
+				return 2;
+			}
+		} else if (!strcmp(a, "--trace") && val) {
+			r->trace = argv[++i];
+		} else if (!strcmp(a, "--progress")) {
+			r->progress = true;
+		} else if (!strcmp(a, "--quiet")) {
+			r->quiet = true;
+		} else if (!strcmp(a, "--dump")) {
+			dump = true;
+		} else if (!strcmp(a, "--check")) {
+			check = true;
+		} else if (a[0] != '-' && !file) {
+			file = a;
+		} else {
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (!file) {
+		usage(argv[0]);
+		return 2;
+	}
+	rc = hsaqm_wl_load(file, &wl, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: %s\n", err[0] ? err : strerror(-rc));
+		return 2;
+	}
+	if (check)
+		return 0;
+	if (dump) {
+		char *js = NULL;
+
+		if (hsaqm_wl_dump_json(&wl, &js))
+			return 1;
+		fputs(js, stdout);
+		free(js);
+		return 0;
+	}
+	r->wl = &wl;
+	if (!cfgname)
+		cfgname = wl.configs[0].name;
+	if (!strcmp(cfgname, "standalone")) {
+		if (!nonly) {
+			fprintf(stderr, "hsaqm-wl: --config standalone needs --process\n");
+			return 2;
+		}
+		memset(&r->cfg, 0, sizeof(r->cfg));
+		strcpy(r->cfg.name, "standalone");
+		strcpy(r->cfg.label, "Standalone");
+		r->cfg.mode = HSAQM_WL_MODE_NATIVE;
+	} else {
+		int ci = hsaqm_wl_find_config(&wl, cfgname);
+
+		if (ci < 0) {
+			fprintf(stderr, "hsaqm-wl: %s has no [config %s]\n", file, cfgname);
+			return 2;
+		}
+		r->cfg = wl.configs[ci];
+	}
+	for (unsigned int i = 0; i < wl.nprocs; i++)
+		r->proc_on[i] = nonly == 0;
+	for (unsigned int i = 0; i < nonly; i++) {
+		int pi = hsaqm_wl_find_process(&wl, only[i]);
+
+		if (pi < 0) {
+			fprintf(stderr, "hsaqm-wl: %s has no [process %s]\n", file, only[i]);
+			return 2;
+		}
+		r->proc_on[pi] = true;
+	}
+	r->scale = scale ? scale : r->cfg.time_scale ? r->cfg.time_scale : wl.time_scale;
+	r->seed = have_seed ? seed : wl.seed;
+	r->length_ns = len ? len : wl.length_ns;
+	r->warmup_ns = warm != UINT64_MAX ? warm : wl.warmup_ns;
+
+	uint64_t wall0 = t_hsa_mono_ns();
+
+	rc = setup(r);
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
+			strerror(-rc));
+		teardown(r);
+		return 1;
+	}
+	/* Everyone starts at one model instant, shortly after the last thread exists. */
+	r->t_start = model_now(r) + (uint64_t)(20 * T_HSA_MS * r->scale);
+	r->win_lo = r->t_start + r->warmup_ns;
+	r->win_hi = r->win_lo + r->length_ns;
+	if (!r->quiet)
+		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
+			" (%s)\n", wl.name, r->cfg.name,
+			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed,
+			STAND_IN_NOTE);
+	for (unsigned int i = 0; i < r->ntasks; i++) {
+		if (pthread_create(&r->tasks[i]->th, NULL, task_main, r->tasks[i])) {
+			rc = -EAGAIN;
+			break;
+		}
+		r->tasks[i]->started = true;
+	}
+	if (r->progress) {
+		for (;;) {
+			bool alive = false;
+
+			for (unsigned int i = 0; i < r->ntasks; i++) {
+				struct task_run *tr = r->tasks[i];
+
+				if (tr->started && !tr->joined &&
+				    pthread_tryjoin_np(tr->th, NULL) == 0)
+					tr->joined = true;
+				alive |= tr->started && !tr->joined;
+			}
+			if (!alive)
+				break;
+			uint64_t now = model_now(r);
+			double done = now > r->t_start ? (double)(now - r->t_start) / 1e9 : 0;
+
+			fprintf(stderr, "progress %.2f %.2f\n", done,
+				(double)(r->warmup_ns + r->length_ns) / 1e9);
+			t_hsa_sleep_us(500000);
+		}
+	}
+	for (unsigned int i = 0; i < r->ntasks; i++)
+		if (r->tasks[i]->started && !r->tasks[i]->joined)
+			pthread_join(r->tasks[i]->th, NULL);
+	for (unsigned int i = 0; i < r->ntasks && !rc; i++)
+		rc = r->tasks[i]->error;
+
+	double wall_s = (double)(t_hsa_mono_ns() - wall0) / 1e9;
+	FILE *f = out ? fopen(out, "w") : stdout;
+
+	if (!f) {
+		perror(out);
+		teardown(r);
+		return 1;
+	}
+	int wrc = write_json(r, f, wall_s);
+
+	if (out)
+		fclose(f);
+	teardown(r);
+	if (rc || wrc) {
+		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name,
+			strerror(-(rc ? rc : wrc)));
+		return 1;
+	}
+	return 0;
+}
