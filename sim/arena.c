@@ -3,9 +3,9 @@
  * Model memory: the host memory the simulated GPU can see (rings, signals, kernel
  * descriptors, kernel arguments, counters).
  *
- * One memfd, mapped MAP_SHARED. In-process mode maps it once; shared mode (later) maps the
- * same fd at the same address in the device process and in each client, as SVM maps the
- * same virtual address on CPU and GPU. So the allocator keeps its state inside the mapping
+ * One memfd, mapped MAP_SHARED. In-process mode maps it once; in shared mode the device
+ * process makes one per client and maps it at the same address in itself and in that client
+ * (shared.c), as SVM maps the same virtual address on CPU and GPU. So the allocator keeps its state inside the mapping
  * (offsets, no process pointers) under a futex lock that works across processes, and the
  * memfd is sparse: only touched pages cost memory.
  *
@@ -97,7 +97,60 @@ static void arena_unlock(uint32_t *l)
 		sim_futex_wake(l, 1);
 }
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/*
+ * Map @fd at exactly @addr (NULL: anywhere). MAP_FIXED_NOREPLACE refuses to replace a
+ * mapping (EEXIST); a kernel older than 4.17 takes the flag as a hint, so the address is
+ * checked too.
+ */
+static void *map_at(int fd, size_t size, void *addr)
+{
+	int flags = MAP_SHARED | (addr ? MAP_FIXED_NOREPLACE : 0);
+	void *base = mmap(addr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+	if (base == MAP_FAILED) {
+		if (errno == EEXIST)
+			errno = EADDRINUSE;
+		return MAP_FAILED;
+	}
+	if (addr && base != addr) {
+		munmap(base, size);
+		errno = EADDRINUSE;
+		return MAP_FAILED;
+	}
+	return base;
+}
+
 int sim_arena_init(struct sim_arena *a, size_t size)
+{
+	return sim_arena_init_at(a, size, NULL);
+}
+
+int sim_arena_attach(struct sim_arena *a, int fd, size_t size, void *addr)
+{
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	void *base = map_at(fd, size, addr);
+	if (base == MAP_FAILED)
+		return -errno;
+	a->base = base;
+	a->size = size;
+	a->fd = fd;
+	a->hdr = base;
+	/* Acquire: the creator initialised the header before handing the fd over. */
+	if (hsaqm_load_acquire(&a->hdr->magic) != SIM_ARENA_MAGIC || a->hdr->size != size) {
+		munmap(base, size);
+		memset(a, 0, sizeof(*a));
+		a->fd = -1;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int sim_arena_init_at(struct sim_arena *a, size_t size, void *addr)
 {
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
@@ -105,7 +158,7 @@ int sim_arena_init(struct sim_arena *a, size_t size)
 	if (size < 2 * ARENA_HDR_BYTES)
 		return -EINVAL;
 
-	int fd = memfd_create("hsaqm-sim-arena", MFD_CLOEXEC);
+	int fd = memfd_create("hsaqm-sim-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)size) < 0) {
@@ -113,7 +166,13 @@ int sim_arena_init(struct sim_arena *a, size_t size)
 		close(fd);
 		return err;
 	}
-	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/*
+	 * The size is fixed for good: in shared mode a client holds the fd too, and a client
+	 * that shrank it would make the device process fault on its memory (punching holes,
+	 * which the allocator does, stays allowed: the pages then read as zeros).
+	 */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	void *base = map_at(fd, size, addr);
 	if (base == MAP_FAILED) {
 		int err = -errno;
 		close(fd);
@@ -273,10 +332,15 @@ void sim_mem_free(struct hsaqm_sim *sim, void *ptr)
 	arena_unlock(&a->hdr->lock);
 }
 
+bool sim_arena_contains(const struct sim_arena *a, const void *ptr, size_t len)
+{
+	if (!a || !ptr || !a->base)
+		return false;
+	uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)a->base;
+	return p >= b + ARENA_HDR_BYTES && len <= a->size && p - b <= a->size - len;
+}
+
 bool sim_mem_contains(const struct hsaqm_sim *sim, const void *ptr, size_t len)
 {
-	if (!sim || !ptr || !sim->arena.base)
-		return false;
-	uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)sim->arena.base;
-	return p >= b + ARENA_HDR_BYTES && len <= sim->arena.size && p - b <= sim->arena.size - len;
+	return sim && sim_arena_contains(&sim->arena, ptr, len);
 }

@@ -282,17 +282,21 @@ static void handle_stim(struct sim_device *dev, uint64_t t)
 		for (struct sim_list *n = dev->queues.next; n != &dev->queues; n = n->next) {
 			struct sim_hwq *q = sim_container_of(n, struct sim_hwq, link);
 
+			/* Shared mode: the client's flags are in the queue's shared page. */
+			uint32_t *kick = q->shm ? &q->shm->kick : &q->kick;
+			uint32_t *overrun = q->shm ? &q->shm->overrun : &q->overrun;
+
 			/* acq_rel: the doorbell's ring writes are visible once we took its kick. */
-			if (!hsaqm_exchange(&q->kick, 0u))
+			if (!hsaqm_exchange(kick, 0u))
 				continue;
 			uint64_t next = sim_hwq_apply_doorbells(q, t);
 			if (next != UINT64_MAX) {
 				/* A doorbell from our future (we run late): it is handled at its time. */
-				HSAQM_WRITE_ONCE(q->kick, 1u);
+				HSAQM_WRITE_ONCE(*kick, 1u);
 				if (next < later)
 					later = next;
 			}
-			if (hsaqm_load_acquire(&q->overrun) && !q->error) {
+			if (hsaqm_load_acquire(overrun) && !q->error) {
 				sim_pp_error(q, 0x1009 /* HSA_STATUS_ERROR_INVALID_PACKET_FORMAT */,
 					     "doorbell beyond read index + ring size (producer overran the ring)", t);
 				continue;
@@ -669,8 +673,8 @@ void sim_batch_end(struct sim_device *dev, struct sim_batch *b, uint64_t t)
 			hsaqm_fetch_add(&k->counters[wg], 1u); /* acq_rel: ordered before the completion signal */
 	}
 	d->done_wgs += b->wg_count;
-	hsaqm_fetch_add(&q->stats.workgroups_done, (uint64_t)b->wg_count);
-	HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
+	hsaqm_fetch_add(&q->pub->stats.workgroups_done, (uint64_t)b->wg_count);
+	HSAQM_WRITE_ONCE(q->pub->info_running, q->wgs_running_n);
 	batch_release(dev, b);
 	dev->dispatch_dirty = true;
 
@@ -731,9 +735,9 @@ uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
 	q->save_cu_max = cu_max;
 	q->waves_saved_cu_max += cu_max;
 	q->waves_saved_n += waves;
-	hsaqm_fetch_add(&q->stats.waves_saved_total, waves);
-	HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
-	HSAQM_WRITE_ONCE(q->info_waves_saved, q->waves_saved_n);
+	hsaqm_fetch_add(&q->pub->stats.waves_saved_total, waves);
+	HSAQM_WRITE_ONCE(q->pub->info_running, q->wgs_running_n);
+	HSAQM_WRITE_ONCE(q->pub->info_waves_saved, q->waves_saved_n);
 	dev->dispatch_dirty = true;
 	return waves;
 }
@@ -776,8 +780,8 @@ void sim_queue_discard_work(struct sim_hwq *q)
 	q->launch_busy = false;
 	sim_pp_unwatch(q);
 	dev->dispatch_dirty = true;
-	HSAQM_WRITE_ONCE(q->info_running, 0ull);
-	HSAQM_WRITE_ONCE(q->info_waves_saved, 0ull);
+	HSAQM_WRITE_ONCE(q->pub->info_running, 0ull);
+	HSAQM_WRITE_ONCE(q->pub->info_waves_saved, 0ull);
 }
 
 static bool cu_allowed(const struct sim_hwq *q, uint32_t cu)
@@ -845,7 +849,7 @@ static bool place_one(struct sim_device *dev, struct sim_hwq *q, uint64_t t, uin
 		q->waves_saved_n -= s->waves_per_wg;
 		if (!q->waves_saved_n)
 			q->waves_saved_cu_max = 0;
-		hsaqm_fetch_add(&q->stats.waves_restored_total, (uint64_t)s->waves_per_wg);
+		hsaqm_fetch_add(&q->pub->stats.waves_restored_total, (uint64_t)s->waves_per_wg);
 		if (!s->wg_count) {
 			sim_list_del(&s->link);
 			free(s);
@@ -916,8 +920,8 @@ void sim_dispatch_pass(struct sim_device *dev, uint64_t t)
 	for (struct sim_list *l = dev->queues.next; l != &dev->queues; l = l->next) {
 		struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
 
-		HSAQM_WRITE_ONCE(q->info_running, q->wgs_running_n);
-		HSAQM_WRITE_ONCE(q->info_waves_saved, q->waves_saved_n);
+		HSAQM_WRITE_ONCE(q->pub->info_running, q->wgs_running_n);
+		HSAQM_WRITE_ONCE(q->pub->info_waves_saved, q->waves_saved_n);
 	}
 }
 

@@ -100,6 +100,10 @@ struct sim_arena_hdr {
 	uint32_t epoch;         /* bumped when a signal with host waiters changes (multi-signal waits) */
 	uint32_t epoch_waiters; /* threads waiting on several signals at once */
 	struct sim_dev_wake dev[HSAQM_SIM_MAX_DEVICES];
+	/* Shared mode, a client's arena: bumped by the device when one of the client's queues
+	 * fails (its error thread futex-waits on it and calls the queues' error callbacks). */
+	uint32_t client_err_seq;
+	uint32_t pad1;
 };
 
 struct sim_arena {
@@ -111,6 +115,18 @@ struct sim_arena {
 
 int sim_arena_init(struct sim_arena *a, size_t size);
 void sim_arena_fini(struct sim_arena *a);
+/*
+ * Shared mode. sim_arena_init_at(): a fresh arena mapped at exactly @addr (the device
+ * process makes one per client). sim_arena_attach(): map the arena behind @fd (size @size)
+ * at exactly @addr, as its creator did (a client); the arena takes @fd.
+ * Return: 0; -EADDRINUSE when something is mapped there already; -errno of memfd/mmap.
+ */
+int sim_arena_init_at(struct sim_arena *a, size_t size, void *addr);
+int sim_arena_attach(struct sim_arena *a, int fd, size_t size, void *addr);
+/* Is [ptr, ptr + len) inside the allocatable part of arena @a? (false for NULL @a) */
+bool sim_arena_contains(const struct sim_arena *a, const void *ptr, size_t len);
+/* A live signal of arena @a, or NULL (sim_signal_from_handle() on one arena). */
+struct sim_signal *sim_signal_from_handle_in(const struct sim_arena *a, uint64_t handle);
 
 /* ------------------------------------------------------------------------------------
  * Signals (signal.c).
@@ -147,6 +163,9 @@ struct sim_kernel {
 	void *wg_callback_arg;
 	char name[64];
 };
+
+/* A registered kernel of arena @a, or NULL (sim_kernel_lookup() on one arena). */
+const struct sim_kernel *sim_kernel_lookup_in(const struct sim_arena *a, uint64_t kernel_object);
 
 /* One workgroup's duration (>= 1 ns), drawn from the device's PRNG. */
 uint64_t sim_kernel_draw(const struct sim_kernel *k, uint64_t rng[4]);
@@ -242,6 +261,12 @@ struct sim_dispatch {
 	struct sim_batch *open_batch;
 	uint64_t open_pass;
 	int32_t lane;           /* trace lane of its span */
+	/*
+	 * The kernel as it was at launch (k points here): in shared mode the descriptor is in a
+	 * client's memory, which that client may rewrite at any time; the engine trusts only
+	 * its own copy, checked once.
+	 */
+	struct sim_kernel kc;
 };
 
 /* ------------------------------------------------------------------------------------
@@ -266,8 +291,42 @@ struct sim_hwq_stats {
 	uint64_t last_map_time;
 };
 
+/*
+ * What host threads read of a queue (sim_hwq_get_info/get_stats, the doorbell's overrun
+ * check): written by the engine, every field an atomic. In-process it is part of the queue;
+ * in shared mode it is in the queue's shared page (struct sim_hwq_shm), in the client's
+ * memory, so the client reads it without asking the device.
+ */
+struct sim_hwq_pub {
+	uint32_t info_state;
+	uint32_t ring_slots;
+	uint32_t priority;
+	uint32_t ring_size_bytes;
+	uint64_t ring_base;
+	uint64_t info_launched;
+	uint64_t info_completed;
+	uint64_t info_running;
+	uint64_t info_waves_saved;
+	struct sim_hwq_stats stats;
+};
+
+struct sim_hwq_shm;
+
 struct sim_hwq {
 	struct sim_device *dev;
+	/*
+	 * Shared mode (docs/sim.md, "Shared mode"). arena: the memory the queue's packets may
+	 * name (its client's arena; NULL = the model's own). shm: the queue's shared page in that
+	 * memory (doorbell log, kick, overrun, pub), NULL in-process. pub: &own_pub or
+	 * &shm->pub. remote: in a client, the device's handle of the queue.
+	 */
+	const struct sim_arena *arena;
+	struct sim_hwq_shm *shm;
+	struct sim_hwq_pub *pub;
+	struct sim_hwq_pub own_pub;
+	uint64_t remote;
+	uint64_t shm_head;        /* engine-owned: next entry of shm's doorbell log */
+	bool err_reported;        /* client: error callback called */
 	struct sim_list link;     /* device runlist, creation order */
 	uint32_t queue_index;
 	uint32_t pasid;
@@ -345,13 +404,30 @@ struct sim_hwq {
 	struct sim_event ev_unmap;
 	struct sim_event ev_map;
 
-	/* Read by host threads through sim_hwq_get_info (relaxed atomics). */
-	uint32_t info_state;
-	uint64_t info_launched;
-	uint64_t info_completed;
-	uint64_t info_running;
-	uint64_t info_waves_saved;
-	struct sim_hwq_stats stats; /* every field an atomic */
+	/* What host threads read (sim_hwq_get_info, get_stats) is in *pub (above). */
+};
+
+/*
+ * A queue's shared page (shared mode): allocated by the client in its own arena, adopted by
+ * the device at creation. The client's doorbells go into the log (producers serialise on
+ * db_lock, a futex lock only client threads take) and the engine takes them from db_head:
+ * the engine never waits for a client. Everything here is untrusted by the device: it
+ * checks the log's indices before use.
+ */
+#define SIM_HWQ_SHM_LOG 256u
+#define SIM_HWQ_SHM_MAGIC 0x53484d51u /* "SHMQ" */
+
+struct sim_hwq_shm {
+	uint32_t magic;
+	uint32_t kick;
+	uint32_t overrun;
+	uint32_t db_lock;
+	int32_t error_status;     /* first error of the queue (device, CAS from 0) */
+	uint32_t pad;
+	uint64_t db_head;         /* engine: entries before it are applied */
+	uint64_t db_tail;         /* producers: next entry */
+	struct sim_db db[SIM_HWQ_SHM_LOG];
+	struct sim_hwq_pub pub;
 };
 
 /* ------------------------------------------------------------------------------------
@@ -468,8 +544,15 @@ struct sim_handler;
 
 enum sim_face_slot_ids { SIM_FACE_SLOTS = 3 };
 
+/* In-process model, a device process serving clients, or a client of one (shared.c). */
+enum sim_role { SIM_ROLE_LOCAL = 0, SIM_ROLE_DEVICE = 1, SIM_ROLE_CLIENT = 2 };
+
+struct sim_shared;
+
 struct hsaqm_sim {
 	struct hsaqm_sim_config cfg;
+	enum sim_role role;
+	struct sim_shared *shared; /* shared.c: the server's or the client's state */
 	enum hsaqm_sim_time_mode mode;
 	double scale;
 	uint64_t start_mono;
@@ -493,6 +576,12 @@ struct hsaqm_sim {
 	void *face_state[SIM_FACE_SLOTS];
 	void (*face_fini[SIM_FACE_SLOTS])(struct hsaqm_sim *sim, void *state);
 };
+
+/* The memory @q's packets may name: its client's arena in a device process, else the model's. */
+static inline const struct sim_arena *sim_hwq_mem(const struct sim_hwq *q)
+{
+	return q->arena ? q->arena : &q->dev->sim->arena;
+}
 
 /* True on a thread that is running a device's event loop (callbacks run there). */
 bool sim_in_engine(void);
@@ -562,6 +651,27 @@ uint64_t sim_hws_grace_ns(const struct sim_device *dev, uint64_t grace_units);
 
 /* Free a queue the device no longer knows (never linked, or destroyed). */
 void sim_hwq_free(struct sim_hwq *q);
+
+/*
+ * Shared mode (shared.c). The device side: sim_hwq_create_in() makes a queue whose packets
+ * may name only memory of @arena, with the shared page @shm (both of a client).
+ * sim_shared_hdr_of(): the header of the client arena holding @p (device role), for the
+ * signal wake-ups. The client side: the sim_hwq_* calls forward to the device.
+ * sim_shared_detach()/sim_shared_release(): hsaqm_sim_destroy()'s two steps.
+ */
+int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, struct sim_hwq_shm *shm,
+		      const struct sim_hwq_desc *d, struct sim_hwq **out);
+struct sim_arena_hdr *sim_shared_hdr_of(const struct hsaqm_sim *sim, const void *p);
+int sim_client_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct sim_hwq **out);
+int sim_client_hwq_destroy(struct sim_hwq *q);
+int sim_client_hwq_update(struct sim_hwq *q, void *ring_base, uint32_t ring_size_bytes,
+			  uint32_t priority, bool active);
+int sim_client_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits);
+int sim_client_hwq_suspend_resume(struct sim_hwq *const *q, uint32_t n, uint32_t grace_units,
+				  bool suspend);
+void sim_client_hwq_doorbell(struct sim_hwq *q, uint64_t value);
+void sim_shared_detach(struct hsaqm_sim *sim);
+void sim_shared_release(struct hsaqm_sim *sim);
 
 /* Test view of counters the faces do not need. Return: 0; -EINVAL for NULL. */
 int sim_hwq_get_stats(const struct sim_hwq *q, struct sim_hwq_stats *out);

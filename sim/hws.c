@@ -65,7 +65,7 @@ void sim_hws_publish_state(struct sim_hwq *q)
 		st = SIM_HWQ_SUSPENDED;
 	else
 		st = SIM_HWQ_UNMAPPED;
-	HSAQM_WRITE_ONCE(q->info_state, (uint32_t)st);
+	HSAQM_WRITE_ONCE(q->pub->info_state, (uint32_t)st);
 }
 
 /* May the HWS map this queue? (error queues only while they still have launched work) */
@@ -136,8 +136,8 @@ static void map_done(struct sim_hwq *q, uint64_t t)
 
 	q->hstate = SIM_HQ_MAPPED;
 	q->map_time = t;
-	hsaqm_fetch_add(&q->stats.maps, 1ull);
-	HSAQM_WRITE_ONCE(q->stats.last_map_time, t);
+	hsaqm_fetch_add(&q->pub->stats.maps, 1ull);
+	HSAQM_WRITE_ONCE(q->pub->stats.last_map_time, t);
 	snprintf(args, sizeof(args), "{\"slot\":%d,\"waves_restored\":%" PRIu64 "}", q->slot,
 		 q->waves_saved_n);
 	trace_hws(q, q->waves_saved_n ? "map + CWSR restore" : "map", q->map_start, t, args);
@@ -225,8 +225,8 @@ static void unmap_done(struct sim_hwq *q, uint64_t t)
 	slot_release(dev, q);
 	q->hstate = SIM_HQ_UNMAPPED;
 	q->wait_order = ++dev->wait_counter;
-	hsaqm_fetch_add(&q->stats.unmaps, 1ull);
-	HSAQM_WRITE_ONCE(q->stats.last_unmap_time, t);
+	hsaqm_fetch_add(&q->pub->stats.unmaps, 1ull);
+	HSAQM_WRITE_ONCE(q->pub->stats.last_unmap_time, t);
 	snprintf(args, sizeof(args), "{\"waves_saved\":%" PRIu64 "}", q->preempt_waves);
 	trace_hws(q, "preempt", q->preempt_start, t, args);
 	sim_hws_publish_state(q);
@@ -266,8 +266,12 @@ static void rl_finish(struct sim_device *dev, uint64_t t)
 			HSAQM_WRITE_ONCE(q->ring, (union hsaqm_aql_packet *)req->ring_base);
 			HSAQM_WRITE_ONCE(q->ring_size_bytes, req->ring_size_bytes);
 			HSAQM_WRITE_ONCE(q->ring_slots, req->ring_size_bytes / HSAQM_AQL_PACKET_SIZE);
+			HSAQM_WRITE_ONCE(q->pub->ring_base, (uint64_t)(uintptr_t)req->ring_base);
+			HSAQM_WRITE_ONCE(q->pub->ring_size_bytes, req->ring_size_bytes);
+			HSAQM_WRITE_ONCE(q->pub->ring_slots, req->ring_size_bytes / HSAQM_AQL_PACKET_SIZE);
 		}
 		HSAQM_WRITE_ONCE(q->priority, req->priority);
+		HSAQM_WRITE_ONCE(q->pub->priority, req->priority);
 		q->active = req->active;
 		break;
 	case SIM_REQ_CU_MASK:
@@ -504,15 +508,15 @@ void sim_hws_event(struct sim_device *dev, struct sim_event *ev, uint64_t t)
 /* ------------------------------------------------------------------------------------
  * Control calls (sim_internal.h).
  */
-static bool ring_ok(struct hsaqm_sim *sim, const void *base, uint32_t size)
+static bool ring_ok(const struct sim_arena *mem, const void *base, uint32_t size)
 {
 	return base && !((uintptr_t)base & (HSAQM_AQL_PACKET_SIZE - 1)) && size >= HSAQM_AQL_PACKET_SIZE &&
-	       !(size & (size - 1)) && sim_mem_contains(sim, base, size);
+	       !(size & (size - 1)) && sim_arena_contains(mem, base, size);
 }
 
-static bool index_ok(struct hsaqm_sim *sim, const uint64_t *p)
+static bool index_ok(const struct sim_arena *mem, const uint64_t *p)
 {
-	return p && !((uintptr_t)p & 7) && sim_mem_contains(sim, p, sizeof(*p));
+	return p && !((uintptr_t)p & 7) && sim_arena_contains(mem, p, sizeof(*p));
 }
 
 void sim_hwq_free(struct sim_hwq *q)
@@ -526,9 +530,19 @@ void sim_hwq_free(struct sim_hwq *q)
 
 int sim_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct sim_hwq **out)
 {
+	if (sim && sim->role == SIM_ROLE_CLIENT)
+		return sim_client_hwq_create(sim, d, out);
+	return sim_hwq_create_in(sim, NULL, NULL, d, out);
+}
+
+int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, struct sim_hwq_shm *shm,
+		      const struct sim_hwq_desc *d, struct sim_hwq **out)
+{
+	const struct sim_arena *mem = arena ? arena : sim ? &sim->arena : NULL;
+
 	if (!sim || !d || !out || d->dev >= sim->ndev || d->priority > 15 ||
-	    !ring_ok(sim, d->ring_base, d->ring_size_bytes) || !index_ok(sim, d->write_ptr) ||
-	    !index_ok(sim, d->read_ptr))
+	    !ring_ok(mem, d->ring_base, d->ring_size_bytes) || !index_ok(mem, d->write_ptr) ||
+	    !index_ok(mem, d->read_ptr))
 		return -EINVAL;
 	struct sim_device *dev = sim->dev[d->dev];
 	struct sim_hwq *q = calloc(1, sizeof(*q));
@@ -544,6 +558,9 @@ int sim_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct s
 	}
 	memset(q->cu_mask, 0xff, ((dev->ncu + 31) / 32) * sizeof(uint32_t));
 	q->dev = dev;
+	q->arena = arena;
+	q->shm = shm;
+	q->pub = shm ? &shm->pub : &q->own_pub;
 	q->queue_index = hsaqm_fetch_add(&dev->next_queue_index, 1u);
 	q->pasid = d->pasid;
 	q->error_fn = d->error_fn;
@@ -557,6 +574,17 @@ int sim_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct s
 	q->active = d->active;
 	q->rd = hsaqm_load_acquire(d->read_ptr);
 	q->slot = -1;
+	/* Relaxed atomics: in shared mode the client reads these in its own process. */
+	HSAQM_WRITE_ONCE(q->pub->ring_slots, q->ring_slots);
+	HSAQM_WRITE_ONCE(q->pub->ring_size_bytes, q->ring_size_bytes);
+	HSAQM_WRITE_ONCE(q->pub->ring_base, (uint64_t)(uintptr_t)q->ring);
+	HSAQM_WRITE_ONCE(q->pub->priority, q->priority);
+	if (shm) {
+		/* The client's log starts where it is (a new page is all zeros). */
+		q->shm_head = hsaqm_load_acquire(&shm->db_tail);
+		hsaqm_store_release(&shm->db_head, q->shm_head);
+		hsaqm_store_release(&shm->magic, SIM_HWQ_SHM_MAGIC);
+	}
 	sim_list_init(&q->link);
 	sim_list_init(&q->running);
 	sim_list_init(&q->saved);
@@ -585,6 +613,8 @@ int sim_hwq_destroy(struct sim_hwq *q)
 {
 	if (!q)
 		return -EINVAL;
+	if (q->dev->sim->role == SIM_ROLE_CLIENT)
+		return sim_client_hwq_destroy(q);
 	struct sim_req req = { .kind = SIM_REQ_DESTROY, .q = &q, .n = 1 };
 	int err = sim_device_request(q->dev, &req);
 	if (err)
@@ -598,9 +628,10 @@ int sim_hwq_update(struct sim_hwq *q, void *ring_base, uint32_t ring_size_bytes,
 {
 	if (!q || priority > 15)
 		return -EINVAL;
-	struct hsaqm_sim *sim = q->dev->sim;
+	if (q->dev->sim->role == SIM_ROLE_CLIENT)
+		return sim_client_hwq_update(q, ring_base, ring_size_bytes, priority, active);
 	/* A NULL ring (kernels from 6.12 on) also means "inactive"; the ring stays what it was. */
-	if (ring_base && !ring_ok(sim, ring_base, ring_size_bytes))
+	if (ring_base && !ring_ok(sim_hwq_mem(q), ring_base, ring_size_bytes))
 		return -EINVAL;
 	struct sim_req req = { .kind = SIM_REQ_UPDATE, .q = &q, .n = 1, .ring_base = ring_base,
 			       .ring_size_bytes = ring_size_bytes, .priority = priority,
@@ -612,6 +643,8 @@ int sim_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits)
 {
 	if (!q || !mask || !nbits || nbits % 32)
 		return -EINVAL;
+	if (q->dev->sim->role == SIM_ROLE_CLIENT)
+		return sim_client_hwq_set_cu_mask(q, mask, nbits);
 	struct sim_device *dev = q->dev;
 	uint32_t words = (dev->ncu + 31) / 32;
 	uint32_t *m = calloc(words, sizeof(*m));
@@ -639,6 +672,11 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 {
 	if (!q)
 		return;
+	if (q->shm) {
+		/* Shared mode: the doorbell goes through the queue's shared page, never the socket. */
+		sim_client_hwq_doorbell(q, value);
+		return;
+	}
 	struct sim_device *dev = q->dev;
 	/* Acquire: the read index the device published. It only grows, so a stale one errs on the safe side. */
 	uint64_t rd = hsaqm_load_acquire(q->read_ptr);
@@ -691,10 +729,44 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 	sim_device_stimulate(dev, now, &dev->wake->kicks);
 }
 
+/*
+ * The engine's side of a client's doorbell log (shared page): entries [shm_head, tail) in
+ * time order. The client may write anything there, so an impossible tail is an overrun.
+ */
+static uint64_t apply_shm_doorbells(struct sim_hwq *q, uint64_t t)
+{
+	struct sim_hwq_shm *m = q->shm;
+	/* Acquire: pairs with the producer's release of the tail; the entries below are written. */
+	uint64_t tail = hsaqm_load_acquire(&m->db_tail), head = q->shm_head, later = UINT64_MAX;
+
+	if (tail - head > SIM_HWQ_SHM_LOG) {
+		hsaqm_store_release(&m->overrun, 1u);
+		head = tail;
+	}
+	while (head != tail) {
+		uint64_t v = HSAQM_READ_ONCE(m->db[head % SIM_HWQ_SHM_LOG].value);
+		uint64_t at = HSAQM_READ_ONCE(m->db[head % SIM_HWQ_SHM_LOG].time);
+
+		if (at > t) {
+			later = at;
+			break;
+		}
+		if (v != UINT64_MAX && v + 1 > q->db_limit)
+			q->db_limit = v + 1;
+		head++;
+	}
+	q->shm_head = head;
+	/* Release: our reads of the entries before the producer reuses their slots. */
+	hsaqm_store_release(&m->db_head, head);
+	return later;
+}
+
 uint64_t sim_hwq_apply_doorbells(struct sim_hwq *q, uint64_t t)
 {
 	uint64_t later = UINT64_MAX;
 
+	if (q->shm)
+		return apply_shm_doorbells(q, t);
 	pthread_mutex_lock(&q->db_lock);
 	/* In time order (sim_hwq_doorbell): the due ones are a prefix. */
 	while (q->dbhead < q->ndb && q->db[q->dbhead].time <= t) {
@@ -719,6 +791,8 @@ static int suspend_resume(struct sim_hwq *const *qs, uint32_t n, uint32_t grace,
 	for (uint32_t i = 0; i < n; i++)
 		if (!qs[i])
 			return -EINVAL;
+	if (qs[0]->dev->sim->role == SIM_ROLE_CLIENT)
+		return sim_client_hwq_suspend_resume(qs, n, grace, kind == SIM_REQ_SUSPEND);
 	if (sim_in_engine())
 		return -EDEADLK;
 	struct hsaqm_sim *sim = qs[0]->dev->sim;
@@ -767,15 +841,16 @@ int sim_hwq_get_info(const struct sim_hwq *q, struct sim_hwq_info *info)
 		return -EINVAL;
 	struct sim_hwq *w = (struct sim_hwq *)q;
 	const struct sim_device *dev = q->dev;
-	uint64_t waves = HSAQM_READ_ONCE(w->info_waves_saved);
+	struct sim_hwq_pub *pub = w->pub;
+	uint64_t waves = HSAQM_READ_ONCE(pub->info_waves_saved);
 
 	memset(info, 0, sizeof(*info));
-	info->state = (enum sim_hwq_state)HSAQM_READ_ONCE(w->info_state);
+	info->state = (enum sim_hwq_state)HSAQM_READ_ONCE(pub->info_state);
 	info->queue_index = q->queue_index;
-	info->priority = HSAQM_READ_ONCE(w->priority);
-	info->dispatches_launched = HSAQM_READ_ONCE(w->info_launched);
-	info->packets_completed = HSAQM_READ_ONCE(w->info_completed);
-	info->workgroups_running = HSAQM_READ_ONCE(w->info_running);
+	info->priority = HSAQM_READ_ONCE(pub->priority);
+	info->dispatches_launched = HSAQM_READ_ONCE(pub->info_launched);
+	info->packets_completed = HSAQM_READ_ONCE(pub->info_completed);
+	info->workgroups_running = HSAQM_READ_ONCE(pub->info_running);
 	info->waves_saved = waves;
 	/*
 	 * Estimates from the KFD's CWSR sizing: a control stack of a 40-byte header plus 8 bytes
@@ -783,8 +858,8 @@ int sim_hwq_get_info(const struct sim_hwq *q, struct sim_hwq_info *info)
 	 */
 	info->ctl_stack_used_bytes = waves ? 40 + 8 * waves : 0;
 	info->save_area_used_bytes = waves * ((0x80000ull + 0x4000 + 0x1000) / dev->waves_per_cu);
-	info->ring_base = (uint64_t)(uintptr_t)HSAQM_READ_ONCE(w->ring);
-	info->ring_size_bytes = HSAQM_READ_ONCE(w->ring_size_bytes);
+	info->ring_base = HSAQM_READ_ONCE(pub->ring_base);
+	info->ring_size_bytes = HSAQM_READ_ONCE(pub->ring_size_bytes);
 	info->write_ptr = q->write_ptr;
 	info->read_ptr = q->read_ptr;
 	info->pasid = q->pasid;
@@ -798,12 +873,14 @@ int sim_hwq_get_stats(const struct sim_hwq *q, struct sim_hwq_stats *out)
 		return -EINVAL;
 	struct sim_hwq *w = (struct sim_hwq *)q;
 
-	out->maps = HSAQM_READ_ONCE(w->stats.maps);
-	out->unmaps = HSAQM_READ_ONCE(w->stats.unmaps);
-	out->waves_saved_total = HSAQM_READ_ONCE(w->stats.waves_saved_total);
-	out->waves_restored_total = HSAQM_READ_ONCE(w->stats.waves_restored_total);
-	out->workgroups_done = HSAQM_READ_ONCE(w->stats.workgroups_done);
-	out->last_unmap_time = HSAQM_READ_ONCE(w->stats.last_unmap_time);
-	out->last_map_time = HSAQM_READ_ONCE(w->stats.last_map_time);
+	struct sim_hwq_stats *st = &w->pub->stats;
+
+	out->maps = HSAQM_READ_ONCE(st->maps);
+	out->unmaps = HSAQM_READ_ONCE(st->unmaps);
+	out->waves_saved_total = HSAQM_READ_ONCE(st->waves_saved_total);
+	out->waves_restored_total = HSAQM_READ_ONCE(st->waves_restored_total);
+	out->workgroups_done = HSAQM_READ_ONCE(st->workgroups_done);
+	out->last_unmap_time = HSAQM_READ_ONCE(st->last_unmap_time);
+	out->last_map_time = HSAQM_READ_ONCE(st->last_map_time);
 	return 0;
 }

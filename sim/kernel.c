@@ -99,6 +99,12 @@ int hsaqm_sim_kernel_register(struct hsaqm_sim *sim, const struct hsaqm_sim_kern
 	}
 	if (desc->dist != HSAQM_SIM_DIST_FIXED && desc->spread_ns > (uint64_t)INT64_MAX / 4)
 		return -EINVAL;
+	/* The engine of a device process cannot call into a client: counters cross processes. */
+	if (desc->wg_callback && sim->role == SIM_ROLE_CLIENT) {
+		hsaqm_log_err("kernel %s: workgroup callbacks do not cross processes (shared mode); "
+			      "use wg_counters", desc->name ? desc->name : "?");
+		return -EINVAL;
+	}
 
 	struct sim_kernel *k = sim_mem_alloc(sim, sizeof(*k), 64);
 	if (!k)
@@ -120,9 +126,14 @@ int hsaqm_sim_kernel_register(struct hsaqm_sim *sim, const struct hsaqm_sim_kern
 
 const struct sim_kernel *sim_kernel_lookup(const struct hsaqm_sim *sim, uint64_t kernel_object)
 {
+	return sim ? sim_kernel_lookup_in(&sim->arena, kernel_object) : NULL;
+}
+
+const struct sim_kernel *sim_kernel_lookup_in(const struct sim_arena *a, uint64_t kernel_object)
+{
 	struct sim_kernel *k = (struct sim_kernel *)(uintptr_t)kernel_object;
 
-	if (!kernel_object || (kernel_object & 7) || !sim_mem_contains(sim, k, sizeof(*k)))
+	if (!kernel_object || (kernel_object & 7) || !sim_arena_contains(a, k, sizeof(*k)))
 		return NULL;
 	/* Acquire: pairs with the release in hsaqm_sim_kernel_register(). */
 	if (hsaqm_load_acquire(&k->magic) != SIM_KERNEL_MAGIC)

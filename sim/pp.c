@@ -67,24 +67,25 @@
 static void cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t)
 {
 	struct hsaqm_sim *sim = q->dev->sim;
+	const struct sim_arena *mem = sim_hwq_mem(q);
 	const uintptr_t rd_off = offsetof(struct hsaqm_amd_queue, read_dispatch_id);
 	/* Integer arithmetic: the read pointer may be anywhere, even the arena's first bytes. */
 	uintptr_t base = (uintptr_t)q->read_ptr - rd_off;
 	uint32_t *field = (uint32_t *)(base + offsetof(struct hsaqm_amd_queue,
 						       read_dispatch_id_field_base_byte_offset));
 
-	if (!sim_mem_contains(sim, field, sizeof(*field)))
+	if (!sim_arena_contains(mem, field, sizeof(*field)))
 		return;
 	/* The runtime wrote it before creating the queue (the create request orders it). */
 	if (HSAQM_READ_ONCE(*field) != rd_off)
 		return;
 	/* ROCr allocates it 64-byte aligned: anything else is not its layout. */
 	if (base > (uintptr_t)q->read_ptr || base % HSAQM_AMD_QUEUE_ALIGN ||
-	    !sim_mem_contains(sim, (const void *)base, sizeof(struct hsaqm_amd_queue)))
+	    !sim_arena_contains(mem, (const void *)base, sizeof(struct hsaqm_amd_queue)))
 		return;
 	struct hsaqm_amd_queue *amd = (struct hsaqm_amd_queue *)base;
 	uint64_t handle = HSAQM_READ_ONCE(amd->queue_inactive_signal.handle);
-	struct sim_signal *s = sim_signal_from_handle(sim, handle);
+	struct sim_signal *s = sim_signal_from_handle_in(mem, handle);
 	if (s)
 		sim_signal_cas_at(sim, s, 0, hsa_status, t);
 }
@@ -252,7 +253,7 @@ static void finish_wait(struct sim_hwq *q, uint64_t t)
 			       q->wait_since, t - q->wait_since, args);
 	}
 	/* Counted before the signal: whoever sees the completion also sees the count. */
-	HSAQM_WRITE_ONCE(q->info_completed, q->info_completed + 1);
+	HSAQM_WRITE_ONCE(q->pub->info_completed, q->pub->info_completed + 1);
 	complete_signal(dev->sim, cs, q->wait_since, t);
 }
 
@@ -311,14 +312,14 @@ static int check_dispatch(struct sim_hwq *q, const struct hsaqm_aql_dispatch *p,
 		*why = "group segment larger than the LDS";
 		return ST_INVALID_ALLOCATION;
 	}
-	*k = sim_kernel_lookup(dev->sim, p->kernel_object);
+	*k = sim_kernel_lookup_in(sim_hwq_mem(q), p->kernel_object);
 	if (!*k) {
 		*why = "kernel object is not a registered model kernel";
 		return ST_INVALID_CODE_OBJECT;
 	}
 	*cs = NULL;
 	if (p->completion_signal) {
-		*cs = sim_signal_from_handle(dev->sim, p->completion_signal);
+		*cs = sim_signal_from_handle_in(sim_hwq_mem(q), p->completion_signal);
 		if (!*cs) {
 			*why = "completion signal is not a live signal";
 			return ST_INVALID_SIGNAL;
@@ -335,7 +336,7 @@ static bool take_deps(struct sim_hwq *q, const uint64_t *handles, unsigned int n
 	for (unsigned int i = 0; i < n; i++) {
 		if (!handles[i])
 			continue;
-		struct sim_signal *s = sim_signal_from_handle(q->dev->sim, handles[i]);
+		struct sim_signal *s = sim_signal_from_handle_in(sim_hwq_mem(q), handles[i]);
 
 		if (!s)
 			return false;
@@ -355,7 +356,19 @@ static void launch_dispatch(struct sim_hwq *q, const struct hsaqm_aql_dispatch *
 		abort();
 	}
 	d->q = q;
-	d->k = k;
+	/* The engine's own copy, checked once (the descriptor may be a client's memory). */
+	d->kc = *k;
+	d->kc.name[sizeof(d->kc.name) - 1] = '\0';
+	if (q->arena) {
+		/* A device process never calls into a client; its counters must be its own memory. */
+		d->kc.wg_callback = NULL;
+		if (d->kc.counters &&
+		    !sim_arena_contains(q->arena, d->kc.counters, (size_t)d->kc.counters_len * sizeof(uint32_t)))
+			d->kc.counters = NULL;
+	}
+	if (d->kc.waves_per_wg == 0 || d->kc.waves_per_wg > dev->waves_per_cu)
+		d->kc.waves_per_wg = 1;
+	d->k = &d->kc;
 	d->dispatch_id = q->rd;
 	d->kernarg = (void *)(uintptr_t)p->kernarg_address;
 	d->completion = cs;
@@ -366,7 +379,7 @@ static void launch_dispatch(struct sim_hwq *q, const struct hsaqm_aql_dispatch *
 	q->inflight[q->ninflight++] = d;
 	q->launching = d;
 	q->launch_busy = true;
-	HSAQM_WRITE_ONCE(q->info_launched, q->info_launched + 1);
+	HSAQM_WRITE_ONCE(q->pub->info_launched, q->pub->info_launched + 1);
 	sim_ev_schedule(dev, &q->ev_launch, t + dev->prof.dispatch_launch_ns);
 }
 
@@ -450,7 +463,7 @@ void sim_pp_run(struct sim_hwq *q, uint64_t t)
 			q->wait = type == HSAQM_AQL_TYPE_BARRIER_AND ? SIM_WAIT_AND : SIM_WAIT_OR;
 			q->wait_cs = NULL;
 			if (pkt.barrier.completion_signal) {
-				q->wait_cs = sim_signal_from_handle(dev->sim, pkt.barrier.completion_signal);
+				q->wait_cs = sim_signal_from_handle_in(sim_hwq_mem(q), pkt.barrier.completion_signal);
 				if (!q->wait_cs) {
 					q->wait = SIM_WAIT_NONE;
 					sim_pp_error(q, ST_INVALID_SIGNAL, "completion signal is not a live signal", t);
@@ -477,7 +490,7 @@ void sim_pp_run(struct sim_hwq *q, uint64_t t)
 			q->wait_cond = pkt.barrier_value.cond;
 			q->wait_cs = NULL;
 			if (pkt.barrier_value.completion_signal) {
-				q->wait_cs = sim_signal_from_handle(dev->sim, pkt.barrier_value.completion_signal);
+				q->wait_cs = sim_signal_from_handle_in(sim_hwq_mem(q), pkt.barrier_value.completion_signal);
 				if (!q->wait_cs) {
 					q->wait = SIM_WAIT_NONE;
 					sim_pp_unwatch(q);
@@ -521,7 +534,7 @@ void sim_pp_dispatch_complete(struct sim_dispatch *d, uint64_t t)
 	}
 	sim_lane_put(dev, d->lane);
 	/* Counted before the signal: whoever sees the completion also sees the count. */
-	HSAQM_WRITE_ONCE(q->info_completed, q->info_completed + 1);
+	HSAQM_WRITE_ONCE(q->pub->info_completed, q->pub->info_completed + 1);
 	complete_signal(dev->sim, d->completion, d->launch_time, t);
 	sim_dispatch_free(d);
 	dev->hws_dirty = true;

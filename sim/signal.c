@@ -103,9 +103,14 @@ static inline void writer_leave(struct sim_signal *s)
 
 struct sim_signal *sim_signal_from_handle(const struct hsaqm_sim *sim, uint64_t handle)
 {
+	return sim ? sim_signal_from_handle_in(&sim->arena, handle) : NULL;
+}
+
+struct sim_signal *sim_signal_from_handle_in(const struct sim_arena *a, uint64_t handle)
+{
 	struct sim_signal *s = (struct sim_signal *)(uintptr_t)handle;
 
-	if (!handle || (handle & 7) || !sim_mem_contains(sim, s, sizeof(*s)))
+	if (!handle || (handle & 7) || !sim_arena_contains(a, s, sizeof(*s)))
 		return NULL;
 	/* Acquire: pairs with the release in sim_signal_create(). */
 	if (hsaqm_load_acquire(&s->magic) != SIM_SIGNAL_MAGIC)
@@ -121,7 +126,12 @@ int64_t sim_signal_load(const struct sim_signal *s)
 
 void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t)
 {
-	struct sim_arena_hdr *h = sim->arena.hdr;
+	/*
+	 * The epoch is per arena: in a device process the signal is in one of its clients'
+	 * arenas, and that client's waiters sleep on that arena's epoch (futexes are shared:
+	 * the kernel keys them by memfd page, whatever the address).
+	 */
+	struct sim_arena_hdr *h = sim->role == SIM_ROLE_DEVICE ? sim_shared_hdr_of(sim, s) : sim->arena.hdr;
 
 	/* acq_rel: a waiter that reads the new seq (acquire) also reads the new value. */
 	hsaqm_fetch_add(&s->seq, 1u);
@@ -129,21 +139,25 @@ void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t)
 	hsaqm_smp_mb();
 	if (HSAQM_READ_ONCE(s->host_waiters)) {
 		sim_futex_wake(&s->seq, INT_MAX);
-		/* acq_rel: multi-signal waiters re-read their signals after seeing the new epoch. */
-		hsaqm_fetch_add(&h->epoch, 1u);
-		if (HSAQM_READ_ONCE(h->epoch_waiters))
-			sim_futex_wake(&h->epoch, INT_MAX);
+		if (h) {
+			/* acq_rel: multi-signal waiters re-read their signals after seeing the new epoch. */
+			hsaqm_fetch_add(&h->epoch, 1u);
+			if (HSAQM_READ_ONCE(h->epoch_waiters))
+				sim_futex_wake(&h->epoch, INT_MAX);
+		}
 	}
 	uint32_t watch = HSAQM_READ_ONCE(s->device_watch);
 	if (watch) {
 		for (unsigned int d = 0; d < sim->ndev && watch; d++) {
 			if (watch & (1u << d)) {
-				sim_device_stimulate(sim->dev[d], t, &h->dev[d].sig_dirty);
+				/* The device's own wake words (in a client: the device page). */
+				sim_device_stimulate(sim->dev[d], t, &sim->dev[d]->wake->sig_dirty);
 				watch &= ~(1u << d);
 			}
 		}
 	}
-	if (HSAQM_READ_ONCE(s->kind) == SIM_SIGNAL_DOORBELL) {
+	/* In a device process s->hwq is a client's pointer: never followed there. */
+	if (sim->role != SIM_ROLE_DEVICE && HSAQM_READ_ONCE(s->kind) == SIM_SIGNAL_DOORBELL) {
 		struct sim_hwq *q = HSAQM_READ_ONCE(s->hwq);
 
 		if (q)

@@ -156,12 +156,16 @@ void hsaqm_sim_destroy(struct hsaqm_sim *sim)
 		sim->face_state[f] = NULL;
 	}
 	sim_signal_handlers_stop(sim);
+	/* A client stops its error thread and hangs up (the device destroys what it left). */
+	sim_shared_detach(sim);
 	for (unsigned int d = 0; d < sim->ndev; d++)
 		sim_device_stop(sim->dev[d]);
 	for (unsigned int d = 0; d < sim->ndev; d++)
 		sim_device_destroy(sim->dev[d]);
 	sim_trace_close(sim);
 	sim_arena_fini(&sim->arena);
+	/* Last: a device's engines woke on the device page until they stopped. */
+	sim_shared_release(sim);
 	pthread_mutex_destroy(&sim->vloop_lock);
 	pthread_mutex_destroy(&sim->handler_lock);
 	pthread_mutex_destroy(&sim->face_lock);

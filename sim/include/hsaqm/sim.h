@@ -93,7 +93,8 @@ enum hsaqm_sim_dist {
 };
 
 /*
- * Called once per workgroup when it finishes, on a model thread (in-process mode only).
+ * Called once per workgroup when it finishes, on a model thread (in-process mode only:
+ * a device process never calls into its clients).
  * @kernarg is the dispatch packet's kernarg address; @dispatch_id its ring index.
  */
 typedef void (*hsaqm_sim_wg_fn)(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *kernarg);
@@ -119,7 +120,8 @@ struct hsaqm_sim_kernel_desc {
  * packet's kernel_object field.
  *
  * Return: 0 and *kernel_object; -EINVAL for NULL, a zero duration, waves_per_wg larger
- * than a CU holds, or counters without a length; -ENOMEM.
+ * than a CU holds, counters without a length or outside model memory, or a wg_callback on
+ * a client of a device process (shared mode: use wg_counters); -ENOMEM.
  */
 int hsaqm_sim_kernel_register(struct hsaqm_sim *sim, const struct hsaqm_sim_kernel_desc *desc,
 			      uint64_t *kernel_object);
@@ -173,34 +175,60 @@ void *hsaqm_sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align);
 void hsaqm_sim_mem_free(struct hsaqm_sim *sim, void *ptr);
 
 /*
- * Shared mode: one device process (hsaqm-simd) serves several client processes.
+ * Shared mode: one device process (hsaqm-simd) serves several client processes. Each client
+ * gets its own model memory, mapped at the same address in the client and in the device
+ * (as SVM is on a GPU); doorbells, signals and waits go through that memory and shared
+ * futexes, the socket carries only control calls. Real-time models only. docs/sim.md,
+ * "Shared mode".
  */
 
 /**
- * hsaqm_sim_serve() - run @sim as a device process listening on the Unix socket @path
- * until hsaqm_sim_serve_stop() or SIGTERM.
+ * hsaqm_sim_listen() - make @sim a device process listening on the Unix socket @path, without
+ * accepting clients yet (so the caller can announce the socket); hsaqm_sim_serve() then
+ * serves it. A socket file at @path that nobody listens on (a device that died) is replaced.
+ * From now on @sim is used only through its clients.
  *
- * Return: 0 after a clean stop; -EADDRINUSE, -EACCES, -ENAMETOOLONG from the socket.
+ * Return: 0; -EINVAL for NULL, an empty path or a VIRTUAL-time model; -EBUSY when it already
+ * listens or is a client; -ENAMETOOLONG; -EADDRINUSE when a live device listens at @path;
+ * -EACCES and other -errno of socket/bind/listen; -ENOMEM.
+ */
+int hsaqm_sim_listen(struct hsaqm_sim *sim, const char *path);
+
+/**
+ * hsaqm_sim_serve() - run @sim as a device process on the Unix socket @path (listening first
+ * unless hsaqm_sim_listen() did; @path may then be NULL) until hsaqm_sim_serve_stop(), or
+ * SIGTERM when the process left SIGTERM at its default action (serve handles it meanwhile).
+ * Clients still attached at the stop are disconnected and their queues destroyed.
+ *
+ * Return: 0 after a clean stop; the errors of hsaqm_sim_listen(); -EBUSY when already
+ * serving or @path differs from the one listened on.
  */
 int hsaqm_sim_serve(struct hsaqm_sim *sim, const char *path);
 
-/** hsaqm_sim_serve_stop() - make a running hsaqm_sim_serve() return (async-signal-safe). */
+/**
+ * hsaqm_sim_serve_stop() - make a running hsaqm_sim_serve() return. Async-signal-safe (a
+ * signal handler may call it); a no-op for NULL or a model that does not listen.
+ */
 void hsaqm_sim_serve_stop(struct hsaqm_sim *sim);
 
 /**
  * hsaqm_sim_connect() - attach to a device process as a client. The returned model has the
- * same faces as an in-process one; hsaqm_sim_destroy() detaches.
+ * same faces as an in-process one (kernels must use wg_counters: callbacks cannot cross
+ * processes); hsaqm_sim_destroy() detaches, and the device destroys every queue the client
+ * left, as it does when a client dies.
  *
  * Return: 0; -ENOENT/-ECONNREFUSED when no device process listens at @path; -EPROTO on a
- * version mismatch.
+ * protocol version mismatch; -EADDRINUSE when this process has something mapped where the
+ * device put the shared memory; -ENAMETOOLONG; -EINVAL for NULL; -ENOMEM.
  */
 int hsaqm_sim_connect(const char *path, struct hsaqm_sim **out);
 
 /**
- * hsaqm_sim_open_env() - connect to $HSAQM_SIM_DEVICE when it is set, otherwise create an
- * in-process model with @cfg.
+ * hsaqm_sim_open_env() - connect to $HSAQM_SIM_DEVICE (a socket path) when it is set and not
+ * empty, otherwise create an in-process model with @cfg. A failed connect prints one line
+ * saying why, whatever HSAQM_LOG says (the user asked for that device).
  *
- * Return: as hsaqm_sim_connect() or hsaqm_sim_create().
+ * Return: as hsaqm_sim_connect() or hsaqm_sim_create(); -EINVAL for a NULL @out.
  */
 int hsaqm_sim_open_env(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out);
 

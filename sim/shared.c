@@ -1,0 +1,1449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared mode: the model runs in its own device process (hsaqm-simd, or any process calling
+ * hsaqm_sim_serve()) and several client processes share it, each through the same HSA and
+ * KFD faces as in-process mode. docs/sim.md, "Shared mode", is the design; in short:
+ *
+ *   - Memory. The device makes one arena (memfd) per client, maps it at an address of its
+ *     choosing and passes the fd over the socket (SCM_RIGHTS); the client maps it at the
+ *     same address (MAP_FIXED_NOREPLACE; -EADDRINUSE if it cannot), as SVM is one address
+ *     on CPU and GPU. A client sees only its own arena, so it cannot touch another client's
+ *     rings or signals, and a queue's packets may name only its own client's memory (the
+ *     packet processor checks every handle against the queue's arena). The device page
+ *     (another memfd, mapped by every client) holds the engines' wake words and the clock.
+ *   - Data path. Doorbells go into a log in the queue's shared page plus the device's wake
+ *     words; signal stores wake engines and waiters through shared futexes. Nothing of it
+ *     goes through the socket.
+ *   - Control path. The socket (SOCK_SEQPACKET) carries only the hello (version, memory),
+ *     the profiles, and the hardware-queue control calls (create, destroy, update, CU mask,
+ *     suspend, resume), which a connection thread of the device performs with the ordinary
+ *     sim_hwq_* calls. The KFD and HSA faces run in the client on top of them, so each
+ *     client process has its own KFD processes, as on a real machine.
+ *   - Errors cross as memory: the device stores a failed queue's status in its shared page
+ *     and bumps the client's error word; the client's error thread calls the callback.
+ *   - A client's end (exit, crash, SIGKILL) closes its socket: the device destroys its
+ *     queues (which also ends any suspension of them) and unmaps its arena; the other
+ *     clients run on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+#include "shared_internal.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define GIB (1ull << 30)
+#define PAGE_BYTES 4096u
+#define SIM_PAGE_MAGIC 0x44455650u /* "DEVP" */
+#define SIM_MSG_MAGIC 0x53494d4du  /* "SIMM" */
+#define SIM_MSG_MAX_Q 1024u        /* queues in one suspend/resume (KFD_MAX_QUEUES) */
+#define SIM_MSG_MAX_MASK 32u       /* CU mask words (1024 CUs) */
+#define SIM_PROFILE_NAME 48u
+
+/* The device page: what every process of a shared model must agree on. */
+struct sim_shared_page {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t start_mono; /* the model's time 0 on CLOCK_MONOTONIC (system-wide) */
+	struct sim_dev_wake dev[HSAQM_SIM_MAX_DEVICES];
+};
+_Static_assert(sizeof(struct sim_shared_page) <= PAGE_BYTES, "device page fits a page");
+
+enum sim_op {
+	SIM_OP_HELLO = 1,
+	SIM_OP_PROFILE,
+	SIM_OP_CREATE,
+	SIM_OP_DESTROY,
+	SIM_OP_UPDATE,
+	SIM_OP_CU_MASK,
+	SIM_OP_SUSPEND,
+	SIM_OP_RESUME,
+};
+
+/*
+ * One message each way per call. The first 16 bytes and the hello never change between
+ * versions, so a client of another version still gets a readable -EPROTO.
+ */
+struct sim_msg {
+	uint32_t magic;
+	uint32_t op;
+	int32_t result;
+	uint32_t pad;
+	union {
+		struct {
+			uint32_t version;
+			int32_t pid;
+		} hello;
+		struct {
+			uint32_t version;
+			uint32_t ndev;
+			uint64_t page_addr, page_size, arena_addr, arena_size;
+			uint64_t start_mono;
+			double scale;
+			uint32_t kfd_minor_version;
+			int32_t sched_policy;
+			int32_t cwsr_disable;
+			uint32_t client_id;
+			uint64_t seed;
+		} welcome;
+		struct {
+			uint32_t dev;
+			uint32_t pad;
+			struct sim_profile prof;
+			char names[32][SIM_PROFILE_NAME];
+		} profile;
+		struct {
+			uint32_t dev, ring_size, priority, active, pasid, queue_index;
+			uint64_t ring, wptr, rptr, shm, handle;
+		} create;
+		struct {
+			uint64_t handle, ring;
+			uint32_t ring_size, priority, active, pad;
+		} update;
+		struct {
+			uint64_t handle;
+			uint32_t nbits, pad;
+			uint32_t mask[SIM_MSG_MAX_MASK];
+		} mask;
+		struct {
+			uint32_t n, grace;
+			uint64_t handles[SIM_MSG_MAX_Q];
+		} qs;
+		uint64_t handle;
+	} u;
+};
+
+/* A client as the device sees it. */
+struct sim_conn {
+	struct hsaqm_sim *sim;
+	int fd;
+	int slot;                 /* region slot of its arena, -1 none */
+	pid_t pid;
+	struct sim_arena arena;   /* its arena, mapped here at the address it maps it at */
+	pthread_t thread;
+	uint32_t finished;        /* atomic: the thread is done, join it */
+	struct sim_hwq **qs;      /* handle - 1 -> queue, NULL = free */
+	uint32_t nqs;
+	uint32_t capqs;
+};
+
+struct sim_shared {
+	/* Both roles: the device page. */
+	int page_fd;
+	struct sim_shared_page *page;
+
+	/* Device role. */
+	int listen_fd;
+	int stop_fd[2];
+	uint32_t stop_requested;
+	bool serving;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	size_t arena_size;
+	uint64_t arena_stride;
+	unsigned int nslots;
+	pthread_mutex_t lock;
+	struct sim_conn *conns[SIM_SHARED_MAX_CLIENTS];
+	struct {
+		uintptr_t base; /* atomic: 0 = free; the engine looks signals' arenas up here */
+		uintptr_t size;
+	} mem[SIM_SHARED_MAX_CLIENTS];
+	uint32_t next_client_id;
+
+	/* Client role. */
+	int fd;
+	pthread_mutex_t rpc_lock;
+	pthread_mutex_t qlock;
+	struct sim_list queues;   /* client queues (sim_hwq.link) */
+	pthread_t err_thread;
+	bool err_started;
+	uint32_t err_stop;
+	char names[HSAQM_SIM_MAX_DEVICES][32][SIM_PROFILE_NAME];
+};
+
+static struct sim_shared *shared_new(void)
+{
+	struct sim_shared *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	sh->page_fd = -1;
+	sh->listen_fd = -1;
+	sh->stop_fd[0] = sh->stop_fd[1] = -1;
+	sh->fd = -1;
+	pthread_mutex_init(&sh->lock, NULL);
+	pthread_mutex_init(&sh->rpc_lock, NULL);
+	pthread_mutex_init(&sh->qlock, NULL);
+	sim_list_init(&sh->queues);
+	return sh;
+}
+
+static void shared_free(struct sim_shared *sh)
+{
+	if (!sh)
+		return;
+	if (sh->page)
+		munmap(sh->page, PAGE_BYTES);
+	if (sh->page_fd >= 0)
+		close(sh->page_fd);
+	if (sh->stop_fd[0] >= 0)
+		close(sh->stop_fd[0]);
+	if (sh->stop_fd[1] >= 0)
+		close(sh->stop_fd[1]);
+	if (sh->listen_fd >= 0)
+		close(sh->listen_fd);
+	if (sh->fd >= 0)
+		close(sh->fd);
+	pthread_mutex_destroy(&sh->lock);
+	pthread_mutex_destroy(&sh->rpc_lock);
+	pthread_mutex_destroy(&sh->qlock);
+	free(sh);
+}
+
+/* Map @fd (@size bytes) at exactly @addr. Returns 0 or -EADDRINUSE / -errno. */
+static int map_exact(int fd, size_t size, uintptr_t addr, void **out)
+{
+	void *p = mmap((void *)addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		       fd, 0);
+
+	if (p == MAP_FAILED)
+		return errno == EEXIST ? -EADDRINUSE : -errno;
+	/* A kernel before 4.17 takes the flag as a hint. */
+	if ((uintptr_t)p != addr) {
+		munmap(p, size);
+		return -EADDRINUSE;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Messages. SOCK_SEQPACKET keeps message boundaries; a short or long message is a
+ * protocol error.
+ */
+static ssize_t msg_recv(int fd, struct sim_msg *m, int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fds) {
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		for (int i = 0; i < nfds; i++)
+			fds[i] = -1;
+	}
+	do {
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (fds) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			int got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			int tmp[8];
+
+			if (got > 8)
+				got = 8;
+			memcpy(tmp, CMSG_DATA(c), (size_t)got * sizeof(int));
+			for (int i = 0; i < got; i++) {
+				if (i < nfds)
+					fds[i] = tmp[i];
+				else
+					close(tmp[i]);
+			}
+		}
+	}
+	return n;
+}
+
+static int msg_send(int fd, const struct sim_msg *m, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { (void *)m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (nfds) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	}
+	do {
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*m) ? 0 : -EIO;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Device role.
+ */
+struct sim_arena_hdr *sim_shared_hdr_of(const struct hsaqm_sim *sim, const void *p)
+{
+	if (sim_arena_contains(&sim->arena, p, 1))
+		return sim->arena.hdr;
+	const struct sim_shared *sh = sim->shared;
+	if (!sh)
+		return NULL;
+	uintptr_t a = (uintptr_t)p;
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
+		/* Acquire: pairs with the release that published the mapping. */
+		uintptr_t b = hsaqm_load_acquire(&((struct sim_shared *)sh)->mem[i].base);
+
+		if (b && a >= b && a - b < sh->mem[i].size)
+			return (struct sim_arena_hdr *)b;
+	}
+	return NULL;
+}
+
+unsigned int sim_shared_client_count(struct hsaqm_sim *sim)
+{
+	unsigned int n = 0;
+
+	if (!sim || !sim->shared || sim->role != SIM_ROLE_DEVICE)
+		return 0;
+	pthread_mutex_lock(&sim->shared->lock);
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++)
+		n += sim->shared->conns[i] && !hsaqm_load_acquire(&sim->shared->conns[i]->finished);
+	pthread_mutex_unlock(&sim->shared->lock);
+	return n;
+}
+
+/* Engine thread of the device: a client's queue failed. Memory only: the client reacts. */
+static void conn_queue_error(void *ctx, struct sim_hwq *q, int hsa_status)
+{
+	struct sim_conn *c = ctx;
+	int32_t zero = 0;
+
+	/* acq_rel CAS from 0: the first error stays; the client reads it after the bump below. */
+	hsaqm_cas(&q->shm->error_status, &zero, (int32_t)hsa_status);
+	/* acq_rel: the status before the bump the client's error thread waits for. */
+	hsaqm_fetch_add(&c->arena.hdr->client_err_seq, 1u);
+	sim_futex_wake(&c->arena.hdr->client_err_seq, INT_MAX);
+}
+
+static struct sim_hwq *conn_q(struct sim_conn *c, uint64_t handle)
+{
+	if (!handle || handle > c->nqs)
+		return NULL;
+	return c->qs[handle - 1];
+}
+
+/* The table changes under the server's lock (sim_shared_queue_count reads it); its own
+ * connection thread, the only writer, reads it without. */
+static int conn_q_add(struct sim_conn *c, struct sim_hwq *q, uint64_t *handle)
+{
+	struct sim_shared *sh = c->sim->shared;
+	int err = 0;
+
+	pthread_mutex_lock(&sh->lock);
+	for (uint32_t i = 0; i < c->nqs; i++) {
+		if (!c->qs[i]) {
+			c->qs[i] = q;
+			*handle = i + 1;
+			goto out;
+		}
+	}
+	if (c->nqs == c->capqs) {
+		uint32_t cap = c->capqs ? c->capqs * 2 : 16;
+		struct sim_hwq **n = realloc(c->qs, cap * sizeof(*n));
+
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		c->qs = n;
+		c->capqs = cap;
+	}
+	c->qs[c->nqs++] = q;
+	*handle = c->nqs;
+out:
+	pthread_mutex_unlock(&sh->lock);
+	return err;
+}
+
+static void conn_q_del(struct sim_conn *c, uint64_t handle)
+{
+	pthread_mutex_lock(&c->sim->shared->lock);
+	c->qs[handle - 1] = NULL;
+	pthread_mutex_unlock(&c->sim->shared->lock);
+}
+
+unsigned int sim_shared_queue_count(struct hsaqm_sim *sim)
+{
+	unsigned int n = 0;
+
+	if (!sim || !sim->shared || sim->role != SIM_ROLE_DEVICE)
+		return 0;
+	pthread_mutex_lock(&sim->shared->lock);
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
+		struct sim_conn *c = sim->shared->conns[i];
+
+		for (uint32_t j = 0; c && j < c->nqs; j++)
+			n += c->qs[j] != NULL;
+	}
+	pthread_mutex_unlock(&sim->shared->lock);
+	return n;
+}
+
+/* Make the client's arena at a free slot of the region, here, and publish it to the engine. */
+static int conn_arena(struct sim_conn *c)
+{
+	struct sim_shared *sh = c->sim->shared;
+	int err = -ENOSPC;
+
+	pthread_mutex_lock(&sh->lock);
+	for (unsigned int i = 0; i < sh->nslots; i++) {
+		if (hsaqm_load_acquire(&sh->mem[i].base))
+			continue;
+		uintptr_t addr = (uintptr_t)(SIM_SHARED_CLIENT_BASE + i * sh->arena_stride);
+
+		err = sim_arena_init_at(&c->arena, sh->arena_size, (void *)addr);
+		if (err == -EADDRINUSE)
+			continue; /* something of ours is there: the next slot */
+		if (err)
+			break;
+		c->slot = (int)i;
+		sh->mem[i].size = c->arena.size;
+		/* Release: the mapping and its header before anyone finds it. */
+		hsaqm_store_release(&sh->mem[i].base, addr);
+		break;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return err;
+}
+
+static void conn_cleanup(struct sim_conn *c)
+{
+	struct sim_shared *sh = c->sim->shared;
+	unsigned int n = 0;
+
+	/*
+	 * Process exit, as the KFD does it: every queue goes. Destroying a suspended queue ends
+	 * its suspension too (the core allows it; a client can only suspend its own queues).
+	 */
+	for (uint32_t i = 0; i < c->nqs; i++) {
+		if (!c->qs[i])
+			continue;
+		int err = sim_hwq_destroy(c->qs[i]);
+
+		if (err)
+			hsaqm_log_err("client %d: destroying a queue: %s", (int)c->pid,
+				      strerror(-err));
+		conn_q_del(c, i + 1);
+		n++;
+	}
+	if (n)
+		hsaqm_log_info("client %d left with %u queues: destroyed", (int)c->pid, n);
+	pthread_mutex_lock(&sh->lock);
+	free(c->qs);
+	c->qs = NULL;
+	c->nqs = c->capqs = 0;
+	pthread_mutex_unlock(&sh->lock);
+	if (c->slot >= 0) {
+		pthread_mutex_lock(&sh->lock);
+		/* Release: no queue of the client is left, nothing of the engine points into it. */
+		hsaqm_store_release(&sh->mem[c->slot].base, (uintptr_t)0);
+		pthread_mutex_unlock(&sh->lock);
+		c->slot = -1;
+	}
+	sim_arena_fini(&c->arena);
+}
+
+static int op_profile(struct sim_conn *c, struct sim_msg *m)
+{
+	struct hsaqm_sim *sim = c->sim;
+	uint32_t d = m->u.profile.dev;
+
+	if (d >= sim->ndev)
+		return -EINVAL;
+	m->u.profile.prof = sim->dev[d]->prof;
+	memset(m->u.profile.names, 0, sizeof(m->u.profile.names));
+	for (unsigned int i = 0; i < m->u.profile.prof.nconsts && i < 32; i++) {
+		const char *n = m->u.profile.prof.consts[i].name;
+
+		snprintf(m->u.profile.names[i], SIM_PROFILE_NAME, "%s", n ? n : "");
+		m->u.profile.prof.consts[i].name = NULL; /* a pointer of this process */
+	}
+	return 0;
+}
+
+static int op_create(struct sim_conn *c, struct sim_msg *m)
+{
+	struct sim_hwq_shm *shm = (struct sim_hwq_shm *)(uintptr_t)m->u.create.shm;
+	struct sim_hwq *q;
+	uint64_t handle;
+
+	if ((m->u.create.shm & 63) || !sim_arena_contains(&c->arena, shm, sizeof(*shm)))
+		return -EINVAL;
+	struct sim_hwq_desc d = {
+		.dev = m->u.create.dev,
+		.ring_base = (void *)(uintptr_t)m->u.create.ring,
+		.ring_size_bytes = m->u.create.ring_size,
+		.write_ptr = (uint64_t *)(uintptr_t)m->u.create.wptr,
+		.read_ptr = (uint64_t *)(uintptr_t)m->u.create.rptr,
+		.priority = m->u.create.priority,
+		.active = m->u.create.active != 0,
+		.pasid = m->u.create.pasid,
+		.error_fn = conn_queue_error,
+		.error_ctx = c,
+	};
+	int err = sim_hwq_create_in(c->sim, &c->arena, shm, &d, &q);
+	if (err)
+		return err;
+	err = conn_q_add(c, q, &handle);
+	if (err) {
+		sim_hwq_destroy(q);
+		return err;
+	}
+	m->u.create.handle = handle;
+	m->u.create.queue_index = q->queue_index;
+	return 0;
+}
+
+static int op_queues(struct sim_conn *c, struct sim_msg *m, bool suspend)
+{
+	uint32_t n = m->u.qs.n;
+
+	if (!n || n > SIM_MSG_MAX_Q)
+		return -EINVAL;
+	struct sim_hwq **qs = calloc(n, sizeof(*qs));
+	if (!qs)
+		return -ENOMEM;
+	int err = 0;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		qs[i] = conn_q(c, m->u.qs.handles[i]);
+		if (!qs[i])
+			err = -EINVAL;
+	}
+	if (!err)
+		err = suspend ? sim_hwq_suspend(qs, n, m->u.qs.grace) : sim_hwq_resume(qs, n);
+	free(qs);
+	return err;
+}
+
+static int conn_op(struct sim_conn *c, struct sim_msg *m)
+{
+	struct sim_hwq *q;
+	int err;
+
+	switch (m->op) {
+	case SIM_OP_PROFILE:
+		return op_profile(c, m);
+	case SIM_OP_CREATE:
+		return op_create(c, m);
+	case SIM_OP_DESTROY:
+		q = conn_q(c, m->u.handle);
+		if (!q)
+			return -EINVAL;
+		err = sim_hwq_destroy(q);
+		if (!err)
+			conn_q_del(c, m->u.handle);
+		return err;
+	case SIM_OP_UPDATE:
+		q = conn_q(c, m->u.update.handle);
+		if (!q)
+			return -EINVAL;
+		return sim_hwq_update(q, (void *)(uintptr_t)m->u.update.ring, m->u.update.ring_size,
+				      m->u.update.priority, m->u.update.active != 0);
+	case SIM_OP_CU_MASK:
+		q = conn_q(c, m->u.mask.handle);
+		if (!q || m->u.mask.nbits > 32 * SIM_MSG_MAX_MASK)
+			return -EINVAL;
+		return sim_hwq_set_cu_mask(q, m->u.mask.mask, m->u.mask.nbits);
+	case SIM_OP_SUSPEND:
+		return op_queues(c, m, true);
+	case SIM_OP_RESUME:
+		return op_queues(c, m, false);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static void *conn_main(void *arg)
+{
+	struct sim_conn *c = arg;
+	struct hsaqm_sim *sim = c->sim;
+	struct sim_shared *sh = sim->shared;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	ssize_t n;
+
+	if (!m)
+		goto out;
+	n = msg_recv(c->fd, m, NULL, 0);
+	if (n < 24 || m->magic != SIM_MSG_MAGIC || m->op != SIM_OP_HELLO)
+		goto out;
+	c->pid = m->u.hello.pid;
+	if (m->u.hello.version != SIM_SHARED_PROTO_VERSION || n != (ssize_t)sizeof(*m)) {
+		hsaqm_log_err("client %d speaks protocol %u, this device %u: refused", (int)c->pid,
+			      m->u.hello.version, SIM_SHARED_PROTO_VERSION);
+		memset(m, 0, sizeof(*m));
+		m->magic = SIM_MSG_MAGIC;
+		m->op = SIM_OP_HELLO;
+		m->result = -EPROTO;
+		m->u.welcome.version = SIM_SHARED_PROTO_VERSION;
+		msg_send(c->fd, m, NULL, 0);
+		goto out;
+	}
+	int err = conn_arena(c);
+	memset(m, 0, sizeof(*m));
+	m->magic = SIM_MSG_MAGIC;
+	m->op = SIM_OP_HELLO;
+	m->result = err;
+	m->u.welcome.version = SIM_SHARED_PROTO_VERSION;
+	if (err) {
+		hsaqm_log_err("client %d: no arena for it: %s", (int)c->pid, strerror(-err));
+		msg_send(c->fd, m, NULL, 0);
+		goto out;
+	}
+	m->u.welcome.ndev = sim->ndev;
+	m->u.welcome.page_addr = (uint64_t)(uintptr_t)sh->page;
+	m->u.welcome.page_size = PAGE_BYTES;
+	m->u.welcome.arena_addr = (uint64_t)(uintptr_t)c->arena.base;
+	m->u.welcome.arena_size = c->arena.size;
+	m->u.welcome.start_mono = sim->start_mono;
+	m->u.welcome.scale = sim->scale;
+	m->u.welcome.kfd_minor_version = sim->cfg.kfd_minor_version;
+	m->u.welcome.sched_policy = sim->cfg.sched_policy;
+	m->u.welcome.cwsr_disable = sim->cfg.cwsr_disable;
+	m->u.welcome.seed = sim->cfg.seed;
+	m->u.welcome.client_id = hsaqm_fetch_add(&sh->next_client_id, 1u);
+	int fds[2] = { sh->page_fd, c->arena.fd };
+	if (msg_send(c->fd, m, fds, 2))
+		goto out;
+	hsaqm_log_info("client %d attached (arena at %p)", (int)c->pid, c->arena.base);
+
+	for (;;) {
+		n = msg_recv(c->fd, m, NULL, 0);
+		if (n <= 0)
+			break; /* the client closed, exited or died */
+		if (n != (ssize_t)sizeof(*m) || m->magic != SIM_MSG_MAGIC) {
+			hsaqm_log_err("client %d: malformed message (%zd bytes): disconnected",
+				      (int)c->pid, n);
+			break;
+		}
+		m->result = conn_op(c, m);
+		if (msg_send(c->fd, m, NULL, 0))
+			break;
+	}
+out:
+	conn_cleanup(c);
+	free(m);
+	/* Release: everything above before the accept loop joins and frees us. */
+	hsaqm_store_release(&c->finished, 1u);
+	return NULL;
+}
+
+/* Join and free the connections whose thread ended (@all: every one, shutting down). */
+static void reap(struct sim_shared *sh, bool all)
+{
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
+		pthread_mutex_lock(&sh->lock);
+		struct sim_conn *c = sh->conns[i];
+		bool go = c && (all || hsaqm_load_acquire(&c->finished));
+		if (go)
+			sh->conns[i] = NULL;
+		pthread_mutex_unlock(&sh->lock);
+		if (!go)
+			continue;
+		if (all)
+			shutdown(c->fd, SHUT_RDWR); /* its recv returns 0: the thread cleans up */
+		pthread_join(c->thread, NULL);
+		close(c->fd);
+		free(c);
+	}
+}
+
+static void accept_one(struct hsaqm_sim *sim)
+{
+	struct sim_shared *sh = sim->shared;
+	int fd = accept4(sh->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	struct sim_conn *c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->sim = sim;
+	c->fd = fd;
+	c->slot = -1;
+	c->arena.fd = -1;
+	pthread_mutex_lock(&sh->lock);
+	int idx = -1;
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
+		if (!sh->conns[i]) {
+			idx = (int)i;
+			break;
+		}
+	}
+	if (idx >= 0 && pthread_create(&c->thread, NULL, conn_main, c) == 0)
+		sh->conns[idx] = c;
+	else
+		idx = -1;
+	pthread_mutex_unlock(&sh->lock);
+	if (idx < 0) {
+		hsaqm_log_err("no room for another client (%d at most)", SIM_SHARED_MAX_CLIENTS);
+		close(fd);
+		free(c);
+	}
+}
+
+/* Bind @path; a socket file nobody listens on (a device that died) is replaced. */
+static int bind_path(int fd, const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+		return 0;
+	if (errno != EADDRINUSE)
+		return -errno;
+	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe < 0)
+		return -EADDRINUSE;
+	int r = connect(probe, (struct sockaddr *)&a, sizeof(a));
+	int cerr = errno;
+	close(probe);
+	if (r == 0 || cerr != ECONNREFUSED)
+		return -EADDRINUSE; /* a live device listens there */
+	unlink(path);
+	return bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 ? 0 : -errno;
+}
+
+/* The device page, mapped at the first free GiB of the region. */
+static int page_create(struct sim_shared *sh)
+{
+	int fd = memfd_create("hsaqm-sim-device", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int err = -EADDRINUSE;
+	void *p = NULL;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, PAGE_BYTES) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* Every client holds the fd: none may shrink it under the engines (they would fault). */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	for (uint64_t a = SIM_SHARED_REGION_BASE; a < SIM_SHARED_CLIENT_BASE; a += GIB) {
+		err = map_exact(fd, PAGE_BYTES, (uintptr_t)a, &p);
+		if (err != -EADDRINUSE)
+			break;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	sh->page_fd = fd;
+	sh->page = p;
+	return 0;
+}
+
+int hsaqm_sim_listen(struct hsaqm_sim *sim, const char *path)
+{
+	if (!sim || !path || !*path || sim->mode != HSAQM_SIM_TIME_REAL)
+		return -EINVAL;
+	if (sim->role != SIM_ROLE_LOCAL || sim->shared)
+		return -EBUSY;
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	struct sim_shared *sh = shared_new();
+	if (!sh)
+		return -ENOMEM;
+	int err = page_create(sh);
+	if (err)
+		goto fail;
+	sh->arena_size = sim->arena.size;
+	sh->arena_stride = (sim->arena.size + GIB - 1) / GIB * GIB;
+	sh->nslots = (unsigned int)((SIM_SHARED_REGION_END - SIM_SHARED_CLIENT_BASE) /
+				    sh->arena_stride);
+	if (sh->nslots > SIM_SHARED_MAX_CLIENTS)
+		sh->nslots = SIM_SHARED_MAX_CLIENTS;
+	if (!sh->nslots) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	sh->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sh->listen_fd < 0 || pipe2(sh->stop_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = bind_path(sh->listen_fd, path);
+	if (err)
+		goto fail;
+	if (listen(sh->listen_fd, 16) < 0) {
+		err = -errno;
+		unlink(path);
+		goto fail;
+	}
+	snprintf(sh->path, sizeof(sh->path), "%s", path);
+
+	/* The page: the clock every client computes model time from, the engines' wake words. */
+	struct sim_shared_page *pg = sh->page;
+	pg->start_mono = sim->start_mono;
+	pg->version = SIM_SHARED_PROTO_VERSION;
+	/*
+	 * Each engine moves to the page's wake words (stopped meanwhile: it reads them in its
+	 * loop). Both flags set, so the restarted engine looks at everything once.
+	 */
+	for (unsigned int d = 0; d < sim->ndev; d++) {
+		struct sim_device *dev = sim->dev[d];
+
+		sim_device_stop(dev);
+		pg->dev[d].stim_time = 0;
+		pg->dev[d].kicks = 1;
+		pg->dev[d].sig_dirty = 1;
+		hsaqm_store_release(&dev->stop, 0u);
+		dev->wake = &pg->dev[d];
+	}
+	/* Release: a client that sees the magic sees the page filled in. */
+	hsaqm_store_release(&pg->magic, SIM_PAGE_MAGIC);
+	sim->shared = sh;
+	sim->role = SIM_ROLE_DEVICE;
+	for (unsigned int d = 0; d < sim->ndev; d++) {
+		err = sim_device_start(sim->dev[d]);
+		if (err) {
+			hsaqm_log_err("device %u: engine thread: %s", d, strerror(-err));
+			return err; /* the model is unusable; hsaqm_sim_destroy() cleans up */
+		}
+	}
+	return 0;
+
+fail:
+	shared_free(sh);
+	return err;
+}
+
+static struct hsaqm_sim *volatile g_serve_sim;
+
+static void serve_on_sigterm(int sig)
+{
+	(void)sig;
+	hsaqm_sim_serve_stop(g_serve_sim);
+}
+
+int hsaqm_sim_serve(struct hsaqm_sim *sim, const char *path)
+{
+	if (!sim)
+		return -EINVAL;
+	struct sim_shared *sh = sim->shared;
+	if (!sh || sim->role != SIM_ROLE_DEVICE) {
+		int err = hsaqm_sim_listen(sim, path);
+
+		if (err)
+			return err;
+		sh = sim->shared;
+	} else if (path && strcmp(path, sh->path)) {
+		return -EBUSY;
+	}
+	if (sh->serving || sh->listen_fd < 0)
+		return -EBUSY;
+	sh->serving = true;
+
+	/* SIGTERM stops the device cleanly, unless the program handles it itself. */
+	struct sigaction old, sa = { .sa_handler = serve_on_sigterm };
+	bool own_sigterm = false;
+	sigemptyset(&sa.sa_mask);
+	if (!g_serve_sim && sigaction(SIGTERM, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+		g_serve_sim = sim;
+		own_sigterm = sigaction(SIGTERM, &sa, NULL) == 0;
+		if (!own_sigterm)
+			g_serve_sim = NULL;
+	}
+
+	while (!hsaqm_load_acquire(&sh->stop_requested)) {
+		struct pollfd pf[2] = { { sh->listen_fd, POLLIN, 0 },
+					{ sh->stop_fd[0], POLLIN, 0 } };
+		int r = poll(pf, 2, 200);
+
+		if (r > 0 && (pf[1].revents & POLLIN))
+			break;
+		if (r > 0 && (pf[0].revents & POLLIN))
+			accept_one(sim);
+		reap(sh, false);
+	}
+
+	close(sh->listen_fd);
+	sh->listen_fd = -1;
+	unlink(sh->path);
+	reap(sh, true);
+	if (own_sigterm) {
+		sigaction(SIGTERM, &old, NULL);
+		g_serve_sim = NULL;
+	}
+	sh->serving = false;
+	return 0;
+}
+
+void hsaqm_sim_serve_stop(struct hsaqm_sim *sim)
+{
+	/* Async-signal-safe: an atomic store and a write(2). */
+	if (!sim)
+		return;
+	struct sim_shared *sh = HSAQM_READ_ONCE(sim->shared);
+	if (!sh || sim->role != SIM_ROLE_DEVICE)
+		return;
+	hsaqm_store_release(&sh->stop_requested, 1u);
+	if (sh->stop_fd[1] >= 0) {
+		char b = 1;
+		ssize_t r = write(sh->stop_fd[1], &b, 1);
+
+		(void)r; /* a full pipe already says "stop" */
+	}
+}
+
+/* ------------------------------------------------------------------------------------
+ * Client role.
+ */
+static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
+{
+	struct sim_shared *sh = sim->shared;
+	int err;
+
+	m->magic = SIM_MSG_MAGIC;
+	/* One call at a time on the socket: replies come back in order. */
+	pthread_mutex_lock(&sh->rpc_lock);
+	err = msg_send(sh->fd, m, NULL, 0);
+	if (!err) {
+		ssize_t n = msg_recv(sh->fd, m, NULL, 0);
+
+		if (n == 0)
+			err = -ECONNRESET;
+		else if (n < 0)
+			err = (int)n;
+		else if (n != (ssize_t)sizeof(*m) || m->magic != SIM_MSG_MAGIC)
+			err = -EPROTO;
+	}
+	pthread_mutex_unlock(&sh->rpc_lock);
+	if (err == -EPIPE || err == -ECONNRESET)
+		hsaqm_log_err("the device process is gone");
+	return err ? err : m->result;
+}
+
+static bool mem_ok(struct hsaqm_sim *sim, const void *p, size_t len, size_t align)
+{
+	return p && !((uintptr_t)p & (align - 1)) && sim_mem_contains(sim, p, len);
+}
+
+int sim_client_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, struct sim_hwq **out)
+{
+	struct sim_shared *sh = sim->shared;
+
+	if (!d || !out || d->dev >= sim->ndev || d->priority > 15 ||
+	    !mem_ok(sim, d->ring_base, d->ring_size_bytes, 64) || d->ring_size_bytes < 64 ||
+	    (d->ring_size_bytes & (d->ring_size_bytes - 1)) || !mem_ok(sim, d->write_ptr, 8, 8) ||
+	    !mem_ok(sim, d->read_ptr, 8, 8))
+		return -EINVAL;
+	if (sim_in_engine())
+		return -EDEADLK;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	struct sim_hwq *q = calloc(1, sizeof(*q));
+	struct sim_hwq_shm *shm = sim_mem_alloc(sim, sizeof(*shm), 64);
+	int err = -ENOMEM;
+	if (!m || !q || !shm)
+		goto fail;
+	q->dev = sim->dev[d->dev];
+	q->arena = &sim->arena;
+	q->shm = shm;
+	q->pub = &shm->pub;
+	q->pasid = d->pasid;
+	q->error_fn = d->error_fn;
+	q->error_ctx = d->error_ctx;
+	q->write_ptr = d->write_ptr;
+	q->read_ptr = d->read_ptr;
+	q->slot = -1;
+	sim_list_init(&q->link);
+	sim_list_init(&q->running);
+	sim_list_init(&q->saved);
+	sim_list_init(&q->restore);
+	pthread_mutex_init(&q->db_lock, NULL);
+	/* The doorbell's overrun check may run before the device wrote pub. */
+	shm->pub.ring_slots = d->ring_size_bytes / HSAQM_AQL_PACKET_SIZE;
+
+	m->op = SIM_OP_CREATE;
+	m->u.create.dev = d->dev;
+	m->u.create.ring = (uint64_t)(uintptr_t)d->ring_base;
+	m->u.create.ring_size = d->ring_size_bytes;
+	m->u.create.wptr = (uint64_t)(uintptr_t)d->write_ptr;
+	m->u.create.rptr = (uint64_t)(uintptr_t)d->read_ptr;
+	m->u.create.priority = d->priority;
+	m->u.create.active = d->active;
+	m->u.create.pasid = d->pasid;
+	m->u.create.shm = (uint64_t)(uintptr_t)shm;
+	err = rpc(sim, m);
+	if (err)
+		goto fail;
+	q->remote = m->u.create.handle;
+	q->queue_index = m->u.create.queue_index;
+	pthread_mutex_lock(&sh->qlock);
+	sim_list_add_tail(&sh->queues, &q->link);
+	pthread_mutex_unlock(&sh->qlock);
+	free(m);
+	*out = q;
+	return 0;
+
+fail:
+	free(m);
+	sim_mem_free(sim, shm);
+	if (q) {
+		pthread_mutex_destroy(&q->db_lock);
+		free(q);
+	}
+	return err;
+}
+
+int sim_client_hwq_destroy(struct sim_hwq *q)
+{
+	struct hsaqm_sim *sim = q->dev->sim;
+	struct sim_shared *sh = sim->shared;
+
+	if (sim_in_engine())
+		return -EDEADLK;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->op = SIM_OP_DESTROY;
+	m->u.handle = q->remote;
+	int err = rpc(sim, m);
+	free(m);
+	/* A device that is gone destroyed the queue already (client cleanup). */
+	if (err && err != -ECONNRESET && err != -EPIPE)
+		return err;
+	pthread_mutex_lock(&sh->qlock);
+	sim_list_del(&q->link);
+	pthread_mutex_unlock(&sh->qlock);
+	sim_mem_free(sim, q->shm);
+	sim_hwq_free(q);
+	return 0;
+}
+
+int sim_client_hwq_update(struct sim_hwq *q, void *ring_base, uint32_t ring_size_bytes,
+			  uint32_t priority, bool active)
+{
+	struct hsaqm_sim *sim = q->dev->sim;
+
+	if (ring_base && (!mem_ok(sim, ring_base, ring_size_bytes, 64) || ring_size_bytes < 64 ||
+			  (ring_size_bytes & (ring_size_bytes - 1))))
+		return -EINVAL;
+	if (sim_in_engine())
+		return -EDEADLK;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->op = SIM_OP_UPDATE;
+	m->u.update.handle = q->remote;
+	m->u.update.ring = (uint64_t)(uintptr_t)ring_base;
+	m->u.update.ring_size = ring_size_bytes;
+	m->u.update.priority = priority;
+	m->u.update.active = active;
+	int err = rpc(sim, m);
+	free(m);
+	return err;
+}
+
+int sim_client_hwq_set_cu_mask(struct sim_hwq *q, const uint32_t *mask, uint32_t nbits)
+{
+	struct hsaqm_sim *sim = q->dev->sim;
+
+	if (sim_in_engine())
+		return -EDEADLK;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* Bits past the device's CUs mean nothing: at most what the message holds is sent. */
+	uint32_t bits = nbits > 32 * SIM_MSG_MAX_MASK ? 32 * SIM_MSG_MAX_MASK : nbits;
+	m->op = SIM_OP_CU_MASK;
+	m->u.mask.handle = q->remote;
+	m->u.mask.nbits = bits;
+	memcpy(m->u.mask.mask, mask, bits / 32 * sizeof(uint32_t));
+	int err = rpc(sim, m);
+	free(m);
+	return err;
+}
+
+int sim_client_hwq_suspend_resume(struct sim_hwq *const *qs, uint32_t n, uint32_t grace_units,
+				  bool suspend)
+{
+	struct hsaqm_sim *sim = qs[0]->dev->sim;
+
+	if (n > SIM_MSG_MAX_Q)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (qs[i]->dev->sim != sim)
+			return -EINVAL;
+	if (sim_in_engine())
+		return -EDEADLK;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->op = suspend ? SIM_OP_SUSPEND : SIM_OP_RESUME;
+	m->u.qs.n = n;
+	m->u.qs.grace = grace_units;
+	for (uint32_t i = 0; i < n; i++)
+		m->u.qs.handles[i] = qs[i]->remote;
+	int err = rpc(sim, m);
+	free(m);
+	return err;
+}
+
+/* A futex lock in the shared page, taken only by the client's producer threads. */
+static void shm_lock(uint32_t *l)
+{
+	uint32_t c = 0;
+
+	/* acq_rel CAS: the log's previous writes before ours. */
+	if (hsaqm_cas(l, &c, 1u))
+		return;
+	if (c != 2)
+		c = hsaqm_exchange(l, 2u);
+	while (c != 0) {
+		sim_futex_wait(l, 2u, UINT64_MAX);
+		c = hsaqm_exchange(l, 2u);
+	}
+}
+
+static void shm_unlock(uint32_t *l)
+{
+	/* Release (acq_rel exchange): our log writes before the next holder's. */
+	if (hsaqm_exchange(l, 0u) == 2u)
+		sim_futex_wake(l, 1);
+}
+
+void sim_client_hwq_doorbell(struct sim_hwq *q, uint64_t value)
+{
+	struct sim_device *dev = q->dev;
+	struct sim_hwq_shm *m = q->shm;
+	/* Acquire: the read index the device published (it only grows: a stale one errs safe). */
+	uint64_t rd = hsaqm_load_acquire(q->read_ptr);
+	uint32_t slots = HSAQM_READ_ONCE(m->pub.ring_slots);
+
+	if (slots && value >= rd && value - rd >= slots)
+		hsaqm_store_release(&m->overrun, 1u);
+
+	shm_lock(&m->db_lock);
+	/* Read under the lock: the log is in time order, as in-process (sim_hwq_doorbell). */
+	uint64_t now = sim_clock_now(dev->sim);
+	uint64_t tail = HSAQM_READ_ONCE(m->db_tail);
+	uint64_t give_up = 0;
+	/*
+	 * Full: the engine takes entries as soon as their time has come, so it frees room at
+	 * its next look (kicked below by whoever filled it). A device that never looks again
+	 * (gone) must not hang us: after 1 s the doorbell is dropped, loudly.
+	 */
+	/* Acquire: the engine's reads of the slot before its head moved past it. */
+	while (tail - hsaqm_load_acquire(&m->db_head) >= SIM_HWQ_SHM_LOG) {
+		sim_device_stimulate(dev, now, &dev->wake->kicks);
+		if (!give_up)
+			give_up = sim_mono_ns() + 1000000000ull;
+		if (sim_mono_ns() > give_up) {
+			shm_unlock(&m->db_lock);
+			hsaqm_log_err("queue %u: the device takes no doorbells: one dropped",
+				      q->queue_index);
+			return;
+		}
+		sched_yield();
+	}
+	HSAQM_WRITE_ONCE(m->db[tail % SIM_HWQ_SHM_LOG].value, value);
+	HSAQM_WRITE_ONCE(m->db[tail % SIM_HWQ_SHM_LOG].time, now);
+	/* Release: the entry before the tail that publishes it (the engine reads tail, acquire). */
+	hsaqm_store_release(&m->db_tail, tail + 1);
+	shm_unlock(&m->db_lock);
+	/* Release: the log before the kick (S1 of "Requests and wake-ups"). */
+	hsaqm_store_release(&m->kick, 1u);
+	sim_device_stimulate(dev, now, &dev->wake->kicks);
+}
+
+/* The client's "interrupt" thread: a queue failed in the device; call its error callback. */
+static void *client_err_main(void *arg)
+{
+	struct hsaqm_sim *sim = arg;
+	struct sim_shared *sh = sim->shared;
+	struct sim_arena_hdr *h = sim->arena.hdr;
+
+	/* A callback context, as the engine thread is in-process: control calls return -EDEADLK. */
+	sim_engine_enter();
+	for (;;) {
+		/* Acquire: pairs with the device's bump; the statuses stored before it are seen. */
+		uint32_t seen = hsaqm_load_acquire(&h->client_err_seq);
+
+		if (hsaqm_load_acquire(&sh->err_stop))
+			break;
+		/* Under qlock: a queue is not destroyed (and freed) while its callback runs. */
+		pthread_mutex_lock(&sh->qlock);
+		for (struct sim_list *l = sh->queues.next; l != &sh->queues; l = l->next) {
+			struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
+			/* Acquire: the status the device stored with its CAS. */
+			int32_t st = hsaqm_load_acquire(&q->shm->error_status);
+
+			if (st && !q->err_reported) {
+				q->err_reported = true;
+				if (q->error_fn)
+					q->error_fn(q->error_ctx, q, st);
+			}
+		}
+		pthread_mutex_unlock(&sh->qlock);
+		sim_futex_wait(&h->client_err_seq, seen, UINT64_MAX);
+	}
+	sim_engine_leave();
+	return NULL;
+}
+
+/* A device as a client sees it: its profile and the wake words; no engine, no queues. */
+static int client_stub_device(struct hsaqm_sim *sim, unsigned int d, const struct sim_profile *p)
+{
+	struct sim_device *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return -ENOMEM;
+	dev->sim = sim;
+	dev->index = d;
+	dev->prof = *p;
+	dev->wake = &sim->shared->page->dev[d];
+	dev->ncu = p->cu_count;
+	dev->waves_per_cu = p->simd_per_cu * p->max_waves_per_simd;
+	sim_list_init(&dev->queues);
+	sim_list_init(&dev->reqs);
+	sim_list_init(&dev->reqs_taken);
+	pthread_mutex_init(&dev->req_lock, NULL);
+	sim_ev_init(&dev->ev_stim, SIM_EV_STIM, NULL);
+	sim_ev_init(&dev->ev_quantum, SIM_EV_QUANTUM, dev);
+	sim_ev_init(&dev->ev_req, SIM_EV_REQ, dev);
+	sim->dev[d] = dev;
+	return 0;
+}
+
+int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_sim **out)
+{
+	if (!path || !*path || !out)
+		return -EINVAL;
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct hsaqm_sim *sim = NULL;
+	struct sim_msg *m = calloc(1, sizeof(*m));
+	struct sim_shared *sh = shared_new();
+	int fds[2] = { -1, -1 };
+	int err;
+
+	if (!m || !sh) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	sh->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (sh->fd < 0 || connect(sh->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		err = -errno;
+		hsaqm_log_err("no device process at %s: %s", path, strerror(-err));
+		goto fail;
+	}
+	m->magic = SIM_MSG_MAGIC;
+	m->op = SIM_OP_HELLO;
+	m->u.hello.version = version;
+	m->u.hello.pid = (int32_t)getpid();
+	err = msg_send(sh->fd, m, NULL, 0);
+	if (err)
+		goto fail;
+	ssize_t n = msg_recv(sh->fd, m, fds, 2);
+	if (n <= 0) {
+		err = n ? (int)n : -ECONNRESET;
+		goto fail;
+	}
+	if (n < 24 || m->magic != SIM_MSG_MAGIC || m->op != SIM_OP_HELLO) {
+		err = -EPROTO;
+		goto fail;
+	}
+	if (m->result) {
+		err = m->result;
+		if (err == -EPROTO)
+			hsaqm_log_err("device process at %s speaks protocol %u, this client %u", path,
+				      m->u.welcome.version, version);
+		goto fail;
+	}
+	if (n != (ssize_t)sizeof(*m) || fds[0] < 0 || fds[1] < 0 || !m->u.welcome.ndev ||
+	    m->u.welcome.ndev > HSAQM_SIM_MAX_DEVICES || m->u.welcome.page_size != PAGE_BYTES) {
+		err = -EPROTO;
+		goto fail;
+	}
+	void *page;
+	err = map_exact(fds[0], PAGE_BYTES, (uintptr_t)m->u.welcome.page_addr, &page);
+	if (err) {
+		hsaqm_log_err("cannot map the device page at 0x%llx (%s): this process uses that "
+			      "address", (unsigned long long)m->u.welcome.page_addr, strerror(-err));
+		goto fail;
+	}
+	sh->page = page;
+	sh->page_fd = fds[0];
+	fds[0] = -1;
+	/* Acquire: pairs with the device's release of the magic. */
+	if (hsaqm_load_acquire(&sh->page->magic) != SIM_PAGE_MAGIC) {
+		err = -EPROTO;
+		goto fail;
+	}
+
+	sim = calloc(1, sizeof(*sim));
+	if (!sim) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	sim->arena.fd = -1;
+	err = sim_arena_attach(&sim->arena, fds[1], (size_t)m->u.welcome.arena_size,
+			       (void *)(uintptr_t)m->u.welcome.arena_addr);
+	if (err) {
+		hsaqm_log_err("cannot map model memory at 0x%llx (%s): this process uses that address",
+			      (unsigned long long)m->u.welcome.arena_addr, strerror(-err));
+		goto fail;
+	}
+	fds[1] = -1; /* the arena owns it */
+	sim->role = SIM_ROLE_CLIENT;
+	sim->shared = sh;
+	sim->mode = HSAQM_SIM_TIME_REAL;
+	sim->scale = m->u.welcome.scale;
+	sim->start_mono = sh->page->start_mono;
+	sim->cfg.num_devices = m->u.welcome.ndev;
+	sim->cfg.time_mode = HSAQM_SIM_TIME_REAL;
+	sim->cfg.time_scale = m->u.welcome.scale;
+	sim->cfg.kfd_minor_version = m->u.welcome.kfd_minor_version;
+	sim->cfg.sched_policy = m->u.welcome.sched_policy;
+	sim->cfg.cwsr_disable = m->u.welcome.cwsr_disable;
+	sim->cfg.seed = m->u.welcome.seed;
+	pthread_mutex_init(&sim->vloop_lock, NULL);
+	pthread_mutex_init(&sim->handler_lock, NULL);
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&sim->face_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+
+	unsigned int ndev = m->u.welcome.ndev;
+	for (unsigned int d = 0; d < ndev; d++) {
+		memset(m, 0, sizeof(*m));
+		m->op = SIM_OP_PROFILE;
+		m->u.profile.dev = d;
+		err = rpc(sim, m);
+		if (!err)
+			err = client_stub_device(sim, d, &m->u.profile.prof);
+		if (err)
+			goto fail_sim;
+		sim->ndev = d + 1;
+		struct sim_profile *p = &sim->dev[d]->prof;
+		for (unsigned int i = 0; i < p->nconsts && i < 32; i++) {
+			memcpy(sh->names[d][i], m->u.profile.names[i], SIM_PROFILE_NAME);
+			sh->names[d][i][SIM_PROFILE_NAME - 1] = '\0';
+			p->consts[i].name = sh->names[d][i];
+		}
+	}
+	err = pthread_create(&sh->err_thread, NULL, client_err_main, sim);
+	if (err) {
+		err = -err;
+		goto fail_sim;
+	}
+	sh->err_started = true;
+	free(m);
+	*out = sim;
+	return 0;
+
+fail_sim:
+	free(m);
+	hsaqm_sim_destroy(sim); /* closes the socket: the device forgets us */
+	return err;
+fail:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	free(m);
+	if (sim) {
+		sim_arena_fini(&sim->arena);
+		free(sim);
+	}
+	shared_free(sh);
+	return err;
+}
+
+int hsaqm_sim_connect(const char *path, struct hsaqm_sim **out)
+{
+	return sim_shared_connect_version(path, SIM_SHARED_PROTO_VERSION, out);
+}
+
+int hsaqm_sim_open_env(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out)
+{
+	const char *path = getenv("HSAQM_SIM_DEVICE");
+
+	if (!out)
+		return -EINVAL;
+	if (!path || !*path)
+		return hsaqm_sim_create(cfg, out);
+	int err = hsaqm_sim_connect(path, out);
+	if (err)
+		hsaqm_log_notice(NULL, "HSAQM_SIM_DEVICE=%s: cannot attach to a device process "
+				 "(%s); start one with: hsaqm-simd --socket %s", path, strerror(-err), path);
+	return err;
+}
+
+void sim_shared_detach(struct hsaqm_sim *sim)
+{
+	struct sim_shared *sh = sim->shared;
+
+	if (!sh)
+		return;
+	if (sim->role == SIM_ROLE_CLIENT) {
+		if (sh->err_started) {
+			hsaqm_store_release(&sh->err_stop, 1u);
+			hsaqm_fetch_add(&sim->arena.hdr->client_err_seq, 1u);
+			sim_futex_wake(&sim->arena.hdr->client_err_seq, INT_MAX);
+			pthread_join(sh->err_thread, NULL);
+			sh->err_started = false;
+		}
+		/* Queues the caller left: the device destroys them when the socket closes. */
+		pthread_mutex_lock(&sh->qlock);
+		while (!sim_list_empty(&sh->queues)) {
+			struct sim_hwq *q = sim_container_of(sh->queues.next, struct sim_hwq, link);
+
+			sim_list_del(&q->link);
+			sim_hwq_free(q);
+		}
+		pthread_mutex_unlock(&sh->qlock);
+		if (sh->fd >= 0) {
+			close(sh->fd);
+			sh->fd = -1;
+		}
+	} else if (sh->listen_fd >= 0 && !sh->serving) {
+		/* Listening, never served: nobody was accepted. */
+		close(sh->listen_fd);
+		sh->listen_fd = -1;
+		unlink(sh->path);
+	}
+}
+
+void sim_shared_release(struct hsaqm_sim *sim)
+{
+	shared_free(sim->shared);
+	sim->shared = NULL;
+}

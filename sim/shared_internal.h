@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shared_internal.h - shared mode (shared.c): the constants of the device process's
+ * protocol and address plan, and a test hook. docs/sim.md, "Shared mode", has the design.
+ * Nothing outside sim/, tools/simd and the model's tests includes it.
+ */
+#ifndef HSAQM_SIM_SHARED_INTERNAL_H
+#define HSAQM_SIM_SHARED_INTERNAL_H
+
+#include <stdint.h>
+
+#include "hsaqm/sim.h"
+
+/* Protocol version: a client of another version gets -EPROTO. */
+#define SIM_SHARED_PROTO_VERSION 1u
+
+/*
+ * Where the device process maps the memory it shares: the device page first (at the first
+ * free GiB from the base), then one arena per client. Every client maps each at the same
+ * address. The range is chosen to be free in any process: below the mmap base that ASLR
+ * picks (at most 1 TiB under the stack), above the PIE and heap, away from ASan's allocator
+ * (0x600000000000) and inside ThreadSanitizer's application range (0x7e8000000000 up).
+ */
+#define SIM_SHARED_REGION_BASE 0x7e8000000000ull
+#define SIM_SHARED_REGION_END 0x7ef000000000ull
+#define SIM_SHARED_CLIENT_BASE (SIM_SHARED_REGION_BASE + (8ull << 30))
+#define SIM_SHARED_MAX_CLIENTS 64
+
+/* hsaqm_sim_connect() presenting protocol version @version (tests of the -EPROTO path). */
+int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_sim **out);
+
+/* Clients attached to a serving model now, and the queues they hold there (tests). */
+unsigned int sim_shared_client_count(struct hsaqm_sim *sim);
+unsigned int sim_shared_queue_count(struct hsaqm_sim *sim);
+
+#endif /* HSAQM_SIM_SHARED_INTERNAL_H */
