@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hsa_face_internal.h"
+#include "hsa_face_tools.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
 
@@ -125,7 +126,8 @@ static hsaqm_hsa_status_t face_init(struct hsa_face *f)
 		pthread_mutex_unlock(&f->lock);
 		return HSAQM_HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
 	}
-	f->init_count++;
+	if (f->init_count++ == 0)
+		hsa_face_tools_load(f); /* as ROCr, under its init lock */
 	pthread_mutex_unlock(&f->lock);
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
@@ -141,7 +143,13 @@ static hsaqm_hsa_status_t face_shut_down(struct hsa_face *f)
 		pthread_mutex_unlock(&f->lock);
 		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
 	}
-	last = --f->init_count == 0;
+	last = f->init_count == 1;
+	pthread_mutex_unlock(&f->lock);
+	/* As ROCr: the tools' OnUnload while the runtime is still open, before the queues go. */
+	if (last)
+		hsa_face_tools_unload(f);
+	pthread_mutex_lock(&f->lock);
+	last = f->init_count > 0 && --f->init_count == 0;
 	pthread_mutex_unlock(&f->lock);
 	/* As ROCr unloading: the runtime's last reference takes its queues with it. */
 	if (last)

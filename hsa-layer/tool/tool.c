@@ -1,0 +1,980 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhsaqm-tool.so: the HSA_TOOLS_LIB tool library (design decision 1, docs/tool.md).
+ *
+ * ROCr loads it inside the first hsa_init and calls OnLoad() with its API table. OnLoad checks
+ * the table's layout, saves every entry it replaces (a tool loaded before it is then called
+ * through those saved pointers, one loaded after calls it through its own), and installs the
+ * wrappers below: hsa_queue_create gives the application a proxy queue (hsa-layer's HSA
+ * backend), every function taking a queue maps a proxy to what it stands for, and the signal
+ * stores recognise a proxy doorbell and hand the new packets to lib. Nothing else changes.
+ *
+ * OnLoad runs under ROCr's non-recursive init lock: it never calls hsa_init, HIP, or any table
+ * function; the scheduling context is created with the first queue.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hsa_backend_internal.h"
+#include "hsaqm/api_table.h"
+#include "hsaqm/barrier.h"
+#include "hsaqm/hsa_backend.h"
+#include "hsaqm/hsaqm.h"
+#include "hsaqm/kfd_transport.h"
+#include "hsaqm/process.h"
+#include "log_internal.h"
+#include "tool_internal.h"
+
+#define TOOL_EXPORT __attribute__((visibility("default")))
+
+/* hsa_agent_info_t (hsa.h) and hsa_amd_agent_info_t (hsa_ext_amd.h). */
+#define AGENT_INFO_DEVICE 17u
+#define AGENT_INFO_QUEUE_MIN_SIZE 13u
+#define AGENT_INFO_QUEUE_MAX_SIZE 14u
+#define AGENT_INFO_DRIVER_NODE_ID 0xA004u
+#define DEVICE_TYPE_GPU 1u
+
+enum tool_state {
+	TOOL_OFF = 0,      /* never loaded, or unloaded */
+	TOOL_ACTIVE = 1,   /* wrappers installed, queues are proxied */
+	TOOL_INACTIVE = 2, /* loaded, nothing installed (why[] says why) */
+};
+
+struct tool_queue {
+	struct tool_queue *next;
+	struct hsaqm_hsa_proxy *proxy;
+	struct hsaqm_xq *xq;
+	hsaqm_hsa_amd_queue_priority_t hsa_prio; /* what the application asked (NORMAL until set) */
+	uint32_t device;
+};
+
+struct tool_retired {
+	struct tool_retired *next;
+	char *json;
+};
+
+static struct tool {
+	uint32_t state; /* enum tool_state; atomic */
+	char why[192];
+	struct hsaqm_tool_config cfg;
+	void *root;
+	struct hsaqm_hsa_runtime rt;
+	bool rt_ok;
+	/* The table's entries as OnLoad found them: ROCr's, or the previous tool's wrappers. */
+	void *next[HSAQM_API_ENTRY_COUNT];
+	bool installed[HSAQM_API_ENTRY_COUNT];
+
+	pthread_mutex_t lock; /* everything below */
+	struct hsaqm_ctx *ctx;
+	int ctx_err;
+	struct tool_queue *queues;
+	struct tool_retired *retired;
+	uint32_t nretired;
+	int priority;
+	bool suspended;
+	uint64_t created;
+	uint64_t passed_through; /* queues left to the runtime (fail open, non-GPU agents) */
+	bool stats_written;
+	bool atexit_registered;
+	const struct hsaqm_tool_node_client *node; /* the node-wide seam; NULL for now */
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int fail_open_once, amd_create_once, stats_fail_once;
+
+#define NEXT(e, type) ((type)g.next[(e)])
+
+static bool active(void)
+{
+	/* Acquire: pairs with OnLoad's release, so the saved entries and the runtime are seen. */
+	return hsaqm_load_acquire(&g.state) == TOOL_ACTIVE;
+}
+
+static int clamp_priority(long v)
+{
+	if (v < HSAQM_PRIORITY_MIN)
+		return HSAQM_PRIORITY_MIN;
+	if (v > HSAQM_PRIORITY_MAX)
+		return HSAQM_PRIORITY_MAX;
+	return (int)v;
+}
+
+/* The xqueue priority of a queue: the process priority moved by the HIP stream priority. */
+static int queue_priority(int base, hsaqm_hsa_amd_queue_priority_t hsa_prio)
+{
+	long v = base;
+
+	if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		v += g.cfg.priority_step;
+	else if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		v -= g.cfg.priority_step;
+	return clamp_priority(v);
+}
+
+/* ---- Statistics -------------------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* One queue as a JSON object (docs/tool.md); "destroyed" says whether it is gone. */
+static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
+{
+	struct hsaqm_xq_info info;
+	struct hsaqm_xq_stats st;
+	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
+
+	if (hsaqm_xq_get_info(q->xq, &info) || hsaqm_xq_get_stats(q->xq, &st)) {
+		fputs("{}", f);
+		return;
+	}
+	fputs("{\"name\":", f);
+	json_str(f, info.name);
+	fprintf(f, ",\"queue_id\":%llu,\"size\":%u,\"device\":%u,\"hsa_priority\":\"%s\"",
+		(unsigned long long)hq->id, hq->size, info.device,
+		q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH  ? "high"
+		: q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW ? "low"
+								  : "normal");
+	fprintf(f, ",\"priority\":%d,\"requested_level\":\"%s\",\"effective_level\":\"%s\"",
+		info.priority, hsaqm_level_name(info.requested_level),
+		hsaqm_level_name(info.effective_level));
+	fputs(",\"level_reason\":", f);
+	json_str(f, info.level_reason);
+	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s,\"destroyed\":%s",
+		destroyed ? "destroyed" : hsaqm_xq_state_name(info.state),
+		info.held_by_hand ? "true" : "false", info.failed_open ? "true" : "false",
+		destroyed ? "true" : "false");
+	fprintf(f,
+		",\"submitted\":%llu,\"released\":%llu,\"completed\":%llu,\"preemptions\":%llu"
+		",\"preempted_ns\":%llu,\"guardians\":%llu,\"markers\":%llu",
+		(unsigned long long)st.submitted, (unsigned long long)st.released,
+		(unsigned long long)st.completed, (unsigned long long)st.preemptions,
+		(unsigned long long)st.preempted_ns, (unsigned long long)st.guardians,
+		(unsigned long long)st.markers);
+	fprintf(f,
+		",\"latency_ns\":{\"count\":%llu,\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,"
+		"\"max\":%llu}}",
+		(unsigned long long)st.latency_count, (unsigned long long)st.latency_p50_ns,
+		(unsigned long long)st.latency_p99_ns, (unsigned long long)st.latency_p999_ns,
+		(unsigned long long)st.latency_max_ns);
+}
+
+static char *queue_json_dup(const struct tool_queue *q)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	queue_json(f, q, true);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void status_line(char *buf, size_t size)
+{
+	uint32_t st = hsaqm_load_acquire(&g.state);
+
+	if (st == TOOL_ACTIVE)
+		snprintf(buf, size, "active: hsaqm %s, table %s, in-process scheduling, level %s, "
+			 "policy %s", hsaqm_version_string(), g.rt.layout.name,
+			 hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind));
+	else if (st == TOOL_INACTIVE)
+		snprintf(buf, size, "inactive: %s", g.why);
+	else
+		snprintf(buf, size, "inactive: unloaded");
+}
+
+/* g.lock held. The whole document (docs/tool.md, "Statistics"). */
+static int stats_json_locked(char **out)
+{
+	char *buf = NULL, line[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool first = true;
+
+	if (!f)
+		return -ENOMEM;
+	status_line(line, sizeof(line));
+	fprintf(f, "{\"hsaqm_version\":\"%s\",\"pid\":%ld,\"tool\":{\"active\":%s,\"status\":",
+		hsaqm_version_string(), (long)getpid(),
+		hsaqm_load_acquire(&g.state) == TOOL_ACTIVE ? "true" : "false");
+	json_str(f, line);
+	fprintf(f, ",\"table_layout\":\"%s\",\"priority\":%d,\"priority_step\":%d,"
+		"\"level\":\"%s\",\"policy\":\"%s\",\"suspended\":%s,\"queues_created\":%llu,"
+		"\"queues_passed_through\":%llu},\"queues\":[",
+		g.rt_ok ? g.rt.layout.name : "unknown", g.priority, g.cfg.priority_step,
+		hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind),
+		g.suspended ? "true" : "false", (unsigned long long)g.created,
+		(unsigned long long)g.passed_through);
+	for (struct tool_queue *q = g.queues; q; q = q->next) {
+		fputs(first ? "" : ",", f);
+		first = false;
+		queue_json(f, q, false);
+	}
+	for (struct tool_retired *r = g.retired; r; r = r->next) {
+		fputs(first ? "" : ",", f);
+		first = false;
+		fputs(r->json, f);
+	}
+	fputs("]}\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* HSAQM_STATS_FILE (hsaqm-run --stats): written once, at OnUnload or at exit. */
+static void write_stats_file(void)
+{
+	char *json = NULL;
+	char tmp[4200];
+	FILE *f;
+
+	pthread_mutex_lock(&g.lock);
+	if (g.stats_written || !g.cfg.stats_file[0] || stats_json_locked(&json)) {
+		pthread_mutex_unlock(&g.lock);
+		return;
+	}
+	g.stats_written = true;
+	pthread_mutex_unlock(&g.lock);
+	/* Written beside and renamed: a reader never sees half a document. */
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", g.cfg.stats_file, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f || fputs(json, f) < 0 || fclose(f) || rename(tmp, g.cfg.stats_file)) {
+		hsaqm_log_notice(&stats_fail_once, "cannot write the stats file %s: %s",
+				 g.cfg.stats_file, strerror(errno));
+		unlink(tmp);
+	}
+	free(json);
+}
+
+/* ---- The process registry (python/hsaqm.py reaches these through libhsaqm.so) ------------ */
+
+static int reg_set_priority(void *arg, int priority)
+{
+	(void)arg;
+	if (priority < HSAQM_PRIORITY_MIN || priority > HSAQM_PRIORITY_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&g.lock);
+	g.priority = priority;
+	for (struct tool_queue *q = g.queues; q; q = q->next)
+		hsaqm_xq_set_priority(q->xq, queue_priority(priority, q->hsa_prio));
+	if (g.node && g.node->process_priority)
+		g.node->process_priority(g.node->arg, priority);
+	pthread_mutex_unlock(&g.lock);
+	return 0;
+}
+
+static int reg_get_priority(void *arg, int *priority)
+{
+	(void)arg;
+	pthread_mutex_lock(&g.lock);
+	*priority = g.priority;
+	pthread_mutex_unlock(&g.lock);
+	return 0;
+}
+
+/* Hold (or release) every queue; a pass-through queue (level none) cannot be held: skipped. */
+static int reg_hold(bool hold)
+{
+	int rc = 0;
+
+	if (!active())
+		return -ENOTSUP;
+	pthread_mutex_lock(&g.lock);
+	g.suspended = hold;
+	for (struct tool_queue *q = g.queues; q; q = q->next) {
+		int err = hold ? hsaqm_xq_suspend(q->xq) : hsaqm_xq_resume(q->xq);
+
+		if (err && err != -EOPNOTSUPP && !rc)
+			rc = err;
+	}
+	pthread_mutex_unlock(&g.lock);
+	return rc;
+}
+
+static int reg_suspend(void *arg)
+{
+	(void)arg;
+	return reg_hold(true);
+}
+
+static int reg_resume(void *arg)
+{
+	(void)arg;
+	return reg_hold(false);
+}
+
+static int reg_stats_json(void *arg, char **json)
+{
+	int rc;
+
+	(void)arg;
+	pthread_mutex_lock(&g.lock);
+	rc = stats_json_locked(json);
+	pthread_mutex_unlock(&g.lock);
+	return rc;
+}
+
+static int reg_status(void *arg, char *buf, size_t size)
+{
+	(void)arg;
+	status_line(buf, size);
+	return 0;
+}
+
+static const struct hsaqm_process_ops reg_ops = {
+	.name = "libhsaqm-tool",
+	.set_priority = reg_set_priority,
+	.get_priority = reg_get_priority,
+	.suspend = reg_suspend,
+	.resume = reg_resume,
+	.stats_json = reg_stats_json,
+	.status = reg_status,
+};
+
+/* ---- Queue creation and destruction ------------------------------------------------------ */
+
+static uint32_t agent_u32(struct hsaqm_hsa_agent agent, uint32_t attr, uint32_t dflt)
+{
+	uint32_t v = 0;
+
+	if (g.rt.agent_get_info(agent, attr, &v) != HSAQM_HSA_STATUS_SUCCESS)
+		return dflt;
+	return v;
+}
+
+/* g.lock held. The context, created with the first queue (never from OnLoad). */
+static struct hsaqm_ctx *tool_ctx(void)
+{
+	if (g.ctx || g.ctx_err)
+		return g.ctx;
+	g.ctx_err = hsaqm_ctx_create(&g.ctx);
+	if (g.ctx_err) {
+		g.ctx = NULL;
+		return NULL;
+	}
+	/* The same policy on every device the process will use: devices are created on demand. */
+	for (uint32_t dev = 0; dev < 64; dev++)
+		hsaqm_ctx_set_policy(g.ctx, dev, &g.cfg.policy);
+	return g.ctx;
+}
+
+/*
+ * Whether a queue of this agent is one to proxy: a GPU, and a size the runtime would accept
+ * (a bad size goes to the runtime, which answers with exactly its own status).
+ */
+static bool want_proxy(struct hsaqm_hsa_agent agent, uint32_t size, uint32_t *device)
+{
+	uint32_t qmin, qmax;
+
+	if (agent_u32(agent, AGENT_INFO_DEVICE, 0xffffffffu) != DEVICE_TYPE_GPU)
+		return false;
+	qmin = agent_u32(agent, AGENT_INFO_QUEUE_MIN_SIZE, 1);
+	qmax = agent_u32(agent, AGENT_INFO_QUEUE_MAX_SIZE, HSAQM_RING_MAX_SIZE);
+	if (!size || (size & (size - 1)) || size < qmin || size > qmax)
+		return false;
+	*device = agent_u32(agent, AGENT_INFO_DRIVER_NODE_ID, 0);
+	return true;
+}
+
+static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t size,
+					 hsaqm_hsa_queue_type32_t type,
+					 hsaqm_hsa_queue_callback_fn callback, void *data,
+					 uint32_t private_segment_size, uint32_t group_segment_size,
+					 struct hsaqm_hsa_queue **queue)
+{
+	hsaqm_hsa_queue_create_fn next = NEXT(HSAQM_API_QUEUE_CREATE, hsaqm_hsa_queue_create_fn);
+	struct hsaqm_hsa_proxy_config cfg = {
+		.agent = agent, .size = size, .type = type, .callback = callback,
+		.callback_data = data, .private_segment_size = private_segment_size,
+		.group_segment_size = group_segment_size,
+	};
+	struct hsaqm_hsa_proxy *p = NULL;
+	struct tool_queue *tq;
+	struct hsaqm_ctx *ctx;
+	char name[32];
+	uint32_t device = 0;
+	uint64_t seq;
+	int rc, base;
+
+	if (!active() || !queue || !want_proxy(agent, size, &device))
+		goto pass;
+	tq = calloc(1, sizeof(*tq));
+	if (!tq)
+		goto pass;
+	/*
+	 * g.lock is never held across a runtime call: the runtime's own locks (the model's face
+	 * lock) are held while it calls OnLoad, which takes the registry's.
+	 */
+	pthread_mutex_lock(&g.lock);
+	ctx = tool_ctx();
+	base = g.priority;
+	seq = g.created++;
+	pthread_mutex_unlock(&g.lock);
+	if (!ctx) {
+		free(tq);
+		hsaqm_log_notice(&fail_open_once, "no scheduling context (%s): queues run "
+				 "unscheduled", strerror(-g.ctx_err));
+		goto pass;
+	}
+	snprintf(name, sizeof(name), "gpu%u-q%llu", device, (unsigned long long)seq);
+	cfg.xq = (struct hsaqm_xq_config){
+		.device = device,
+		.priority = queue_priority(base, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL),
+		.level = g.cfg.level,
+		.lv1_threshold = g.cfg.lv1_threshold,
+		.lv1_batch = g.cfg.lv1_batch,
+		.lv2_interval = g.cfg.lv2_interval,
+		.name = name,
+	};
+	rc = hsaqm_hsa_proxy_create(&g.rt, ctx, &cfg, &p);
+	if (rc) {
+		free(tq);
+		/* Fail open (decision 5): the application gets the queue it asked for, unscheduled. */
+		hsaqm_log_notice(&fail_open_once, "a proxy queue could not be made (%s): such "
+				 "queues run unscheduled", strerror(-rc));
+		goto pass;
+	}
+	tq->proxy = p;
+	tq->xq = hsaqm_hsa_proxy_xq(p);
+	tq->hsa_prio = HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
+	tq->device = device;
+	pthread_mutex_lock(&g.lock);
+	tq->next = g.queues;
+	g.queues = tq;
+	/* A process-wide change made while the queue was being created applies to it too. */
+	if (g.priority != base)
+		hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, tq->hsa_prio));
+	if (g.suspended)
+		hsaqm_xq_suspend(tq->xq);
+	if (g.node && g.node->queue_created)
+		g.node->queue_created(g.node->arg, tq->xq, device, cfg.xq.priority);
+	pthread_mutex_unlock(&g.lock);
+	*queue = hsaqm_hsa_proxy_queue(p);
+	return HSAQM_HSA_STATUS_SUCCESS;
+
+pass:
+	if (active()) {
+		pthread_mutex_lock(&g.lock);
+		g.passed_through++;
+		pthread_mutex_unlock(&g.lock);
+	}
+	return next(agent, size, type, callback, data, private_segment_size, group_segment_size,
+		    queue);
+}
+
+/* g.lock held: take @p's record out of the list. */
+static struct tool_queue *unlink_queue(struct hsaqm_hsa_proxy *p)
+{
+	for (struct tool_queue **pp = &g.queues; *pp; pp = &(*pp)->next) {
+		if ((*pp)->proxy == p) {
+			struct tool_queue *q = *pp;
+
+			*pp = q->next;
+			return q;
+		}
+	}
+	return NULL;
+}
+
+/* Tear one proxy down, keeping its final statistics for the stats document. */
+static void destroy_proxy(struct hsaqm_hsa_proxy *p)
+{
+	struct tool_queue *tq;
+	struct tool_retired *r;
+	int rc;
+
+	pthread_mutex_lock(&g.lock);
+	tq = unlink_queue(p);
+	if (tq && (r = calloc(1, sizeof(*r)))) {
+		r->json = queue_json_dup(tq);
+		if (r->json) {
+			r->next = g.retired;
+			g.retired = r;
+			g.nretired++;
+		} else {
+			free(r);
+		}
+	}
+	if (tq && g.node && g.node->queue_destroyed)
+		g.node->queue_destroyed(g.node->arg, tq->xq);
+	pthread_mutex_unlock(&g.lock);
+	/*
+	 * Outside g.lock: the drain waits for the hardware queue. lib lets go of everything held
+	 * or gated first (decision 4), so no gate stays closed and nothing is lost.
+	 */
+	rc = hsaqm_hsa_proxy_destroy(p);
+	if (rc)
+		hsaqm_log_warn("queue destroy: %s (the queue is gone all the same)", strerror(-rc));
+	free(tq);
+}
+
+static hsaqm_hsa_status_t w_queue_destroy(struct hsaqm_hsa_queue *queue)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	if (!p)
+		return NEXT(HSAQM_API_QUEUE_DESTROY, hsaqm_hsa_queue_destroy_fn)(queue);
+	destroy_proxy(p);
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+static hsaqm_hsa_status_t w_queue_inactivate(struct hsaqm_hsa_queue *queue)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	return NEXT(HSAQM_API_QUEUE_INACTIVATE, hsaqm_hsa_queue_inactivate_fn)(
+		p ? hsaqm_hsa_proxy_hw_queue(p) : queue);
+}
+
+/*
+ * hsa_amd_queue_create (descriptor-based, development ROCr only): its descriptor's layout is
+ * not in any release hsaqm could read, so such queues are passed through unscheduled, and
+ * the process is told once.
+ */
+static hsaqm_hsa_status_t w_amd_queue_create(struct hsaqm_hsa_agent agent,
+					     struct hsaqm_hsa_amd_queue_create_desc *descs,
+					     uint32_t num_descs)
+{
+	hsaqm_log_notice(&amd_create_once, "queues made with hsa_amd_queue_create run "
+			 "unscheduled (its descriptor is not supported yet)");
+	return NEXT(HSAQM_API_AMD_QUEUE_CREATE, hsaqm_hsa_amd_queue_create_fn)(agent, descs,
+									      num_descs);
+}
+
+/* ---- The index functions: a proxy's indices are its own amd_queue_t's ------------------- */
+
+static struct hsaqm_amd_queue *proxy_amd(const struct hsaqm_hsa_queue *q)
+{
+	return (struct hsaqm_amd_queue *)(uintptr_t)q;
+}
+
+#define W_LOAD(fn, entry, field, load)                                                 \
+	static uint64_t fn(const struct hsaqm_hsa_queue *q)                            \
+	{                                                                              \
+		if (hsaqm_hsa_proxy_from_queue(q))                                     \
+			return load(&proxy_amd(q)->field);                             \
+		return NEXT(entry, hsaqm_hsa_queue_load_index_fn)(q);                  \
+	}
+
+/* Acquire loads pair with the release stores of the other side (backend or producers). */
+W_LOAD(w_load_read_scacquire, HSAQM_API_QUEUE_LOAD_READ_INDEX_SCACQUIRE, read_dispatch_id,
+       hsaqm_load_acquire)
+W_LOAD(w_load_read_relaxed, HSAQM_API_QUEUE_LOAD_READ_INDEX_RELAXED, read_dispatch_id,
+       hsaqm_load_relaxed)
+W_LOAD(w_load_write_scacquire, HSAQM_API_QUEUE_LOAD_WRITE_INDEX_SCACQUIRE, write_dispatch_id,
+       hsaqm_load_acquire)
+W_LOAD(w_load_write_relaxed, HSAQM_API_QUEUE_LOAD_WRITE_INDEX_RELAXED, write_dispatch_id,
+       hsaqm_load_relaxed)
+
+#define W_STORE(fn, entry, field, store)                                               \
+	static void fn(const struct hsaqm_hsa_queue *q, uint64_t v)                    \
+	{                                                                              \
+		if (hsaqm_hsa_proxy_from_queue(q))                                     \
+			store(&proxy_amd(q)->field, v);                                \
+		else                                                                   \
+			NEXT(entry, hsaqm_hsa_queue_store_index_fn)(q, v);             \
+	}
+
+/* Release stores pair with the acquire loads of the reader of that index. */
+W_STORE(w_store_write_relaxed, HSAQM_API_QUEUE_STORE_WRITE_INDEX_RELAXED, write_dispatch_id,
+	hsaqm_store_relaxed)
+W_STORE(w_store_write_screlease, HSAQM_API_QUEUE_STORE_WRITE_INDEX_SCRELEASE, write_dispatch_id,
+	hsaqm_store_release)
+W_STORE(w_store_read_relaxed, HSAQM_API_QUEUE_STORE_READ_INDEX_RELAXED, read_dispatch_id,
+	hsaqm_store_relaxed)
+W_STORE(w_store_read_screlease, HSAQM_API_QUEUE_STORE_READ_INDEX_SCRELEASE, read_dispatch_id,
+	hsaqm_store_release)
+
+/*
+ * CAS and add: every memory-order variant is done acq_rel, the strongest of the four, which
+ * satisfies each (barrier.h has one CAS and one fetch-add, both acq_rel): it orders the
+ * producer's reservation against its later slot writes and against other producers'.
+ */
+#define W_CAS(fn, entry)                                                               \
+	static uint64_t fn(const struct hsaqm_hsa_queue *q, uint64_t expected, uint64_t v) \
+	{                                                                              \
+		if (hsaqm_hsa_proxy_from_queue(q)) {                                   \
+			uint64_t e = expected;                                         \
+			hsaqm_cas(&proxy_amd(q)->write_dispatch_id, &e, v);            \
+			return e;                                                      \
+		}                                                                      \
+		return NEXT(entry, hsaqm_hsa_queue_cas_index_fn)(q, expected, v);      \
+	}
+
+W_CAS(w_cas_write_scacq_screl, HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCACQ_SCREL)
+W_CAS(w_cas_write_scacquire, HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCACQUIRE)
+W_CAS(w_cas_write_relaxed, HSAQM_API_QUEUE_CAS_WRITE_INDEX_RELAXED)
+W_CAS(w_cas_write_screlease, HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCRELEASE)
+
+#define W_ADD(fn, entry)                                                               \
+	static uint64_t fn(const struct hsaqm_hsa_queue *q, uint64_t v)                \
+	{                                                                              \
+		if (hsaqm_hsa_proxy_from_queue(q))                                     \
+			return hsaqm_fetch_add(&proxy_amd(q)->write_dispatch_id, v);   \
+		return NEXT(entry, hsaqm_hsa_queue_add_index_fn)(q, v);                \
+	}
+
+W_ADD(w_add_write_scacq_screl, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCACQ_SCREL)
+W_ADD(w_add_write_scacquire, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCACQUIRE)
+W_ADD(w_add_write_relaxed, HSAQM_API_QUEUE_ADD_WRITE_INDEX_RELAXED)
+W_ADD(w_add_write_screlease, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCRELEASE)
+
+/* ---- Signal stores: the doorbell ----------------------------------------------------------
+ *
+ * ROCr's doorbell signals accept only stores (the other operations are refused on them), so
+ * the stores are the only way a proxy doorbell is rung. On any other signal the check is one
+ * lock-free probe of the doorbell set (bench_tool measures it).
+ */
+#define W_SIGNAL_STORE(fn, entry)                                                      \
+	static void fn(struct hsaqm_hsa_signal s, hsaqm_hsa_signal_value_t v)          \
+	{                                                                              \
+		struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_doorbell(s);          \
+		if (__builtin_expect(p == NULL, 1))                                    \
+			NEXT(entry, hsaqm_hsa_signal_store_fn)(s, v);                  \
+		else                                                                   \
+			hsaqm_hsa_proxy_doorbell(p, v);                                \
+	}
+
+W_SIGNAL_STORE(w_signal_store_relaxed, HSAQM_API_SIGNAL_STORE_RELAXED)
+W_SIGNAL_STORE(w_signal_store_screlease, HSAQM_API_SIGNAL_STORE_SCRELEASE)
+W_SIGNAL_STORE(w_signal_silent_store_relaxed, HSAQM_API_SIGNAL_SILENT_STORE_RELAXED)
+W_SIGNAL_STORE(w_signal_silent_store_screlease, HSAQM_API_SIGNAL_SILENT_STORE_SCRELEASE)
+
+/* ---- The AMD queue extensions ------------------------------------------------------------ */
+
+static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
+					 hsaqm_hsa_amd_queue_priority_t prio)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+	int rc, base;
+
+	if (!p)
+		return NEXT(HSAQM_API_AMD_QUEUE_SET_PRIORITY,
+			    hsaqm_hsa_amd_queue_set_priority_fn)(queue, prio);
+	if (prio > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&g.lock);
+	base = g.priority;
+	pthread_mutex_unlock(&g.lock);
+	/* The real queue gets it too (hardware arbitration), then the xqueue; no lock held. */
+	rc = hsaqm_hsa_proxy_set_priority(p, prio, base, g.cfg.priority_step);
+	if (!rc) {
+		pthread_mutex_lock(&g.lock);
+		for (struct tool_queue *q = g.queues; q; q = q->next) {
+			if (q->proxy != p)
+				continue;
+			q->hsa_prio = prio;
+			/* The process priority changed meanwhile: this queue follows it. */
+			if (g.priority != base)
+				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
+		}
+		pthread_mutex_unlock(&g.lock);
+	}
+	return rc ? hsaqm_hsa_status_from_errno(rc) : HSAQM_HSA_STATUS_SUCCESS;
+}
+
+static hsaqm_hsa_status_t w_cu_set_mask(const struct hsaqm_hsa_queue *queue, uint32_t count,
+					const uint32_t *mask)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	return NEXT(HSAQM_API_AMD_QUEUE_CU_SET_MASK, hsaqm_hsa_amd_queue_cu_set_mask_fn)(
+		p ? hsaqm_hsa_proxy_hw_queue(p) : queue, count, mask);
+}
+
+static hsaqm_hsa_status_t w_cu_get_mask(const struct hsaqm_hsa_queue *queue, uint32_t count,
+					uint32_t *mask)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	return NEXT(HSAQM_API_AMD_QUEUE_CU_GET_MASK, hsaqm_hsa_amd_queue_cu_get_mask_fn)(
+		p ? hsaqm_hsa_proxy_hw_queue(p) : queue, count, mask);
+}
+
+static hsaqm_hsa_status_t w_profiling_enable(struct hsaqm_hsa_queue *queue, int enable)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+	hsaqm_hsa_status_t st;
+
+	st = NEXT(HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED,
+		  hsaqm_hsa_amd_profiling_enable_fn)(p ? hsaqm_hsa_proxy_hw_queue(p) : queue,
+						     enable);
+	/* The runtime records profiling in the queue's properties: the proxy mirrors them. */
+	if (p && st == HSAQM_HSA_STATUS_SUCCESS) {
+		const struct hsaqm_amd_queue *hw = proxy_amd(hsaqm_hsa_proxy_hw_queue(p));
+
+		HSAQM_WRITE_ONCE(proxy_amd(queue)->queue_properties,
+				 HSAQM_READ_ONCE(hw->queue_properties));
+	}
+	return st;
+}
+
+static hsaqm_hsa_status_t w_intercept_register(struct hsaqm_hsa_queue *queue,
+					       hsaqm_hsa_amd_queue_intercept_handler cb,
+					       void *data)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	/* A proxy of an intercept queue (made by a tool loaded before) registers on it. */
+	return NEXT(HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER,
+		    hsaqm_hsa_amd_queue_intercept_register_fn)(
+		p ? hsaqm_hsa_proxy_hw_queue(p) : queue, cb, data);
+}
+
+static hsaqm_hsa_status_t w_queue_get_info(struct hsaqm_hsa_queue *queue,
+					   hsaqm_hsa_amd_queue_info_attribute_t attr, void *value)
+{
+	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+
+	return NEXT(HSAQM_API_AMD_QUEUE_GET_INFO, hsaqm_hsa_amd_queue_get_info_fn)(
+		p ? hsaqm_hsa_proxy_hw_queue(p) : queue, attr, value);
+}
+
+/* ---- Installation ------------------------------------------------------------------------ */
+
+#define FN(f) ((void *)(uintptr_t)(f))
+
+static const struct {
+	enum hsaqm_api_entry entry;
+	void *wrapper;
+	bool required; /* without it the tool cannot keep proxies coherent: install nothing */
+} wrappers[] = {
+	{ HSAQM_API_QUEUE_CREATE, FN(w_queue_create), true },
+	{ HSAQM_API_QUEUE_DESTROY, FN(w_queue_destroy), true },
+	{ HSAQM_API_QUEUE_INACTIVATE, FN(w_queue_inactivate), true },
+	{ HSAQM_API_QUEUE_LOAD_READ_INDEX_SCACQUIRE, FN(w_load_read_scacquire), true },
+	{ HSAQM_API_QUEUE_LOAD_READ_INDEX_RELAXED, FN(w_load_read_relaxed), true },
+	{ HSAQM_API_QUEUE_LOAD_WRITE_INDEX_SCACQUIRE, FN(w_load_write_scacquire), true },
+	{ HSAQM_API_QUEUE_LOAD_WRITE_INDEX_RELAXED, FN(w_load_write_relaxed), true },
+	{ HSAQM_API_QUEUE_STORE_WRITE_INDEX_RELAXED, FN(w_store_write_relaxed), true },
+	{ HSAQM_API_QUEUE_STORE_WRITE_INDEX_SCRELEASE, FN(w_store_write_screlease), true },
+	{ HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCACQ_SCREL, FN(w_cas_write_scacq_screl), true },
+	{ HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCACQUIRE, FN(w_cas_write_scacquire), true },
+	{ HSAQM_API_QUEUE_CAS_WRITE_INDEX_RELAXED, FN(w_cas_write_relaxed), true },
+	{ HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCRELEASE, FN(w_cas_write_screlease), true },
+	{ HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCACQ_SCREL, FN(w_add_write_scacq_screl), true },
+	{ HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCACQUIRE, FN(w_add_write_scacquire), true },
+	{ HSAQM_API_QUEUE_ADD_WRITE_INDEX_RELAXED, FN(w_add_write_relaxed), true },
+	{ HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCRELEASE, FN(w_add_write_screlease), true },
+	{ HSAQM_API_QUEUE_STORE_READ_INDEX_RELAXED, FN(w_store_read_relaxed), true },
+	{ HSAQM_API_QUEUE_STORE_READ_INDEX_SCRELEASE, FN(w_store_read_screlease), true },
+	{ HSAQM_API_SIGNAL_STORE_RELAXED, FN(w_signal_store_relaxed), true },
+	{ HSAQM_API_SIGNAL_STORE_SCRELEASE, FN(w_signal_store_screlease), true },
+	{ HSAQM_API_SIGNAL_SILENT_STORE_RELAXED, FN(w_signal_silent_store_relaxed), false },
+	{ HSAQM_API_SIGNAL_SILENT_STORE_SCRELEASE, FN(w_signal_silent_store_screlease), false },
+	{ HSAQM_API_AMD_QUEUE_SET_PRIORITY, FN(w_set_priority), false },
+	{ HSAQM_API_AMD_QUEUE_CU_SET_MASK, FN(w_cu_set_mask), false },
+	{ HSAQM_API_AMD_QUEUE_CU_GET_MASK, FN(w_cu_get_mask), false },
+	{ HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED, FN(w_profiling_enable), false },
+	{ HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER, FN(w_intercept_register), false },
+	{ HSAQM_API_AMD_QUEUE_GET_INFO, FN(w_queue_get_info), false },
+	{ HSAQM_API_AMD_QUEUE_CREATE, FN(w_amd_queue_create), false },
+};
+
+#define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
+
+static void inactive(const char *why, const char *what)
+{
+	snprintf(g.why, sizeof(g.why), "%s%s", why, what);
+	hsaqm_store_release(&g.state, (uint32_t)TOOL_INACTIVE);
+}
+
+static void tool_atexit(void)
+{
+	/* lib's own exit path has let go of every queue already (it registered later). */
+	write_stats_file();
+}
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+/*
+ * @runtime_version: the root table's major (ROCr passes hsa_api.version.major_id).
+ * @failed_tool_count, @failed_tool_names: tools ROCr could not load before this one.
+ * Returns true: hsaqm stays loaded, active or (unknown layout, disabled) inert and saying why.
+ */
+TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
+			const char *const *failed_tool_names);
+TOOL_EXPORT void OnUnload(void);
+
+TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
+			const char *const *failed_tool_names)
+{
+	void **slots[HSAQM_API_ENTRY_COUNT] = { 0 };
+	struct hsaqm_api_layout layout;
+	int rc;
+
+	if (hsaqm_load_acquire(&g.state) != TOOL_OFF) {
+		/* One HSA runtime per process: a second table is left alone. */
+		hsaqm_log_notice(NULL, "OnLoad called again while loaded: this table is "
+				 "left unscheduled");
+		return false;
+	}
+	for (uint64_t i = 0; i < failed_tool_count && failed_tool_names; i++)
+		hsaqm_log_info("tool not loaded before hsaqm: %s",
+			       failed_tool_names[i] ? failed_tool_names[i] : "?");
+	memset(g.next, 0, sizeof(g.next));
+	memset(g.installed, 0, sizeof(g.installed));
+	g.root = table;
+	g.rt_ok = false;
+	g.ctx = NULL;
+	g.ctx_err = 0;
+	g.stats_written = false;
+	hsaqm_tool_config_read(&g.cfg, env_get);
+	g.priority = g.cfg.priority;
+	g.suspended = false;
+	if (!g.atexit_registered && atexit(tool_atexit) == 0)
+		g.atexit_registered = true;
+
+	/* A priority a program set before the runtime started (python/hsaqm.py) wins. */
+	{
+		int pending;
+
+		if (hsaqm_process_get_priority(&pending) == 0)
+			g.priority = pending;
+	}
+	/*
+	 * Registered in every case, so that a program can ask why it is not active. Under the
+	 * runtime's init lock: the registry takes only its own (leaf) lock here.
+	 */
+	if (hsaqm_process_register(&reg_ops, NULL))
+		hsaqm_log_warn("another hsaqm integration is registered in this process");
+
+	if (g.cfg.disabled) {
+		inactive("disabled by HSAQM_TOOL_DISABLE", "");
+		return true;
+	}
+	/*
+	 * The layout first (reads three version headers, never a function pointer); then the
+	 * entries hsaqm itself calls, copied before anything is replaced.
+	 */
+	rc = hsaqm_api_table_detect(table, runtime_version, &layout);
+	if (rc) {
+		hsaqm_log_notice(NULL, "unknown HSA API table layout (root version %u.%u): "
+				 "hsaqm installs nothing, the application runs unscheduled",
+				 layout.root.major_id, layout.root.minor_id);
+		inactive("unknown HSA API table layout: nothing installed", "");
+		return true;
+	}
+	rc = hsaqm_hsa_runtime_init(&g.rt, table, runtime_version, hsaqm_kfd_transport_default());
+	if (rc) {
+		hsaqm_log_notice(NULL, "the HSA API table (%s) lacks entries hsaqm needs (%s): "
+				 "hsaqm installs nothing, the application runs unscheduled",
+				 layout.name, strerror(-rc));
+		inactive("the table lacks entries hsaqm needs: nothing installed", "");
+		return true;
+	}
+	g.rt_ok = true;
+	for (size_t i = 0; i < NWRAPPERS; i++) {
+		slots[wrappers[i].entry] = hsaqm_api_table_slot(table, &g.rt.layout,
+								 wrappers[i].entry);
+		if (slots[wrappers[i].entry] && !*slots[wrappers[i].entry])
+			slots[wrappers[i].entry] = NULL; /* an empty slot: nothing to chain to */
+		if (!slots[wrappers[i].entry] && wrappers[i].required) {
+			hsaqm_log_notice(NULL, "the HSA API table (%s) lacks %s: hsaqm "
+					 "installs nothing, the application runs unscheduled",
+					 g.rt.layout.name, hsaqm_api_entry_name(wrappers[i].entry));
+			hsaqm_hsa_runtime_fini(&g.rt);
+			g.rt_ok = false;
+			inactive("nothing installed: the table lacks ",
+				 hsaqm_api_entry_name(wrappers[i].entry));
+			return true;
+		}
+	}
+	/* Save every entry before replacing any, then replace: the chain is complete at once. */
+	for (size_t i = 0; i < NWRAPPERS; i++) {
+		void **slot = slots[wrappers[i].entry];
+
+		if (slot)
+			g.next[wrappers[i].entry] = *slot;
+	}
+	/*
+	 * Release: the saved entries and the runtime are visible to any thread that sees the
+	 * state (wrappers load it with acquire). ROCr lets no other thread call through the
+	 * table before OnLoad returns; the order matters for a test that shares the table.
+	 */
+	hsaqm_store_release(&g.state, (uint32_t)TOOL_ACTIVE);
+	for (size_t i = 0; i < NWRAPPERS; i++) {
+		void **slot = slots[wrappers[i].entry];
+
+		if (slot) {
+			*slot = wrappers[i].wrapper;
+			g.installed[wrappers[i].entry] = true;
+		}
+	}
+	hsaqm_log_info("active on table %s (runtime version %llu), level %s, priority %d",
+		       g.rt.layout.name, (unsigned long long)runtime_version,
+		       hsaqm_level_name(g.cfg.level), g.priority);
+	return true;
+}
+
+/*
+ * ROCr calls it at the last hsa_shut_down, before it resets the table; it may never run
+ * (exit without hsa_shut_down): the atexit path and lib's own exit path cover that.
+ */
+TOOL_EXPORT void OnUnload(void)
+{
+	uint32_t st = hsaqm_load_acquire(&g.state);
+
+	if (st == TOOL_OFF)
+		return;
+	if (st == TOOL_ACTIVE) {
+		/* Queues the application left: drained and destroyed while the runtime is up. */
+		for (;;) {
+			struct hsaqm_hsa_proxy *p;
+
+			pthread_mutex_lock(&g.lock);
+			p = g.queues ? g.queues->proxy : NULL;
+			pthread_mutex_unlock(&g.lock);
+			if (!p)
+				break;
+			destroy_proxy(p);
+		}
+	}
+	write_stats_file();
+	hsaqm_process_unregister(&reg_ops, NULL);
+	/* Wrappers still installed until ROCr resets the table pass everything through. */
+	hsaqm_store_release(&g.state, (uint32_t)TOOL_OFF);
+	pthread_mutex_lock(&g.lock);
+	if (g.ctx)
+		hsaqm_ctx_destroy(g.ctx);
+	g.ctx = NULL;
+	while (g.retired) {
+		struct tool_retired *r = g.retired;
+
+		g.retired = r->next;
+		free(r->json);
+		free(r);
+	}
+	g.nretired = 0;
+	g.created = 0;
+	g.passed_through = 0;
+	pthread_mutex_unlock(&g.lock);
+	if (g.rt_ok)
+		hsaqm_hsa_runtime_fini(&g.rt);
+	g.rt_ok = false;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tool library's settings, from HSAQM_* environment variables (design decision 6: a bad
+ * value gets one clear message and the default). docs/tool.md lists every variable.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log_internal.h"
+#include "tool_internal.h"
+
+static const struct {
+	const char *name;
+	int value;
+} priority_names[] = {
+	{ "idle", HSAQM_TOOL_PRIORITY_IDLE },
+	{ "low", HSAQM_TOOL_PRIORITY_LOW },
+	{ "offline", HSAQM_TOOL_PRIORITY_LOW },
+	{ "normal", HSAQM_TOOL_PRIORITY_NORMAL },
+	{ "default", HSAQM_TOOL_PRIORITY_NORMAL },
+	{ "high", HSAQM_TOOL_PRIORITY_HIGH },
+	{ "online", HSAQM_TOOL_PRIORITY_HIGH },
+	{ "realtime", HSAQM_TOOL_PRIORITY_REALTIME },
+};
+
+/* A whole decimal integer in [lo, hi]; 0 or -EINVAL. */
+static int parse_long(const char *text, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	if (!text || !*text)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || *end || end == text || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int hsaqm_tool_parse_priority(const char *text, int *out)
+{
+	long v;
+
+	if (!text || !out)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(priority_names) / sizeof(priority_names[0]); i++) {
+		if (!strcasecmp(text, priority_names[i].name)) {
+			*out = priority_names[i].value;
+			return 0;
+		}
+	}
+	if (parse_long(text, HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out)
+{
+	static const char *const names[][2] = {
+		{ "none", "off" }, { "lv1", "1" }, { "lv2", "2" }, { "lv3", "3" },
+	};
+
+	if (!text || !out)
+		return -EINVAL;
+	for (int i = 0; i < 4; i++) {
+		if (!strcasecmp(text, names[i][0]) || !strcasecmp(text, names[i][1]) ||
+		    (i == 0 && !strcmp(text, "0"))) {
+			*out = (enum hsaqm_level)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void refuse(struct hsaqm_tool_config *cfg, const char *var, const char *value,
+		   const char *accepts, const char *dflt)
+{
+	cfg->bad++;
+	hsaqm_log_notice(NULL, "%s=\"%s\" is not valid (%s): using %s", var, value, accepts,
+			 dflt);
+}
+
+static uint32_t read_launch(struct hsaqm_tool_config *cfg, const char *(*get)(const char *),
+			    const char *var, unsigned int dflt)
+{
+	const char *s = get(var);
+	char d[32];
+	long v;
+
+	if (!s)
+		return 0;
+	if (parse_long(s, 1, HSAQM_TOOL_LAUNCH_MAX, &v) == 0)
+		return (uint32_t)v;
+	snprintf(d, sizeof(d), "%u", dflt);
+	refuse(cfg, var, s, "an integer from 1 to 65536", d);
+	return 0;
+}
+
+static bool truthy(const char *s)
+{
+	return s && *s && strcmp(s, "0") && strcasecmp(s, "no") && strcasecmp(s, "false") &&
+	       strcasecmp(s, "off");
+}
+
+void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
+{
+	const char *s;
+	long v;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->priority = HSAQM_TOOL_PRIORITY_NORMAL;
+	cfg->priority_step = HSAQM_TOOL_PRIORITY_STEP_DEFAULT;
+	cfg->level = HSAQM_TOOL_LEVEL_DEFAULT;
+	cfg->policy.kind = HSAQM_POLICY_HPF;
+
+	cfg->disabled = truthy(get("HSAQM_TOOL_DISABLE"));
+
+	s = get("HSAQM_PRIORITY");
+	if (s && hsaqm_tool_parse_priority(s, &cfg->priority))
+		refuse(cfg, "HSAQM_PRIORITY", s,
+		       "idle, low, offline, normal, high, online, realtime or -100..100", "normal (0)");
+
+	s = get("HSAQM_PRIORITY_STEP");
+	if (s) {
+		if (parse_long(s, 0, HSAQM_PRIORITY_MAX, &v) == 0)
+			cfg->priority_step = (int)v;
+		else
+			refuse(cfg, "HSAQM_PRIORITY_STEP", s, "an integer from 0 to 100", "10");
+	}
+
+	s = get("HSAQM_LEVEL");
+	if (s && hsaqm_tool_parse_level(s, &cfg->level))
+		refuse(cfg, "HSAQM_LEVEL", s, "none, lv1, lv2, lv3 or 0-3", "lv2");
+
+	cfg->lv1_threshold = read_launch(cfg, get, "HSAQM_LV1_THRESHOLD",
+					 HSAQM_LV1_THRESHOLD_DEFAULT);
+	cfg->lv1_batch = read_launch(cfg, get, "HSAQM_LV1_BATCH", HSAQM_LV1_BATCH_DEFAULT);
+	cfg->lv2_interval = read_launch(cfg, get, "HSAQM_LV2_INTERVAL", HSAQM_LV2_INTERVAL_DEFAULT);
+	/* lib refuses a batch above the threshold: say so here, once, and drop the batch. */
+	if (cfg->lv1_batch) {
+		uint32_t thr = cfg->lv1_threshold ? cfg->lv1_threshold : HSAQM_LV1_THRESHOLD_DEFAULT;
+
+		if (cfg->lv1_batch > thr) {
+			char val[32];
+
+			snprintf(val, sizeof(val), "%u", cfg->lv1_batch);
+			refuse(cfg, "HSAQM_LV1_BATCH", val, "at most HSAQM_LV1_THRESHOLD",
+			       "lib's default batch");
+			cfg->lv1_batch = 0;
+		}
+	}
+
+	s = get("HSAQM_POLICY");
+	if (s) {
+		if (!strcasecmp(s, "hpf"))
+			cfg->policy.kind = HSAQM_POLICY_HPF;
+		else if (!strcasecmp(s, "util"))
+			cfg->policy.kind = HSAQM_POLICY_UTIL;
+		else if (!strcasecmp(s, "none"))
+			cfg->policy.kind = HSAQM_POLICY_NONE;
+		else
+			refuse(cfg, "HSAQM_POLICY", s, "hpf, util or none", "hpf");
+	}
+
+	s = get("HSAQM_FLOOR");
+	if (s) {
+		unsigned long period, slice;
+		char tail;
+
+		if (sscanf(s, "%lu:%lu%c", &period, &slice, &tail) == 2 && period > 0 && slice > 0 &&
+		    slice < period && period <= UINT32_MAX) {
+			cfg->policy.floor_period_us = (uint32_t)period;
+			cfg->policy.floor_slice_us = (uint32_t)slice;
+		} else {
+			refuse(cfg, "HSAQM_FLOOR", s, "PERIOD_US:SLICE_US with 0 < slice < period",
+			       "no starvation floor");
+		}
+	}
+
+	s = get("HSAQM_STATS_FILE");
+	if (s && *s) {
+		if (strlen(s) < sizeof(cfg->stats_file))
+			strcpy(cfg->stats_file, s);
+		else
+			refuse(cfg, "HSAQM_STATS_FILE", "(too long)", "a path shorter than 4096",
+			       "no stats file");
+	}
+}

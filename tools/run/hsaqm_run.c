@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hsaqm-run: run a command with hsaqm's tool library (docs/tool.md).
+ *
+ * It sets HSA_TOOLS_LIB to the absolute path of libhsaqm-tool.so (keeping tools already named
+ * there), HSA_TOOLS_ROCPROFILER_V1_TOOLS=1 (ROCm >= 6.1 skips HSA_TOOLS_LIB tools when a
+ * rocprofiler-sdk tool is active unless it is set), and the HSAQM_* settings given; then it
+ * executes the command in its own place, so the exit status is the command's. It never sets
+ * LD_PRELOAD.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool_internal.h"
+
+#ifndef HSAQM_RUN_TOOL_BUILD
+#define HSAQM_RUN_TOOL_BUILD ""
+#endif
+#ifndef HSAQM_RUN_TOOL_INSTALLED
+#define HSAQM_RUN_TOOL_INSTALLED ""
+#endif
+#ifndef HSAQM_RUN_BINDIR
+#define HSAQM_RUN_BINDIR ""
+#endif
+
+/* Exit codes of hsaqm-run itself (the command's own status otherwise). */
+#define EXIT_USAGE 2
+#define EXIT_NOTFOUND 127
+#define EXIT_NOEXEC 126
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hsaqm-run [-p PRIORITY] [-l LEVEL] [--stats FILE] [--] COMMAND [ARG]...\n"
+		"Run COMMAND with hsaqm's HSA tool library: its GPU queues are scheduled by\n"
+		"priority with preemption. No change to the program, no LD_PRELOAD.\n"
+		"\n"
+		"  -p, --priority PRIORITY  the process priority: idle, low (offline), normal,\n"
+		"                           high (online), realtime, or -100..100 (default normal)\n"
+		"  -l, --level LEVEL        preemption level asked for: none, lv1, lv2 (default),\n"
+		"                           lv3 (0-3)\n"
+		"      --stats FILE         write the process's per-queue statistics as JSON to FILE\n"
+		"                           at exit\n"
+		"  -h, --help               this help\n"
+		"\n"
+		"Environment it sets: HSA_TOOLS_LIB (libhsaqm-tool.so, absolute path, after any tool\n"
+		"already named), HSA_TOOLS_ROCPROFILER_V1_TOOLS=1, HSAQM_PRIORITY, HSAQM_LEVEL,\n"
+		"HSAQM_STATS_FILE. Other HSAQM_* variables pass through (docs/tool.md).\n"
+		"Exit status: COMMAND's; 2 for a usage error; 126/127 when COMMAND cannot run.\n");
+}
+
+static bool file_exists(const char *p)
+{
+	return p && *p && access(p, R_OK) == 0;
+}
+
+/*
+ * The tool library to name: HSAQM_TOOL_LIB if set; the installed one when this is the
+ * installed hsaqm-run; else the build tree's (a build-tree hsaqm-run), else whichever exists.
+ */
+static const char *tool_path(char *buf, size_t len)
+{
+	const char *env = getenv("HSAQM_TOOL_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	bool installed = false;
+
+	if (env && *env)
+		return realpath(env, buf) ? buf : NULL;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		size_t bl = strlen(HSAQM_RUN_BINDIR);
+
+		self[n] = '\0';
+		installed = bl && !strncmp(self, HSAQM_RUN_BINDIR, bl) && self[bl] == '/';
+	}
+	if (installed && file_exists(HSAQM_RUN_TOOL_INSTALLED))
+		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_INSTALLED);
+	else if (file_exists(HSAQM_RUN_TOOL_BUILD))
+		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_BUILD);
+	else if (file_exists(HSAQM_RUN_TOOL_INSTALLED))
+		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_INSTALLED);
+	else
+		return NULL;
+	return buf;
+}
+
+/* @path with ROCr's escapes for its HSA_TOOLS_LIB list (spaces, quotes, backslashes). */
+static void escape(const char *path, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = path; *p && o + 2 < len; p++) {
+		if (*p == ' ' || *p == '"' || *p == '\\')
+			out[o++] = '\\';
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+}
+
+/* An absolute path for a file that may not exist yet (the command may change directory). */
+static int absolute(const char *file, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(file, '/');
+	const char *base = slash ? slash + 1 : file;
+
+	if (!*base)
+		return -EINVAL;
+	if (slash) {
+		size_t dl = (size_t)(slash - file);
+
+		if (dl >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, file, dl);
+		dir[dl] = '\0';
+		if (!dl)
+			strcpy(dir, "/");
+	} else {
+		strcpy(dir, ".");
+	}
+	if (!realpath(dir, real))
+		return -errno;
+	if ((size_t)snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "priority", required_argument, NULL, 'p' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "stats", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *priority = NULL, *level = NULL, *stats = NULL;
+	char tool[PATH_MAX], esc[2 * PATH_MAX], stats_abs[PATH_MAX];
+	const char *old;
+	char *list;
+	int c;
+
+	/* '+': stop at the first non-option, the command's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+p:l:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			int v;
+
+			if (hsaqm_tool_parse_priority(optarg, &v)) {
+				fprintf(stderr, "hsaqm-run: -p %s: not a priority (idle, low, offline, "
+					"normal, high, online, realtime, or -100..100)\n", optarg);
+				return EXIT_USAGE;
+			}
+			priority = optarg;
+			break;
+		}
+		case 'l': {
+			enum hsaqm_level lv;
+
+			if (hsaqm_tool_parse_level(optarg, &lv)) {
+				fprintf(stderr, "hsaqm-run: -l %s: not a level (none, lv1, lv2, lv3, "
+					"0-3)\n", optarg);
+				return EXIT_USAGE;
+			}
+			level = optarg;
+			break;
+		}
+		case 's':
+			stats = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hsaqm-run: no command given\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!tool_path(tool, sizeof(tool))) {
+		fprintf(stderr, "hsaqm-run: libhsaqm-tool.so not found (looked at %s and %s; "
+			"HSAQM_TOOL_LIB names another)\n", HSAQM_RUN_TOOL_BUILD,
+			HSAQM_RUN_TOOL_INSTALLED);
+		return EXIT_NOTFOUND;
+	}
+	if (stats) {
+		int rc = absolute(stats, stats_abs, sizeof(stats_abs));
+
+		if (rc) {
+			fprintf(stderr, "hsaqm-run: --stats %s: %s\n", stats, strerror(-rc));
+			return EXIT_USAGE;
+		}
+	}
+
+	escape(tool, esc, sizeof(esc));
+	old = getenv("HSA_TOOLS_LIB");
+	if (old && *old && !strstr(old, esc)) {
+		/* After the tools already named: hsaqm then wraps them (docs/tool.md, chaining). */
+		size_t n = strlen(old) + 1 + strlen(esc) + 1;
+
+		list = malloc(n);
+		if (!list)
+			return EXIT_NOEXEC;
+		snprintf(list, n, "%s %s", old, esc);
+	} else {
+		list = strdup(old && *old ? old : esc);
+		if (!list)
+			return EXIT_NOEXEC;
+	}
+	if (setenv("HSA_TOOLS_LIB", list, 1) || setenv("HSA_TOOLS_ROCPROFILER_V1_TOOLS", "1", 1) ||
+	    (priority && setenv("HSAQM_PRIORITY", priority, 1)) ||
+	    (level && setenv("HSAQM_LEVEL", level, 1)) ||
+	    (stats && setenv("HSAQM_STATS_FILE", stats_abs, 1))) {
+		perror("hsaqm-run: setenv");
+		return EXIT_NOEXEC;
+	}
+	free(list);
+	execvp(argv[optind], &argv[optind]);
+	fprintf(stderr, "hsaqm-run: %s: %s\n", argv[optind], strerror(errno));
+	return errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
