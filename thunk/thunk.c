@@ -66,13 +66,6 @@ static uint64_t prop_u64(const struct sim_profile *p, const char *key, uint64_t 
 	return dflt;
 }
 
-/*
- * hsaqm_sim_open_env() is being added to sim/ (shared device process); until it exists in
- * the archive, the weak reference stays NULL and the face creates an in-process model.
- */
-extern int hsaqm_sim_open_env(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out)
-	__attribute__((weak));
-
 static int open_model(struct hsaqm_sim **out)
 {
 	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
@@ -88,9 +81,8 @@ static int open_model(struct hsaqm_sim **out)
 	cfg.trace_path = getenv("HSAQM_THUNK_TRACE");
 	if (cfg.trace_path && !*cfg.trace_path)
 		cfg.trace_path = NULL;
-	if (hsaqm_sim_open_env)
-		return hsaqm_sim_open_env(&cfg, out);
-	return hsaqm_sim_create(&cfg, out);
+	/* $HSAQM_SIM_DEVICE set: a client of the shared device process (hsaqm-simd). */
+	return hsaqm_sim_open_env(&cfg, out);
 }
 
 /* Model memory size: what sim/arena.c reserves (HSAQM_SIM_ARENA_MB, default 4096). */
@@ -112,6 +104,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
 	if (thunk_g.open_count == 0) {
 		struct hsaqm_sim *sim = NULL;
 		int err = open_model(&sim);
+		const char *s;
 
 		if (err) {
 			hsaqm_log_err("thunk: cannot open the device model: %s", strerror(-err));
@@ -119,6 +112,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
 			goto out;
 		}
 		thunk_g.ndev = sim_device_count(sim);
+		/* What hsaqm_sim_open_env() chose: the model's callbacks do not cross processes. */
+		s = getenv("HSAQM_SIM_DEVICE");
+		thunk_g.shared = s && *s;
 		thunk_g.mem_size = model_mem_size();
 		/* Release: the model is complete before another thread can see it. */
 		hsaqm_store_release(&thunk_g.sim, sim);
@@ -127,6 +123,21 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
 out:
 	pthread_mutex_unlock(&thunk_g.lock);
 	return ret;
+}
+
+/*
+ * HIP's runtime never calls hsa_shut_down, so the last CloseKFD never comes: write the report
+ * at process exit instead. Only the report: ROCr's threads may still run, so nothing is torn
+ * down here (the process is ending; the KFD would clean up after it).
+ */
+static void __attribute__((destructor)) thunk_exit(void)
+{
+	pthread_mutex_lock(&thunk_g.lock);
+	if (thunk_g.open_count) {
+		thunk_sdma_report();
+		thunk_kernel_report();
+	}
+	pthread_mutex_unlock(&thunk_g.lock);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void)
@@ -440,8 +451,25 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 node, void *base, HSAuint
 	return HSAKMT_STATUS_SUCCESS;
 }
 
-/* Only ROCr's image extension asks; images are not modelled. */
+/*
+ * Only ROCr's image extension asks, and it asserts success (ImageManagerKv::Initialize, which
+ * HIP's runtime reaches at start-up). Images are not modelled: the answer is a gfx9 address
+ * configuration with no tile-mode tables (gfx9 has none: tiling there is swizzle modes).
+ * The GB_ADDR_CONFIG value is an assumption (a gfx9-family golden value); nothing here reads
+ * image memory.
+ */
+#define THUNK_GB_ADDR_CONFIG 0x22014042u
+
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 node, HsaGpuTileConfig *config)
 {
-	return HSAKMT_STATUS_NOT_SUPPORTED;
+	if (!config)
+		return HSAKMT_STATUS_INVALID_PARAMETER;
+	if (thunk_node_dev(node) < 0)
+		return HSAKMT_STATUS_INVALID_NODE_UNIT;
+	config->NumTileConfigs = 0;
+	config->NumMacroTileConfigs = 0;
+	config->GbAddrConfig = THUNK_GB_ADDR_CONFIG;
+	config->NumBanks = 0;
+	config->NumRanks = 0;
+	return HSAKMT_STATUS_SUCCESS;
 }

@@ -163,6 +163,26 @@ void thunk_event_fire(uint64_t mailbox, uint32_t id)
 	pthread_mutex_unlock(&evs.lock);
 }
 
+void thunk_event_interrupt(uint32_t id)
+{
+	if (id == 0 || id >= THUNK_EVENTS)
+		return;
+	pthread_mutex_lock(&evs.lock);
+	if (evs.ev[id].used) {
+		evs.ev[id].signaled = true;
+		if (evs.cond_ready)
+			pthread_cond_broadcast(&evs.cond);
+	}
+	pthread_mutex_unlock(&evs.lock);
+}
+
+bool thunk_event_page(const void *p, uint64_t len)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)evs.mailbox;
+
+	return a >= base && len <= sizeof(evs.mailbox) && a - base <= sizeof(evs.mailbox) - len;
+}
+
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent *pubs[], HSAuint32 n, bool all,
 						   HSAuint32 ms)
 {

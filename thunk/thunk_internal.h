@@ -9,7 +9,7 @@
  *
  * Files: thunk.c (open/close, version, topology, clocks, small calls), thunk_mem.c (memory),
  * thunk_event.c (events), thunk_queue.c (queues and the translator thread),
- * thunk_kernel.c (kernel descriptors -> model kernels, by name).
+ * thunk_kernel.c (kernel descriptors -> model kernels, by name), thunk_sdma.c (SDMA queues).
  */
 #ifndef HSAQM_THUNK_INTERNAL_H
 #define HSAQM_THUNK_INTERNAL_H
@@ -31,6 +31,7 @@ struct thunk {
 	struct hsaqm_sim *sim;  /* live while open_count > 0 */
 	unsigned int ndev;
 	uint64_t mem_size;      /* model memory presented as each heap's size */
+	bool shared;            /* a client of hsaqm-simd: no workgroup callbacks */
 };
 
 extern struct thunk thunk_g;
@@ -54,19 +55,41 @@ void thunk_event_fini(void);
  * the id to the mailbox and fire the event. Ignored unless @mailbox is that event's slot.
  */
 void thunk_event_fire(uint64_t mailbox, uint32_t id);
+/* An SDMA trap with context @id: fire event @id (its mailbox was written by a fence). */
+void thunk_event_interrupt(uint32_t id);
+/* True when [p, p + len) lies inside the face's events page (the mailboxes). */
+bool thunk_event_page(const void *p, uint64_t len);
 
 /* thunk_queue.c */
 void thunk_queue_fini(void);
 /* Make the translator look at every queue now (a host is about to sleep in a wait). */
 void thunk_translator_kick(void);
+/* A queue id and a doorbell slot for a non-AQL queue; 0 or -ENOSPC. */
+int thunk_doorbell_alloc(HSA_QUEUEID *id, uint64_t **doorbell);
+void thunk_doorbell_free(HSA_QUEUEID id);
+
+/* thunk_sdma.c: the SDMA engines, run by the translator thread */
+HSAKMT_STATUS thunk_sdma_create(unsigned int dev, HSA_QUEUE_TYPE type, HSA_QUEUE_PRIORITY prio,
+				void *ring, HSAuint64 size, HsaQueueResource *res);
+/* 0, or -ENOENT when @id is no SDMA queue. */
+int thunk_sdma_destroy(HSA_QUEUEID id);
+/* Run every SDMA queue as far as it can go; true if anything ran, *waiting set when a queue
+ * waits (a poll, a copy's model time). */
+bool thunk_sdma_run(bool *waiting);
+/* Report lines for the SDMA queues still open (process exit). */
+void thunk_sdma_report(void);
+void thunk_sdma_fini(void);
 
 /* thunk_kernel.c */
 /*
  * The model kernel for a dispatch of kernel descriptor @kernel_object with @waves waves per
- * workgroup; registered on first use, by name (thunk_kernel.c). Returns 0 and *model_handle,
- * or a negative errno.
+ * workgroup and @nwg workgroups; registered on first use, by name (thunk_kernel.c). In shared
+ * mode (no workgroup callbacks) the dispatch's workgroups are counted and a ROCr blit kernel's
+ * copy is done here, when the translator hands the dispatch to the model. Returns 0 and
+ * *model_handle, or a negative errno.
  */
-int thunk_kernel_resolve(uint64_t kernel_object, uint32_t waves, uint64_t *model_handle);
+int thunk_kernel_resolve(uint64_t kernel_object, uint32_t waves, uint64_t nwg, void *kernarg,
+			 uint64_t *model_handle);
 /* A line for $HSAQM_THUNK_REPORT (queues created, priorities), written at the last close. */
 void thunk_report_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void thunk_kernel_report(void);

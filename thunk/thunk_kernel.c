@@ -75,6 +75,7 @@ static struct {
 	size_t nst, capst;
 	char **report;  /* lines for $HSAQM_THUNK_REPORT */
 	size_t nreport, capreport;
+	bool reported;  /* written already (at exit, or at the last close) */
 } kt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* [off, off + len) inside an image of @size bytes. */
@@ -310,7 +311,23 @@ static struct kstat *stat_for(const char *name)
 	return st;
 }
 
-int thunk_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t *model_handle)
+/*
+ * Shared mode: the device process never calls into its clients, so the dispatch's workgroups
+ * are counted and a blit's copy is done as the translator hands it over (before the model
+ * runs it: kernels compute nothing, so only copies order against copies, and the translator
+ * keeps each queue's order and holds packets behind unsatisfied barriers).
+ */
+static void shared_dispatch(struct kstat *st, uint64_t nwg, void *kernarg)
+{
+	if (!thunk_g.shared)
+		return;
+	if (st->blit != BLIT_NONE && nwg)
+		blit_wg(st, 0, kernarg);
+	hsaqm_fetch_add(&st->workgroups, nwg);
+}
+
+int thunk_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, void *kernarg,
+			 uint64_t *model_handle)
 {
 	struct hsaqm_sim *sim = thunk_sim();
 	int err = 0;
@@ -322,6 +339,7 @@ int thunk_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t *model_handle)
 		if (kt.e[i].kobj == kobj && kt.e[i].waves == waves) {
 			*model_handle = kt.e[i].handle;
 			hsaqm_fetch_add(&kt.e[i].st->dispatches, 1u);
+			shared_dispatch(kt.e[i].st, nwg, kernarg);
 			goto out;
 		}
 	char name[128];
@@ -335,7 +353,8 @@ int thunk_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t *model_handle)
 	}
 	struct hsaqm_sim_kernel_desc d = {
 		.name = name, .duration_ns = st->duration_ns, .dist = HSAQM_SIM_DIST_FIXED,
-		.waves_per_wg = waves, .wg_callback = wg_done, .wg_callback_arg = st,
+		.waves_per_wg = waves,
+		.wg_callback = thunk_g.shared ? NULL : wg_done, .wg_callback_arg = st,
 	};
 	uint64_t h;
 
@@ -355,6 +374,7 @@ int thunk_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t *model_handle)
 	}
 	kt.e[kt.n++] = (struct kentry){ .kobj = kobj, .waves = waves, .handle = h, .st = st };
 	hsaqm_fetch_add(&st->dispatches, 1u);
+	shared_dispatch(st, nwg, kernarg);
 	hsaqm_log_info("thunk: kernel descriptor %#llx is \"%s\" (%u waves/workgroup, %llu ns)",
 		       (unsigned long long)kobj, name, waves, (unsigned long long)st->duration_ns);
 	*model_handle = h;
@@ -389,8 +409,9 @@ out:
 }
 
 /*
- * $HSAQM_THUNK_REPORT: at the last CloseKFD, one line per queue event and per kernel name
- * (dispatches, workgroups the model ran, per-workgroup model duration), appended.
+ * $HSAQM_THUNK_REPORT: at the last CloseKFD, or at process exit when the face is still open
+ * (HIP never shuts ROCr down), one line per queue event and per kernel name (dispatches,
+ * workgroups the model ran, per-workgroup model duration), appended once.
  */
 void thunk_kernel_report(void)
 {
@@ -398,6 +419,17 @@ void thunk_kernel_report(void)
 	FILE *f = path && *path ? fopen(path, "a") : NULL;
 
 	pthread_mutex_lock(&kt.lock);
+	if (kt.reported) {
+		pthread_mutex_unlock(&kt.lock);
+		if (f)
+			fclose(f);
+		return;
+	}
+	kt.reported = f != NULL;
+	if (f)
+		fprintf(f, "mode %s\n", thunk_g.shared ?
+			"shared (workgroups counted as dispatched: no callbacks across processes)" :
+			"in-process (workgroups counted as the model runs them)");
 	for (size_t i = 0; f && i < kt.nreport; i++)
 		fprintf(f, "%s\n", kt.report[i]);
 	for (size_t i = 0; f && i < kt.nst; i++)

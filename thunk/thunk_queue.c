@@ -87,6 +87,7 @@ static struct {
 	HSA_QUEUEID next_id;
 	uint64_t *doorbells;      /* THUNK_DOORBELLS slots */
 	bool slot_used[THUNK_DOORBELLS];
+	HSA_QUEUEID slot_sdma[THUNK_DOORBELLS]; /* the SDMA queue on a slot, else 0 */
 
 	pthread_mutex_t wake_lock;
 	pthread_cond_t wake;
@@ -320,9 +321,17 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 			uint64_t items = (uint64_t)d->workgroup_size_x * d->workgroup_size_y *
 					 d->workgroup_size_z;
 			uint32_t waves = (uint32_t)((items + 63) / 64);
-			uint64_t h;
+			uint64_t h, nwg = 0;
 
-			if (waves && !thunk_kernel_resolve(d->kernel_object, waves, &h))
+			if (d->workgroup_size_x && d->workgroup_size_y && d->workgroup_size_z)
+				nwg = (((uint64_t)d->grid_size_x + d->workgroup_size_x - 1) /
+				       d->workgroup_size_x) *
+				      (((uint64_t)d->grid_size_y + d->workgroup_size_y - 1) /
+				       d->workgroup_size_y) *
+				      (((uint64_t)d->grid_size_z + d->workgroup_size_z - 1) /
+				       d->workgroup_size_z);
+			if (waves && !thunk_kernel_resolve(d->kernel_object, waves, nwg,
+							   (void *)(uintptr_t)d->kernarg_address, &h))
 				out.dispatch.kernel_object = h;
 			out.dispatch.completion_signal = map_completion(sim, q, d->completion_signal);
 			break;
@@ -384,6 +393,8 @@ static void *translator(void *arg)
 			blocked |= q->blocked;
 		}
 		pthread_mutex_unlock(&tq.lock);
+		/* Outside tq.lock: SDMA creation takes the SDMA lock, then tq.lock. */
+		moved |= thunk_sdma_run(&blocked);
 		uint64_t now = mono_ns();
 
 		if (moved)
@@ -437,6 +448,48 @@ static int translator_start(void)
 /* ------------------------------------------------------------------------------------
  * The queue calls
  */
+
+/* Called with tq.lock held. */
+static bool doorbells_ready(void)
+{
+	if (!tq.doorbells) {
+		tq.doorbells = aligned_alloc(4096, THUNK_DOORBELLS * sizeof(uint64_t));
+		if (tq.doorbells)
+			memset(tq.doorbells, 0, THUNK_DOORBELLS * sizeof(uint64_t));
+	}
+	return tq.doorbells != NULL;
+}
+
+int thunk_doorbell_alloc(HSA_QUEUEID *id, uint64_t **doorbell)
+{
+	uint32_t slot;
+	int err = -ENOSPC;
+
+	pthread_mutex_lock(&tq.lock);
+	for (slot = 0; slot < THUNK_DOORBELLS && tq.slot_used[slot]; slot++)
+		;
+	/* The translator runs the SDMA engines too. */
+	if (slot < THUNK_DOORBELLS && doorbells_ready() && !translator_start()) {
+		tq.slot_used[slot] = true;
+		*id = ++tq.next_id;
+		tq.slot_sdma[slot] = *id;
+		*doorbell = &tq.doorbells[slot];
+		err = 0;
+	}
+	pthread_mutex_unlock(&tq.lock);
+	return err;
+}
+
+void thunk_doorbell_free(HSA_QUEUEID id)
+{
+	pthread_mutex_lock(&tq.lock);
+	for (uint32_t slot = 0; slot < THUNK_DOORBELLS; slot++)
+		if (tq.slot_sdma[slot] == id) {
+			tq.slot_sdma[slot] = 0;
+			tq.slot_used[slot] = false;
+		}
+	pthread_mutex_unlock(&tq.lock);
+}
 
 /* libhsakmt's priority map: HSA_QUEUE_PRIORITY -3..3 -> KFD 0..15 (queues.c). */
 static const uint32_t kfd_priority[7] = { 0, 3, 5, 7, 9, 11, 15 };
@@ -504,11 +557,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 		return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
 	if (dev < 0)
 		return HSAKMT_STATUS_INVALID_NODE_UNIT;
+	if (type == HSA_QUEUE_SDMA || type == HSA_QUEUE_SDMA_XGMI)
+		return thunk_sdma_create((unsigned int)dev, type, prio, ring, size, res);
 	if (type != HSA_QUEUE_COMPUTE_AQL) {
-		/*
-		 * SDMA and PM4 queues are not modelled: ROCr then copies with blit kernels on an
-		 * AQL queue (BlitSdma::Initialize fails, GpuAgent falls back to BlitKernel).
-		 */
+		/* PM4 queues are not modelled (ROCr 5.2.3 makes none for compute). */
 		thunk_report_add("queue-refused node %u type %d priority %d", node, (int)type,
 				 (int)prio);
 		return HSAKMT_STATUS_NOT_SUPPORTED;
@@ -550,14 +602,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 	};
 
 	pthread_mutex_lock(&tq.lock);
-	if (!tq.doorbells) {
-		tq.doorbells = aligned_alloc(4096, THUNK_DOORBELLS * sizeof(uint64_t));
-		if (tq.doorbells)
-			memset(tq.doorbells, 0, THUNK_DOORBELLS * sizeof(uint64_t));
-	}
 	for (q->slot = 0; q->slot < THUNK_DOORBELLS && tq.slot_used[q->slot]; q->slot++)
 		;
-	if (!tq.doorbells || q->slot == THUNK_DOORBELLS) {
+	if (!doorbells_ready() || q->slot == THUNK_DOORBELLS) {
 		pthread_mutex_unlock(&tq.lock);
 		ret = HSAKMT_STATUS_OUT_OF_RESOURCES;
 		goto fail;
@@ -628,7 +675,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id)
 	}
 	pthread_mutex_unlock(&tq.lock);
 	if (!q)
-		return HSAKMT_STATUS_INVALID_PARAMETER;
+		return thunk_sdma_destroy(id) ? HSAKMT_STATUS_INVALID_PARAMETER :
+						HSAKMT_STATUS_SUCCESS;
 	queue_teardown(sim, q);
 	thunk_report_add("queue-destroy id %llu", (unsigned long long)id);
 	free(q);
@@ -695,11 +743,13 @@ void thunk_queue_fini(void)
 		pthread_cond_destroy(&tq.wake);
 		tq.running = false;
 	}
+	thunk_sdma_fini();
 	pthread_mutex_lock(&tq.lock);
 	struct tqueue *qs = tq.queues;
 
 	tq.queues = NULL;
 	memset(tq.slot_used, 0, sizeof(tq.slot_used));
+	memset(tq.slot_sdma, 0, sizeof(tq.slot_sdma));
 	pthread_mutex_unlock(&tq.lock);
 	while (qs) {
 		struct tqueue *q = qs;
