@@ -296,6 +296,7 @@ struct hsa_face {
 		struct hsaqm_kfd_transport tp;	/* the same, open() wrapped to learn the handle */
 		struct hsaqm_kfd *kfd;		/* NULL until opened */
 		int handle;			/* what the transport's open() returned */
+		int runtime_err;		/* RUNTIME_ENABLE's result at the open */
 		uint32_t gpu_id[HSAQM_SIM_MAX_DEVICES];
 		struct hsaqm_cwsr_sizes cwsr[HSAQM_SIM_MAX_DEVICES];
 		void *cwsr_area[HSAQM_SIM_MAX_DEVICES]; /* one per device, see hsa_face_queue.c */
@@ -342,6 +343,15 @@ void hsa_face_kfd_close(struct hsa_face *f);
  * Return: 0; -EINVAL for a model without an HSA face; -EBUSY once the face has queues.
  */
 int hsa_face_set_queue_path(struct hsaqm_sim *sim, bool via_kfd);
+
+/*
+ * Open the face's KFD now and enable the runtime (RUNTIME_ENABLE), which the face otherwise
+ * does with its first queue: what ROCr does in hsa_init (tests that must have the runtime
+ * enabled before, say, a debugger attaches). Queues must go through the KFD face.
+ * Return: 0 (RUNTIME_ENABLE's own refusals are kept, not returned); -EINVAL (no HSA face, or
+ * the direct queue path); kfd-ioctl's open and topology errors.
+ */
+int hsa_face_kfd_ready(struct hsaqm_sim *sim);
 
 /* Signals (hsa_face_signal.c). */
 void hsa_face_signal_fill_tables(struct hsa_face *f);

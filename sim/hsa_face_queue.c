@@ -115,6 +115,26 @@ static void tp_doorbell_written(void *ctx, int handle, volatile void *doorbell, 
 }
 
 /*
+ * RUNTIME_ENABLE, as ROCr does once it has opened the KFD and read the topology (KfdDriver::
+ * Init, hsaKmtRuntimeEnable(&_amdgpu_r_debug, debug flag)): without it the KFD refuses the
+ * debugger's hardware operations (EPERM), which hsaqm's Lv3 needs on the same KFD process.
+ * ROCr accepts NOT_SUPPORTED (a KFD older than 1.13); EBUSY and EEXIST mean another opener of
+ * this process enabled it first, or made queues before (the model's KFD is one per process).
+ * ROCr passes r_debug's address and sets up trap temporaries only when debugging: the model
+ * has no loader list, so 0, no ttmp. A debugger already attached makes the KFD wait for its
+ * runtime event (an EINTR here in VIRTUAL time); the face then goes on, as the state is
+ * ENABLED either way.
+ */
+static void runtime_enable(struct hsa_face_kfd *k)
+{
+	int err = hsaqm_kfd_runtime_enable(k->kfd, 0, false);
+
+	k->runtime_err = err;
+	if (err && err != -EOPNOTSUPP && err != -EBUSY && err != -EEXIST)
+		hsaqm_log_warn("sim HSA face: RUNTIME_ENABLE: %s", strerror(-err));
+}
+
+/*
  * Open the model's KFD once (face lock held) and read what libhsakmt reads from the topology:
  * each GPU node's gpu_id (the i-th GPU node is device i) and its CWSR sizes.
  */
@@ -159,8 +179,27 @@ static int kfd_open(struct hsa_face *f)
 	if (d != ndev)
 		return -ENODEV;
 	err = hsaqm_kfd_open(&k->tp, &k->kfd);
-	if (err)
+	if (err) {
 		k->kfd = NULL;
+		return err;
+	}
+	runtime_enable(k);
+	return 0;
+}
+
+int hsa_face_kfd_ready(struct hsaqm_sim *sim)
+{
+	void *root = sim ? hsaqm_sim_hsa_table(sim) : NULL;
+	struct hsa_face *f;
+	int err;
+
+	if (!root)
+		return -EINVAL;
+	/* The table is the face's root member: step back to the face. */
+	f = (struct hsa_face *)((char *)root - offsetof(struct hsa_face, root));
+	pthread_mutex_lock(&f->lock);
+	err = f->via_kfd ? kfd_open(f) : -EINVAL;
+	pthread_mutex_unlock(&f->lock);
 	return err;
 }
 

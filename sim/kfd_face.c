@@ -4,8 +4,12 @@
  * the ioctls hsaqm issues with the real uapi structs and the errno amdkfd gives, and drives
  * the hardware model only through the sim_hwq_* calls of sim_internal.h.
  *
- * One open() is one KFD process (amdkfd's struct kfd_process): its queue ids, doorbells,
- * runtime-enable state and debugger session. The rules are amdkfd's, read in (facts only):
+ * One KFD process (amdkfd's struct kfd_process: its queue ids, doorbells, runtime-enable state
+ * and debugger session) per OS process, as the KFD keys its processes by mm: a second open()
+ * in the same process gets the same one (kfd_process.c kfd_create_process, "A prior open of
+ * /dev/kfd could have already created the process"), with a reference per open; the process
+ * ends when its last handle closes (the KFD: when the process exits; the model sees no exit).
+ * The rules are amdkfd's, read in (facts only):
  *   kfd_chardev.c                 ioctl dispatch and argument copy, create/update/destroy,
  *                                 CU mask, wave state, RUNTIME_ENABLE, DBG_TRAP checks
  *   kfd_process_queue_manager.c   queue ids, EFAULT for an unknown queue, queue snapshot,
@@ -41,6 +45,10 @@
 
 /* Open handles per model; handles are numbered from KFD_HANDLE_BASE like descriptors. */
 #define KFD_MAX_HANDLES 256
+/* KFD processes per model face (one per OS process that opened it). */
+#define KFD_MAX_PROCS 64
+/* KFD PASIDs start above the graphics ones. */
+#define KFD_PASID_BASE 0x8001u
 #define KFD_HANDLE_BASE 1000
 /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS (kfd_priv.h): queue ids and doorbells per process. */
 #define KFD_MAX_QUEUES 1024u
@@ -111,9 +119,11 @@ struct kfd_pdd {
 
 struct kfd_proc {
 	struct kfd_face *face;
-	int handle;
+	int slot;        /* in face->procs */
 	pid_t owner;
 	uint32_t pasid;
+	uint32_t refs;   /* open handles */
+	bool shared_pasid; /* the PASID came from the device process (shared mode) */
 	uint32_t busy;   /* ioctls in progress: close waits for them */
 	bool closing;
 	struct kfd_queue *queues;
@@ -138,7 +148,8 @@ struct kfd_face {
 	struct hsaqm_kfd_transport tp;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC: destroy and runtime waits, close */
-	struct kfd_proc *procs[KFD_MAX_HANDLES]; /* atomic: doorbell_written reads them unlocked */
+	struct kfd_proc *handles[KFD_MAX_HANDLES]; /* handle -> process; atomic */
+	struct kfd_proc *procs[KFD_MAX_PROCS]; /* atomic: doorbell_written reads them unlocked */
 	uint32_t next_pasid;
 	uint32_t db_users; /* doorbell_written() calls in flight */
 	uint32_t minor;
@@ -855,7 +866,7 @@ static uint32_t active_queues_on(struct kfd_face *f, unsigned int d, uint32_t *n
 {
 	uint32_t n = 0, np = 0;
 
-	for (unsigned int h = 0; h < KFD_MAX_HANDLES; h++) {
+	for (unsigned int h = 0; h < KFD_MAX_PROCS; h++) {
 		struct kfd_proc *p = f->procs[h];
 
 		if (!p)
@@ -958,6 +969,8 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 		.priority = a->queue_priority,
 		.active = pct > 0,
 		.pasid = p->pasid,
+		.kfd_queue = true,
+		.kfd_queue_id = id,
 		.error_fn = queue_error_cb,
 		.error_ctx = q,
 	};
@@ -1216,35 +1229,67 @@ static struct kfd_proc *proc_of(struct kfd_face *f, int handle)
 	if (slot < 0 || slot >= KFD_MAX_HANDLES)
 		return NULL;
 	/* Acquire: pairs with face_open's release, the process is complete when seen. */
-	return hsaqm_load_acquire(&f->procs[slot]);
+	return hsaqm_load_acquire(&f->handles[slot]);
+}
+
+/*
+ * A new KFD process of @pid (lock held). Its PASID: in shared mode the device process gives
+ * it, so PASIDs stay distinct across client processes; in-process the face counts.
+ */
+static struct kfd_proc *proc_new(struct kfd_face *f, pid_t pid)
+{
+	struct kfd_proc *p;
+	int slot, pasid;
+
+	for (slot = 0; slot < KFD_MAX_PROCS && f->procs[slot]; slot++)
+		;
+	if (slot == KFD_MAX_PROCS)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->face = f;
+	p->slot = slot;
+	p->owner = pid;
+	pasid = sim_shared_kfd_process(f->sim, true, 0);
+	p->shared_pasid = pasid > 0;
+	p->pasid = pasid > 0 ? (uint32_t)pasid : f->next_pasid++;
+	p->dbg_fd = -1;
+	p->runtime_state = HSAQM_KFD_RUNTIME_STATE_DISABLED;
+	/* Release: the process is complete before doorbell_written() can find it. */
+	hsaqm_store_release(&f->procs[slot], p);
+	return p;
 }
 
 static int face_open(void *ctx)
 {
 	struct kfd_face *f = ctx;
-	struct kfd_proc *p = calloc(1, sizeof(*p));
+	struct kfd_proc *p = NULL;
+	pid_t pid = getpid();
 	int slot;
 
-	if (!p)
-		return -ENOMEM;
 	pthread_mutex_lock(&f->lock);
-	for (slot = 0; slot < KFD_MAX_HANDLES && f->procs[slot]; slot++)
+	for (slot = 0; slot < KFD_MAX_HANDLES && f->handles[slot]; slot++)
 		;
 	if (slot == KFD_MAX_HANDLES) {
 		pthread_mutex_unlock(&f->lock);
-		free(p);
 		return -EMFILE;
 	}
-	p->face = f;
-	p->handle = KFD_HANDLE_BASE + slot;
-	p->owner = getpid();
-	p->pasid = f->next_pasid++;
-	p->dbg_fd = -1;
-	p->runtime_state = HSAQM_KFD_RUNTIME_STATE_DISABLED;
-	/* Release: the process is complete before doorbell_written() can find it. */
-	hsaqm_store_release(&f->procs[slot], p);
+	/* kfd_create_process(): the process of this mm if one exists, else a new one. */
+	for (int s = 0; s < KFD_MAX_PROCS && !p; s++)
+		if (f->procs[s] && f->procs[s]->owner == pid && !f->procs[s]->closing)
+			p = f->procs[s];
+	if (!p)
+		p = proc_new(f, pid);
+	if (!p) {
+		pthread_mutex_unlock(&f->lock);
+		return -ENOMEM;
+	}
+	p->refs++;
+	/* Release: pairs with proc_of()'s acquire. */
+	hsaqm_store_release(&f->handles[slot], p);
 	pthread_mutex_unlock(&f->lock);
-	return p->handle;
+	return KFD_HANDLE_BASE + slot;
 }
 
 /* Process exit (lock held, no ioctl of @p in flight): detach the debugger, drop the queues. */
@@ -1252,7 +1297,7 @@ static void proc_teardown(struct kfd_face *f, struct kfd_proc *p)
 {
 	dbg_disable(f, p); /* resumes every suspended queue first */
 	/* Release: unpublish the process; db_quiesce() then waits out those who saw it. */
-	hsaqm_store_release(&f->procs[p->handle - KFD_HANDLE_BASE], (struct kfd_proc *)NULL);
+	hsaqm_store_release(&f->procs[p->slot], (struct kfd_proc *)NULL);
 	db_quiesce(f);
 	while (p->queues) {
 		struct kfd_queue *q = p->queues;
@@ -1263,13 +1308,15 @@ static void proc_teardown(struct kfd_face *f, struct kfd_proc *p)
 			sim_hwq_resume(&q->hwq, 1);
 		}
 		if (retire_queue(f, p, q)) {
-			hsaqm_log_err("sim KFD: queue %u of handle %d could not be destroyed",
-				      q->id, p->handle);
+			hsaqm_log_err("sim KFD: queue %u of process %d could not be destroyed",
+				      q->id, (int)p->owner);
 			p->queues = q->next; /* leak it rather than loop */
 		}
 	}
 	for (unsigned int d = 0; d < HSAQM_SIM_MAX_DEVICES; d++)
 		sim_mem_free(f->sim, p->pdd[d].doorbells);
+	if (p->shared_pasid)
+		sim_shared_kfd_process(f->sim, false, p->pasid);
 	free(p);
 }
 
@@ -1287,6 +1334,13 @@ static int face_close(void *ctx, int handle)
 	if (p->owner != getpid()) {
 		/* A fork child drops its inherited reference; the process lives on in the
 		 * parent. */
+		pthread_mutex_unlock(&f->lock);
+		return 0;
+	}
+	/* Release: the handle is gone; a late ioctl on it is EBADF. */
+	hsaqm_store_release(&f->handles[handle - KFD_HANDLE_BASE], (struct kfd_proc *)NULL);
+	if (--p->refs) {
+		/* Another open of this process is still there: the process lives on. */
 		pthread_mutex_unlock(&f->lock);
 		return 0;
 	}
@@ -1474,7 +1528,7 @@ static void face_doorbell_written(void *ctx, int handle, volatile void *doorbell
 	hsaqm_smp_mb();
 	p = proc_of(f, handle);
 	if (!p || !ring_in(p, nd, doorbell, value)) {
-		for (unsigned int s = 0; s < KFD_MAX_HANDLES; s++) {
+		for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
 			/* Acquire: as proc_of(). */
 			p = hsaqm_load_acquire(&f->procs[s]);
 			if (p && ring_in(p, nd, doorbell, value))
@@ -1500,7 +1554,7 @@ static void *kfd_face_init(struct hsaqm_sim *sim)
 	f->virtual_time = cfg->time_mode == HSAQM_SIM_TIME_VIRTUAL;
 	f->cwsr = !cfg->cwsr_disable;
 	f->sched_policy = cfg->sched_policy;
-	f->next_pasid = 0x8001; /* KFD PASIDs start above the graphics ones */
+	f->next_pasid = KFD_PASID_BASE;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1525,14 +1579,16 @@ static void kfd_face_fini(struct hsaqm_sim *sim, void *state)
 
 	(void)sim;
 	pthread_mutex_lock(&f->lock);
-	for (unsigned int s = 0; s < KFD_MAX_HANDLES; s++) {
+	for (unsigned int h = 0; h < KFD_MAX_HANDLES; h++)
+		f->handles[h] = NULL;
+	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
 		struct kfd_proc *p = f->procs[s];
 
 		if (!p)
 			continue;
 		if (p->busy)
-			hsaqm_log_err("sim KFD: model destroyed during an ioctl on handle %d",
-				      p->handle);
+			hsaqm_log_err("sim KFD: model destroyed during an ioctl of process %d",
+				      (int)p->owner);
 		proc_teardown(f, p);
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -1580,9 +1636,55 @@ unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim)
 	if (!f)
 		return 0;
 	pthread_mutex_lock(&f->lock);
-	for (unsigned int s = 0; s < KFD_MAX_HANDLES; s++)
+	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++)
 		for (struct kfd_queue *q = f->procs[s] ? f->procs[s]->queues : NULL; q; q = q->next)
 			n++;
 	pthread_mutex_unlock(&f->lock);
 	return n;
+}
+
+int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n)
+{
+	struct kfd_face *f = sim ? face_of(sim) : NULL;
+	struct sim_proc_queue *v = NULL;
+	unsigned int cap = 0, k = 0;
+	int err = 0;
+
+	if (!f || !out || !n)
+		return -EINVAL;
+	pthread_mutex_lock(&f->lock);
+	/* One entry per queue, one more per process: the bound is known under the lock. */
+	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
+		if (!f->procs[s])
+			continue;
+		cap++;
+		for (struct kfd_queue *q = f->procs[s]->queues; q; q = q->next)
+			cap++;
+	}
+	v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v)
+		err = -ENOMEM;
+	for (unsigned int s = 0; !err && s < KFD_MAX_PROCS; s++) {
+		struct kfd_proc *p = f->procs[s];
+
+		if (!p || p->closing)
+			continue;
+		v[k++] = (struct sim_proc_queue){ .pid = (uint32_t)p->owner, .pasid = p->pasid,
+						  .queue_id = SIM_PROC_NO_QUEUE };
+		for (struct kfd_queue *q = p->queues; q; q = q->next)
+			v[k++] = (struct sim_proc_queue){
+				.pid = (uint32_t)p->owner,
+				.pasid = p->pasid,
+				.queue_id = q->id,
+				.gpu_id = sim_kfd_gpu_id(f->sim, q->dev),
+				.type = 0, /* KFD_QUEUE_TYPE_COMPUTE: the face makes AQL queues only */
+				.size = q->ring_size,
+			};
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (err)
+		return err;
+	*out = v;
+	*n = k;
+	return 0;
 }

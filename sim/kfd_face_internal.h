@@ -30,4 +30,12 @@ int sim_kfd_gpu_dev(const struct hsaqm_sim *sim, uint32_t gpu_id);
 struct sim_hwq *sim_kfd_face_hwq(struct hsaqm_sim *sim, int handle, uint32_t queue_id);
 unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim);
 
+/*
+ * sim_kfd_face_procs() - the face's KFD processes and their queues, read under the face's
+ * lock: per process one entry with queue_id SIM_PROC_NO_QUEUE, then one per queue (pid =
+ * the OS pid that opened it). *@out is malloc'ed (the caller frees it).
+ * Return: 0; -EINVAL; -ENOMEM.
+ */
+int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n);
+
 #endif /* HSAQM_SIM_KFD_FACE_INTERNAL_H */

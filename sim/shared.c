@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "kfd_face_internal.h"
 #include "log_internal.h"
 #include "shared_internal.h"
 
@@ -53,6 +54,8 @@
 #define SIM_MSG_MAX_Q 1024u        /* queues in one suspend/resume (KFD_MAX_QUEUES) */
 #define SIM_MSG_MAX_MASK 32u       /* CU mask words (1024 CUs) */
 #define SIM_PROFILE_NAME 48u
+#define SIM_MSG_MAX_PROCS 256u     /* kfd/proc entries per reply */
+#define SIM_PASID_BASE 0x8001u     /* KFD PASIDs start above the graphics ones */
 
 /* The device page: what every process of a shared model must agree on. */
 struct sim_shared_page {
@@ -72,6 +75,8 @@ enum sim_op {
 	SIM_OP_CU_MASK,
 	SIM_OP_SUSPEND,
 	SIM_OP_RESUME,
+	SIM_OP_KFD_PROC,  /* a client's KFD process opens (gets its PASID) or ends */
+	SIM_OP_PROCS,     /* every client's KFD processes and queues (kfd/proc) */
 };
 
 /*
@@ -108,8 +113,16 @@ struct sim_msg {
 		} profile;
 		struct {
 			uint32_t dev, ring_size, priority, active, pasid, queue_index;
+			uint32_t kfd_qid1, pad; /* KFD queue id + 1; 0: not a KFD queue */
 			uint64_t ring, wptr, rptr, shm, handle;
 		} create;
+		struct {
+			uint32_t open, pasid;
+		} kproc;
+		struct {
+			uint32_t start, n, total, pad;
+			struct sim_proc_queue e[SIM_MSG_MAX_PROCS];
+		} procs;
 		struct {
 			uint64_t handle, ring;
 			uint32_t ring_size, priority, active, pad;
@@ -137,6 +150,8 @@ struct sim_conn {
 	pthread_t thread;
 	uint32_t finished;        /* atomic: the thread is done, join it */
 	struct sim_hwq **qs;      /* handle - 1 -> queue, NULL = free */
+	uint32_t *qkfd;           /* handle - 1 -> KFD queue id + 1 (0: not a KFD queue) */
+	uint32_t kfd_pasid;       /* its KFD process's PASID, 0 while it has none */
 	uint32_t nqs;
 	uint32_t capqs;
 };
@@ -162,6 +177,7 @@ struct sim_shared {
 		uintptr_t size;
 	} mem[SIM_SHARED_MAX_CLIENTS];
 	uint32_t next_client_id;
+	uint32_t next_pasid;      /* under lock */
 
 	/* Client role. */
 	int fd;
@@ -354,7 +370,7 @@ static struct sim_hwq *conn_q(struct sim_conn *c, uint64_t handle)
 
 /* The table changes under the server's lock (sim_shared_queue_count reads it); its own
  * connection thread, the only writer, reads it without. */
-static int conn_q_add(struct sim_conn *c, struct sim_hwq *q, uint64_t *handle)
+static int conn_q_add(struct sim_conn *c, struct sim_hwq *q, uint32_t kfd_qid1, uint64_t *handle)
 {
 	struct sim_shared *sh = c->sim->shared;
 	int err = 0;
@@ -363,6 +379,7 @@ static int conn_q_add(struct sim_conn *c, struct sim_hwq *q, uint64_t *handle)
 	for (uint32_t i = 0; i < c->nqs; i++) {
 		if (!c->qs[i]) {
 			c->qs[i] = q;
+			c->qkfd[i] = kfd_qid1;
 			*handle = i + 1;
 			goto out;
 		}
@@ -376,8 +393,15 @@ static int conn_q_add(struct sim_conn *c, struct sim_hwq *q, uint64_t *handle)
 			goto out;
 		}
 		c->qs = n;
+		uint32_t *k = realloc(c->qkfd, cap * sizeof(*k));
+		if (!k) {
+			err = -ENOMEM;
+			goto out;
+		}
+		c->qkfd = k;
 		c->capqs = cap;
 	}
+	c->qkfd[c->nqs] = kfd_qid1;
 	c->qs[c->nqs++] = q;
 	*handle = c->nqs;
 out:
@@ -385,10 +409,29 @@ out:
 	return err;
 }
 
-static void conn_q_del(struct sim_conn *c, uint64_t handle)
+/*
+ * Take the queue out of the table before destroying it, so that a listing (op_procs, under
+ * the lock) never reads a freed queue; put it back with conn_q_put() if the destroy fails.
+ */
+static struct sim_hwq *conn_q_take(struct sim_conn *c, uint64_t handle, uint32_t *kfd_qid1)
+{
+	struct sim_hwq *q;
+
+	pthread_mutex_lock(&c->sim->shared->lock);
+	q = conn_q(c, handle);
+	if (q) {
+		*kfd_qid1 = c->qkfd[handle - 1];
+		c->qs[handle - 1] = NULL;
+	}
+	pthread_mutex_unlock(&c->sim->shared->lock);
+	return q;
+}
+
+static void conn_q_put(struct sim_conn *c, uint64_t handle, struct sim_hwq *q, uint32_t kfd_qid1)
 {
 	pthread_mutex_lock(&c->sim->shared->lock);
-	c->qs[handle - 1] = NULL;
+	c->qs[handle - 1] = q;
+	c->qkfd[handle - 1] = kfd_qid1;
 	pthread_mutex_unlock(&c->sim->shared->lock);
 }
 
@@ -446,21 +489,26 @@ static void conn_cleanup(struct sim_conn *c)
 	 * its suspension too (the core allows it; a client can only suspend its own queues).
 	 */
 	for (uint32_t i = 0; i < c->nqs; i++) {
-		if (!c->qs[i])
+		uint32_t kfd_qid1;
+		struct sim_hwq *q = conn_q_take(c, i + 1, &kfd_qid1);
+
+		if (!q)
 			continue;
-		int err = sim_hwq_destroy(c->qs[i]);
+		int err = sim_hwq_destroy(q);
 
 		if (err)
 			hsaqm_log_err("client %d: destroying a queue: %s", (int)c->pid,
 				      strerror(-err));
-		conn_q_del(c, i + 1);
 		n++;
 	}
 	if (n)
 		hsaqm_log_info("client %d left with %u queues: destroyed", (int)c->pid, n);
 	pthread_mutex_lock(&sh->lock);
 	free(c->qs);
+	free(c->qkfd);
 	c->qs = NULL;
+	c->qkfd = NULL;
+	c->kfd_pasid = 0; /* its KFD process ends with it */
 	c->nqs = c->capqs = 0;
 	pthread_mutex_unlock(&sh->lock);
 	if (c->slot >= 0) {
@@ -514,7 +562,7 @@ static int op_create(struct sim_conn *c, struct sim_msg *m)
 	int err = sim_hwq_create_in(c->sim, &c->arena, shm, &d, &q);
 	if (err)
 		return err;
-	err = conn_q_add(c, q, &handle);
+	err = conn_q_add(c, q, m->u.create.kfd_qid1, &handle);
 	if (err) {
 		sim_hwq_destroy(q);
 		return err;
@@ -545,6 +593,77 @@ static int op_queues(struct sim_conn *c, struct sim_msg *m, bool suspend)
 	return err;
 }
 
+/*
+ * The client's KFD process opens or ends. The device gives PASIDs so that they are distinct
+ * across its clients (the KFD's are distinct across the node's processes).
+ */
+static int op_kfd_proc(struct sim_conn *c, struct sim_msg *m)
+{
+	struct sim_shared *sh = c->sim->shared;
+
+	pthread_mutex_lock(&sh->lock);
+	if (m->u.kproc.open) {
+		if (sh->next_pasid < SIM_PASID_BASE || sh->next_pasid > 0xffff)
+			sh->next_pasid = SIM_PASID_BASE; /* the KFD's PASIDs are 16 bits */
+		c->kfd_pasid = sh->next_pasid++;
+		m->u.kproc.pasid = c->kfd_pasid;
+	} else if (c->kfd_pasid == m->u.kproc.pasid) {
+		c->kfd_pasid = 0;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return 0;
+}
+
+/* Entry @k of the node-wide list, if it is in the page [start, start + room) asked for. */
+static void procs_put(struct sim_msg *m, uint32_t *k, const struct sim_proc_queue *e)
+{
+	uint32_t i = *k - m->u.procs.start;
+
+	if (*k >= m->u.procs.start && i < SIM_MSG_MAX_PROCS) {
+		m->u.procs.e[i] = *e;
+		m->u.procs.n = i + 1;
+	}
+	(*k)++;
+}
+
+/*
+ * Every client's KFD process (its pid, the PASID given above) and KFD queues, under the lock
+ * that guards the queue tables: a queue being destroyed has already left its table.
+ */
+static int op_procs(struct sim_conn *self, struct sim_msg *m)
+{
+	struct hsaqm_sim *sim = self->sim;
+	struct sim_shared *sh = sim->shared;
+	uint32_t k = 0;
+
+	m->u.procs.n = 0;
+	pthread_mutex_lock(&sh->lock);
+	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
+		struct sim_conn *c = sh->conns[i];
+
+		if (!c || hsaqm_load_acquire(&c->finished) || !c->kfd_pasid)
+			continue;
+		struct sim_proc_queue e = { .pid = (uint32_t)c->pid, .pasid = c->kfd_pasid,
+					    .queue_id = SIM_PROC_NO_QUEUE };
+
+		procs_put(m, &k, &e);
+		for (uint32_t j = 0; j < c->nqs; j++) {
+			struct sim_hwq_info info;
+
+			if (!c->qs[j] || !c->qkfd[j] || sim_hwq_get_info(c->qs[j], &info))
+				continue;
+			e.queue_id = c->qkfd[j] - 1;
+			e.gpu_id = sim_kfd_gpu_id(sim, info.dev);
+			e.type = 0; /* KFD_QUEUE_TYPE_COMPUTE: KFD faces make AQL queues only */
+			e.size = info.ring_size_bytes;
+			procs_put(m, &k, &e);
+		}
+	}
+	pthread_mutex_unlock(&sh->lock);
+	m->u.procs.total = k;
+	return 0;
+}
+
 static int conn_op(struct sim_conn *c, struct sim_msg *m)
 {
 	struct sim_hwq *q;
@@ -555,14 +674,17 @@ static int conn_op(struct sim_conn *c, struct sim_msg *m)
 		return op_profile(c, m);
 	case SIM_OP_CREATE:
 		return op_create(c, m);
-	case SIM_OP_DESTROY:
-		q = conn_q(c, m->u.handle);
+	case SIM_OP_DESTROY: {
+		uint32_t kfd_qid1 = 0;
+
+		q = conn_q_take(c, m->u.handle, &kfd_qid1);
 		if (!q)
 			return -EINVAL;
 		err = sim_hwq_destroy(q);
-		if (!err)
-			conn_q_del(c, m->u.handle);
+		if (err)
+			conn_q_put(c, m->u.handle, q, kfd_qid1);
 		return err;
+	}
 	case SIM_OP_UPDATE:
 		q = conn_q(c, m->u.update.handle);
 		if (!q)
@@ -578,6 +700,10 @@ static int conn_op(struct sim_conn *c, struct sim_msg *m)
 		return op_queues(c, m, true);
 	case SIM_OP_RESUME:
 		return op_queues(c, m, false);
+	case SIM_OP_KFD_PROC:
+		return op_kfd_proc(c, m);
+	case SIM_OP_PROCS:
+		return op_procs(c, m);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -995,6 +1121,7 @@ int sim_client_hwq_create(struct hsaqm_sim *sim, const struct sim_hwq_desc *d, s
 	m->u.create.priority = d->priority;
 	m->u.create.active = d->active;
 	m->u.create.pasid = d->pasid;
+	m->u.create.kfd_qid1 = d->kfd_queue ? d->kfd_queue_id + 1 : 0;
 	m->u.create.shm = (uint64_t)(uintptr_t)shm;
 	err = rpc(sim, m);
 	if (err)
@@ -1113,6 +1240,70 @@ int sim_client_hwq_suspend_resume(struct sim_hwq *const *qs, uint32_t n, uint32_
 }
 
 /* A futex lock in the shared page, taken only by the client's producer threads. */
+int sim_shared_kfd_process(struct hsaqm_sim *sim, bool open, uint32_t pasid)
+{
+	struct sim_msg *m;
+	int err;
+
+	if (!sim || sim->role != SIM_ROLE_CLIENT || !sim->shared)
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return 0;
+	m->op = SIM_OP_KFD_PROC;
+	m->u.kproc.open = open;
+	m->u.kproc.pasid = pasid;
+	err = rpc(sim, m);
+	pasid = !err && open ? m->u.kproc.pasid : 0;
+	free(m);
+	if (err)
+		hsaqm_log_warn("sim: the device process did not take the KFD process: %s",
+			       strerror(-err));
+	return (int)pasid;
+}
+
+int sim_shared_proc_list(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n)
+{
+	struct sim_proc_queue *v = NULL;
+	struct sim_msg *m;
+	uint32_t have = 0, total = 1;
+	int err = 0;
+
+	if (!sim || sim->role != SIM_ROLE_CLIENT || !sim->shared || !out || !n)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* Page by page; a list that changes between pages is cut to what arrived. */
+	while (have < total) {
+		memset(m, 0, sizeof(*m));
+		m->op = SIM_OP_PROCS;
+		m->u.procs.start = have;
+		err = rpc(sim, m);
+		if (err)
+			break;
+		total = m->u.procs.total;
+		if (!m->u.procs.n || m->u.procs.n > SIM_MSG_MAX_PROCS)
+			break;
+		struct sim_proc_queue *nv = realloc(v, (have + m->u.procs.n) * sizeof(*v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		v = nv;
+		memcpy(v + have, m->u.procs.e, m->u.procs.n * sizeof(*v));
+		have += m->u.procs.n;
+	}
+	free(m);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*n = have;
+	return 0;
+}
+
 static void shm_lock(uint32_t *l)
 {
 	uint32_t c = 0;

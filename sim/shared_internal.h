@@ -12,7 +12,7 @@
 #include "hsaqm/sim.h"
 
 /* Protocol version: a client of another version gets -EPROTO. */
-#define SIM_SHARED_PROTO_VERSION 1u
+#define SIM_SHARED_PROTO_VERSION 2u
 
 /*
  * Where the device process maps the memory it shares: the device page first (at the first

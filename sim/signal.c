@@ -35,7 +35,8 @@ struct sim_handler {
 	void *arg;
 	bool fired;        /* ran at least once and asked to stay armed */
 	uint32_t fired_seq; /* seq of the signal when it last ran */
-	bool dead;
+	bool dead;         /* running now (not picked again meanwhile) */
+	bool orphan;       /* its signal was destroyed while it ran: freed after, s untouched */
 };
 
 bool sim_cond_holds(enum sim_cond cond, int64_t v, int64_t compare)
@@ -73,6 +74,29 @@ void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s)
 	if (hsaqm_load_acquire(&s->magic) != SIM_SIGNAL_MAGIC)
 		return;
 	HSAQM_WRITE_ONCE(s->magic, 0u);
+	/*
+	 * Handlers still armed on it go with it (the handler thread or loop would otherwise read
+	 * freed memory): idle ones are unlinked here; one running now is marked, and its runner
+	 * frees it afterwards without touching the signal. Its function may still be running
+	 * with the value it was given, which needs nothing of the signal.
+	 */
+	pthread_mutex_lock(&sim->handler_lock);
+	for (struct sim_handler **pp = &sim->handlers; *pp;) {
+		struct sim_handler *h = *pp;
+
+		if (h->s != s || h->orphan) {
+			pp = &h->next;
+			continue;
+		}
+		if (h->dead) {
+			h->orphan = true;
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		free(h);
+	}
+	pthread_mutex_unlock(&sim->handler_lock);
 	/*
 	 * A waiter may destroy the signal as soon as it sees the value it waited for, while the
 	 * writer (often the engine completing a packet) is still waking others through it.
@@ -416,7 +440,7 @@ bool sim_signal_handlers_poll(struct hsaqm_sim *sim)
 
 		pthread_mutex_lock(&sim->handler_lock);
 		for (struct sim_handler *h = sim->handlers; h && nrun < 16; h = h->next) {
-			if (h->dead)
+			if (h->dead || h->orphan)
 				continue;
 			/* Acquire: the value read next is at least as new as this seq. */
 			uint32_t seq = hsaqm_load_acquire(&h->s->seq);
@@ -438,7 +462,15 @@ bool sim_signal_handlers_poll(struct hsaqm_sim *sim)
 			bool keep = h->fn(runs[i].v, h->arg); /* no model lock held */
 
 			pthread_mutex_lock(&sim->handler_lock);
-			if (keep) {
+			if (h->orphan) {
+				/* Its signal is gone (sim_signal_destroy): drop it, touch nothing. */
+				struct sim_handler **pp = &sim->handlers;
+
+				while (*pp != h)
+					pp = &(*pp)->next;
+				*pp = h->next;
+				free(h);
+			} else if (keep) {
 				h->dead = false;
 				h->fired = true;
 				h->fired_seq = runs[i].seq;

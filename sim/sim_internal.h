@@ -190,6 +190,8 @@ struct sim_hwq_desc {
 	uint32_t priority;         /* KFD 0..15 */
 	bool active;               /* false = percentage 0 */
 	uint32_t pasid;            /* owning process, for traces and "other processes present" */
+	bool kfd_queue;            /* a KFD queue (listed in kfd/proc), with this KFD queue id: */
+	uint32_t kfd_queue_id;
 	sim_hwq_error_fn error_fn;
 	void *error_ctx;
 };
@@ -318,28 +320,44 @@ void *sim_face_state(struct hsaqm_sim *sim, enum sim_face face, sim_face_init_fn
 
 /* One KFD queue as the KFD's sysfs lists it. */
 struct sim_proc_queue {
-	uint32_t pid;      /* the folder name: the model's pid of the KFD process */
+	uint32_t pid;      /* the folder name: the OS pid of the KFD process */
 	uint32_t pasid;
-	uint32_t queue_id; /* the process's KFD queue id */
+	uint32_t queue_id; /* the process's KFD queue id; SIM_PROC_NO_QUEUE: the process only */
 	uint32_t gpu_id;
 	uint32_t type;     /* the KFD's internal queue type: 0 compute (AQL or PM4), 1 SDMA */
 	uint64_t size;     /* ring bytes */
 };
 
+/* queue_id of an entry that only says the process exists (its folder, its pasid). */
+#define SIM_PROC_NO_QUEUE UINT32_MAX
+
 /*
  * sim_sysfs_proc_write() - rewrite class/kfd/kfd/proc from @q (sysfs.c): one folder per pid
- * with its pasid, and queues/<id>/{size, type, gpuid} for each queue.
+ * with its pasid and a queues folder, and queues/<id>/{size, type, gpuid} for each queue.
  * Return: 0; -EINVAL; -errno of the file system.
  */
 int sim_sysfs_proc_write(struct hsaqm_sim *sim, const struct sim_proc_queue *q, unsigned int n);
 
 /*
- * sim_proc_view_sync() - bring class/kfd/kfd/proc up to date with the KFD face's processes
- * and queues (proc_view.c). Each KFD handle of the model is one KFD process; they all live in
- * the caller's real process, so each is listed under its PASID as its model pid. A snapshot:
- * call it before reading the tree, not while another thread destroys queues of the model.
- * Return: 0; -EINVAL for NULL; the errors of sim_sysfs_proc_write().
+ * sim_proc_view_sync() - bring class/kfd/kfd/proc up to date with every KFD process of the
+ * node and its queues (proc_view.c). The KFD has one process per OS process, listed under
+ * its pid: in-process, the KFD face's processes (sim_kfd_face_procs); in shared mode, every
+ * client's, as the device process knows them (sim_shared_proc_list), so each client sees the
+ * others. A snapshot, taken under the lists' own locks (queues may come and go meanwhile).
+ * Return: 0; -EINVAL for NULL; -ENOMEM; -EPIPE, -EPROTO (device gone); the errors of
+ * sim_sysfs_proc_write().
  */
 int sim_proc_view_sync(struct hsaqm_sim *sim);
+
+/*
+ * Shared mode's half of the node-wide view (shared.c). sim_shared_kfd_process(): a client's
+ * KFD face tells the device process that its KFD process opens (@open: returns the PASID the
+ * device gives it, > 0) or ends (@open false, @pasid: returns 0). Outside a client, or when the
+ * device cannot answer, it returns 0 (open: the face numbers the PASID itself).
+ * sim_shared_proc_list(): every client's KFD processes and KFD queues, from the device; *@out
+ * is malloc'ed. Return: 0; -EINVAL (not a client); -ENOMEM; -EPIPE; -EPROTO.
+ */
+int sim_shared_kfd_process(struct hsaqm_sim *sim, bool open, uint32_t pasid);
+int sim_shared_proc_list(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n);
 
 #endif /* HSAQM_SIM_INTERNAL_H */

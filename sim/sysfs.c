@@ -16,7 +16,7 @@
  *   class/kfd/kfd/proc/<pid>/queues/<id>/{size, type, gpuid}  "%llu" "%d" "%u", no newline
  *                                              one folder per KFD process with its queues,
  *                                              written by sim_sysfs_proc_write() (proc_view.c
- *                                              fills it from the KFD face)
+ *                                              fills it with every KFD process of the node)
  * Every node also gets the empty io_links, mem_banks and caches folders a real node has;
  * the counts in a GPU's properties stay those of the capture.
  */
@@ -273,12 +273,19 @@ int sim_sysfs_proc_write(struct hsaqm_sim *sim, const struct sim_proc_queue *q, 
 	remove_tree(path);
 	err = make_dirs(root, "class/kfd/kfd/proc");
 	for (unsigned int i = 0; !err && i < n; i++) {
-		snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u", q[i].pid,
-			 q[i].queue_id);
+		/* The KFD makes the pid folder, its pasid and an empty queues folder at once. */
+		snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues", q[i].pid);
 		err = make_dirs(root, rel);
 		if (!err) {
 			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/pasid", q[i].pid);
 			err = write_file(root, rel, "%u\n", q[i].pasid);
+		}
+		if (q[i].queue_id == SIM_PROC_NO_QUEUE)
+			continue;
+		if (!err) {
+			snprintf(rel, sizeof(rel), "class/kfd/kfd/proc/%u/queues/%u", q[i].pid,
+				 q[i].queue_id);
+			err = make_dirs(root, rel);
 		}
 		/* The queue attributes are printed without a newline, as the KFD does. */
 		if (!err) {

@@ -3,17 +3,15 @@
  * t_hsa.h - helpers for the HSA backend's tests and benchmarks: a client of the device
  * model's HSA face (hsa_init, agents), hsaqm's runtime on that table, proxy queues fed the
  * way ROCclr feeds a queue (reserve an index, write the body, release the header, ring the
- * doorbell with the packet's index), and the KFD shim Lv3 needs on the model for now.
+ * doorbell with the packet's index), and Lv3 on the model.
  * Header-only: each binary includes it once.
  *
- * The KFD shim. On a real system, opening /dev/kfd twice in one process gives the same KFD
- * process, and ROCr enables the runtime (RUNTIME_ENABLE) before it creates any queue. The
- * model's KFD face makes each open() a process of its own, and its HSA face does not enable
- * the runtime. Until the model does both (requested in the backend's report), t_hsa_lv3_setup()
- * stands in: it makes the HSA face create its queues through the KFD face, enables the runtime
- * on the face's own KFD process the way ROCr would (before any queue the face keeps), and
- * installs as the default transport a thin transport whose open() returns the face's handle
- * and whose close() leaves it open. Nothing in hsa-layer/ knows about it.
+ * Lv3 on the model needs nothing but what a real process has: the model's KFD, like the real
+ * one, has one KFD process per OS process, so hsaqm's own open of the KFD reaches the process
+ * the HSA face made its queues in; and the HSA face enables the runtime (RUNTIME_ENABLE) when
+ * it opens its KFD, as ROCr does in hsa_init. t_hsa_lv3_setup() only points hsaqm's default
+ * transport at the model's KFD (the machine's /dev/kfd, so to speak) and makes sure the HSA
+ * face creates its queues through it.
  */
 #ifndef T_HSA_H
 #define T_HSA_H
@@ -49,11 +47,8 @@ struct t_hsa {
 	struct hsaqm_hsa_runtime rt;
 	bool rt_ok;
 	struct hsaqm_ctx *ctx;
-	/* The KFD shim (see above). */
-	struct hsaqm_kfd_transport shim;
-	const struct hsaqm_kfd_transport *model_tp;
-	int face_handle;
-	bool shim_installed;
+	int face_handle;    /* unused (was the KFD shim's handle; kept for older callers) */
+	bool tp_installed;  /* the model's KFD is hsaqm's default transport */
 };
 
 static inline hsaqm_hsa_status_t t_hsa_collect_agent(struct hsaqm_hsa_agent a, void *data)
@@ -104,84 +99,18 @@ static inline int t_hsa_runtime(struct t_hsa *h, const struct hsaqm_kfd_transpor
 	return hsaqm_ctx_create(&h->ctx);
 }
 
-static inline int t_shim_open(void *ctx)
-{
-	struct t_hsa *h = ctx;
-
-	return h->face_handle;
-}
-
-static inline int t_shim_close(void *ctx, int handle)
-{
-	(void)ctx, (void)handle;
-	return 0; /* the HSA face owns the KFD process */
-}
-
-static inline int t_shim_ioctl(void *ctx, int handle, unsigned long req, void *arg)
-{
-	struct t_hsa *h = ctx;
-
-	return h->model_tp->ioctl(h->model_tp->ctx, handle, req, arg);
-}
-
-static inline void *t_shim_mmap(void *ctx, int handle, void *addr, size_t len, int prot, int flags,
-				off_t off)
-{
-	struct t_hsa *h = ctx;
-
-	return h->model_tp->mmap(h->model_tp->ctx, handle, addr, len, prot, flags, off);
-}
-
-static inline int t_shim_munmap(void *ctx, void *addr, size_t len)
-{
-	struct t_hsa *h = ctx;
-
-	return h->model_tp->munmap(h->model_tp->ctx, addr, len);
-}
-
 /*
  * Lv3 on the model (see the header comment): call right after t_hsa_open(), before any
- * queue. Afterwards hsaqm_kfd_transport_default() is the shim. 0 or -errno.
+ * queue. Afterwards hsaqm_kfd_transport_default() is the model's KFD. 0 or -errno.
  */
 static inline int t_hsa_lv3_setup(struct t_hsa *h)
 {
-	struct hsa_face *f = (struct hsa_face *)((char *)h->root - offsetof(struct hsa_face, root));
-	struct hsaqm_hsa_queue *q = NULL;
-	struct hsaqm_kfd *k = NULL;
-	int rc;
+	int rc = hsa_face_set_queue_path(h->sim, true);
 
-	rc = hsa_face_set_queue_path(h->sim, true);
 	if (rc)
 		return rc;
-	/* The face opens its KFD with its first queue; that queue goes again at once. */
-	if (h->core->hsa_queue_create_fn(h->gpu[0], 64, HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0,
-					 0, &q) != HSAQM_HSA_STATUS_SUCCESS)
-		return -EIO;
-	h->core->hsa_queue_destroy_fn(q);
-	pthread_mutex_lock(&f->lock);
-	h->face_handle = f->kfd.kfd ? f->kfd.handle : -1;
-	pthread_mutex_unlock(&f->lock);
-	if (h->face_handle < 0)
-		return -ENODEV;
-	h->model_tp = hsaqm_sim_kfd_transport(h->sim);
-	h->shim = *h->model_tp;
-	h->shim.ctx = h;
-	h->shim.open = t_shim_open;
-	h->shim.close = t_shim_close;
-	h->shim.ioctl = t_shim_ioctl;
-	h->shim.mmap = h->model_tp->mmap ? t_shim_mmap : NULL;
-	h->shim.munmap = h->model_tp->munmap ? t_shim_munmap : NULL;
-	h->shim.doorbell_written = NULL;
-	/* What ROCr does in every process before its first queue (EBUSY: the model did it). */
-	rc = hsaqm_kfd_open(&h->shim, &k);
-	if (rc)
-		return rc;
-	rc = hsaqm_kfd_runtime_enable(k, 0, false);
-	hsaqm_kfd_close(k);
-	if (rc && rc != -EBUSY)
-		return rc;
-	rc = hsaqm_kfd_transport_set_default(&h->shim);
-	h->shim_installed = rc == 0;
+	rc = hsaqm_kfd_transport_set_default(hsaqm_sim_kfd_transport(h->sim));
+	h->tp_installed = rc == 0;
 	return rc;
 }
 
@@ -192,7 +121,7 @@ static inline void t_hsa_close(struct t_hsa *h)
 		hsaqm_ctx_destroy(h->ctx);
 	if (h->rt_ok)
 		hsaqm_hsa_runtime_fini(&h->rt);
-	if (h->shim_installed)
+	if (h->tp_installed)
 		hsaqm_kfd_transport_set_default(NULL);
 	if (h->core)
 		h->core->hsa_shut_down_fn();

@@ -769,11 +769,6 @@ static void test_lv3_unavailable_says_why(void)
 	lv3_reason_case(&c, false, false, "no KFD transport");
 	/* Queues made directly on the core: the KFD never heard of this ring. */
 	lv3_reason_case(&c, true, true, "the KFD has no queue with this ring");
-	/*
-	 * Queues made through the face's own KFD handle, which the model treats as another
-	 * process than hsaqm's (the shim of t_hsa.h is what joins them): not found either.
-	 */
-	lv3_reason_case(&c, true, false, "the KFD has no queue with this ring");
 	c.kfd_minor_version = 12;
 	lv3_reason_case(&c, true, false, "older than 1.13");
 	c.kfd_minor_version = 0;
@@ -829,8 +824,16 @@ static void test_lv3_unavailable_when_another_debugger_holds_the_process(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_cfg(&h, &c), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_lv3_setup(&h), 0);
-	/* "rocgdb": a debugger session on the process before hsaqm asks for one. */
-	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_kfd_transport_default(), &dbg), 0);
+	/* ROCr's hsa_init: the runtime is enabled before any debugger attaches. */
+	CU_ASSERT_EQUAL_FATAL(hsa_face_kfd_ready(h.sim), 0);
+	/*
+	 * "rocgdb": a debugger session on this process's KFD process before hsaqm asks for one.
+	 * The KFD keeps the session per KFD process, one per OS process: this open reaches the
+	 * same process as the HSA face's and hsaqm's. (A real rocgdb is another OS process that
+	 * ptrace-attached and names our pid; the model cannot host that: each client process of
+	 * a shared device runs its own KFD face. The session is the same KFD state either way.)
+	 */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &dbg), 0);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_dbg_enable(dbg, 0, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
@@ -839,6 +842,33 @@ static void test_lv3_unavailable_when_another_debugger_holds_the_process(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.level_reason, "another debugger"));
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	hsaqm_kfd_close(dbg);
+	t_hsa_close(&h);
+}
+
+/*
+ * No test help at all: hsaqm's runtime opens the model's KFD itself, and finds the HSA face's
+ * queue there because the KFD has one process per OS process and the face enabled the
+ * runtime when it opened its KFD (as ROCr in hsa_init). Suspend and resume then work.
+ */
+static void test_lv3_found_with_no_setup_as_in_a_real_process(void)
+{
+	struct hsaqm_sim_config c = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_VIRTUAL };
+	struct t_hsa h;
+	struct t_app a;
+	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_3 };
+	struct hsaqm_kfd *k = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_cfg(&h, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_sim_kfd_transport(h.sim)), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL(xinfo(&a).effective_level, HSAQM_LEVEL_3);
+	CU_ASSERT_STRING_EQUAL(xinfo(&a).level_reason, "");
+	CU_ASSERT_EQUAL(a.proxy->lv3_state, HSAQM_HSA_LV3_READY);
+	/* The runtime was enabled once, by the face: another enable in this process is EBUSY. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &k), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_runtime_enable(k, 0, false), -EBUSY);
+	hsaqm_kfd_close(k);
+	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	t_hsa_close(&h);
 }
 
@@ -975,6 +1005,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_lv3_unavailable_says_why),
 	T_CASE(test_lv3_unavailable_on_a_node_without_trap_debug_support),
 	T_CASE(test_lv3_unavailable_when_another_debugger_holds_the_process),
+	T_CASE(test_lv3_found_with_no_setup_as_in_a_real_process),
 	T_CASE(test_lv3_found_on_the_kfd_path),
 	T_CASE(test_a_wrapped_signal_store_rings_the_proxy_as_a_tool_would),
 	T_CASE(test_a_proxy_whose_context_went_first_passes_packets_through),

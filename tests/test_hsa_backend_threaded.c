@@ -110,7 +110,7 @@ static bool wait_running(struct t_hsa *h, struct t_app *a, uint64_t timeout_ns)
 	return true;
 }
 
-/* A real-time model with Lv3 set up (the KFD shim), hsaqm's runtime and a context. */
+/* A real-time model with Lv3 set up (t_hsa_lv3_setup), hsaqm's runtime and a context. */
 static bool open_lv3(struct t_hsa *h, unsigned int ndev)
 {
 	memset(g_qc, 0, sizeof(g_qc));

@@ -1048,7 +1048,120 @@ static void test_sysfs_tree_is_removed_at_model_destroy(void)
 	CU_ASSERT_PTR_NULL(hsaqm_sim_kfd_transport(NULL));
 }
 
+/* ==== one KFD process per OS process, and the kfd/proc view ============================ */
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+/*
+ * A second open in the same OS process reaches the same KFD process (kfd_create_process
+ * finds it by mm): its queues, its runtime state and its debugger session are the first
+ * open's; the process lives until its last handle closes.
+ */
+static void test_second_open_in_a_process_is_the_same_kfd_process(void)
+{
+	struct env e;
+	struct hsaqm_kfd *k2 = NULL;
+	struct mq q;
+	uint32_t ids[1];
+
+	CU_ASSERT_EQUAL_FATAL(env_open(&e), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(e.tp, &k2), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_runtime_enable(e.kfd, 0, false), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_runtime_enable(k2, 0, false), -EBUSY); /* already enabled */
+	CU_ASSERT_EQUAL_FATAL(mq_create(&e, &q, 64, 7), 0);
+	/* The queue made on the first handle is the second's too: it updates and suspends it. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_queue_update(k2, q.id, (uint64_t)(uintptr_t)q.ring, 64 * 64, 100,
+					       9), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_enable(k2, 0, NULL), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_enable(e.kfd, 0, NULL), -EALREADY); /* one session */
+	ids[0] = q.id;
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_suspend_queues(k2, ids, 1, 0, 0), 1);
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_resume_queues(e.kfd, ids, 1), 1);
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_disable(e.kfd), 0);
+	/* Closing one handle is not process exit: the queue stays, reachable from the other. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_close(k2), 0);
+	CU_ASSERT_EQUAL(sim_kfd_face_queue_count(e.sim), 1);
+	CU_ASSERT_EQUAL(hsaqm_kfd_queue_destroy(e.kfd, q.id), 0);
+	CU_ASSERT_EQUAL_FATAL(mq_create(&e, &q, 64, 7), 0);
+	/* The last close is: the queue goes with the process. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_close(e.kfd), 0);
+	e.kfd = NULL;
+	CU_ASSERT_EQUAL(sim_kfd_face_queue_count(e.sim), 0);
+	/* A new open afterwards is a new process: the runtime is disabled again. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(e.tp, &e.kfd), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_runtime_enable(e.kfd, 0, false), 0);
+	env_close(&e);
+}
+
+/*
+ * The kfd/proc tree lists the KFD process under its OS pid, with its pasid and a queues
+ * folder even before it has a queue, and each queue (gpuid, size, type) on the GPU it is
+ * on; a queue destroyed leaves the tree at the next sync, the process at its last close.
+ * The listing comes from the face under its lock (sim_kfd_face_procs).
+ */
+static void test_kfd_proc_view_lists_the_process_under_its_pid(void)
+{
+	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_VIRTUAL, .num_devices = 2 };
+	struct env e;
+	struct hsaqm_kfd *k2 = NULL;
+	struct mq q0, q1;
+	char path[PATH_MAX], buf[64], want[32];
+	const char *root;
+	struct sim_proc_queue *v = NULL;
+	unsigned int n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(env_open_cfg(&e, &cfg), 0);
+	root = hsaqm_sim_sysfs_root(e.sim);
+	CU_ASSERT_EQUAL_FATAL(sim_proc_view_sync(e.sim), 0);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%d/pasid", root, (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(read_small(path, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(strtoul(buf, NULL, 10), 0x8001);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%d/queues", root, (int)getpid());
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	CU_ASSERT_EQUAL_FATAL(mq_create(&e, &q0, 64, 7), 0);
+	e.gpu_id = sim_kfd_gpu_id(e.sim, 1);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(e.tp, &k2), 0);
+	CU_ASSERT_EQUAL_FATAL(mq_create(&e, &q1, 256, 7), 0);
+	CU_ASSERT_EQUAL(q1.id, q0.id + 1); /* one process: one queue id space */
+	CU_ASSERT_EQUAL_FATAL(sim_kfd_face_procs(e.sim, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 3); /* the process, two queues */
+	free(v);
+	CU_ASSERT_EQUAL_FATAL(sim_proc_view_sync(e.sim), 0);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%d/queues/%u/gpuid", root,
+		 (int)getpid(), q1.id);
+	CU_ASSERT_EQUAL(read_small(path, buf, sizeof(buf)), 0);
+	snprintf(want, sizeof(want), "%u", sim_kfd_gpu_id(e.sim, 1));
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%d/queues/%u/size", root,
+		 (int)getpid(), q1.id);
+	CU_ASSERT_EQUAL(read_small(path, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "16384");
+	CU_ASSERT_EQUAL(hsaqm_kfd_queue_destroy(k2, q1.id), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_proc_view_sync(e.sim), 0);
+	CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_close(k2), 0);
+	CU_ASSERT_EQUAL(hsaqm_kfd_close(e.kfd), 0);
+	e.kfd = NULL;
+	CU_ASSERT_EQUAL_FATAL(sim_proc_view_sync(e.sim), 0);
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/proc/%d", root, (int)getpid());
+	CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+	env_close(&e);
+}
+
 static const struct t_case kfd_cases[] = {
+	T_CASE(test_second_open_in_a_process_is_the_same_kfd_process),
+	T_CASE(test_kfd_proc_view_lists_the_process_under_its_pid),
 	T_CASE(test_get_version_reports_the_configured_minor_17_by_default),
 	T_CASE(test_kfd_1_11_refuses_the_debugger_as_an_unknown_ioctl),
 	T_CASE(test_ioctls_the_model_does_not_have_get_the_kernels_answers),

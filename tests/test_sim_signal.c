@@ -518,7 +518,32 @@ static void test_real_time_scale_runs_model_time_faster(void)
 	CU_ASSERT_EQUAL(hsaqm_sim_create(&bad, &sim), -EINVAL);
 }
 
+/*
+ * Destroying a signal with an armed async handler drops the handler with it: the loop never
+ * reads the freed signal (ASan would report it) and never runs the handler again, even once
+ * the memory is reused by a new signal whose value satisfies the old condition.
+ */
+static void test_destroying_a_signal_drops_its_armed_handlers(void)
+{
+	struct hsaqm_sim *sim = t_sim_virtual(1);
+	struct sim_signal *s = sim_signal_create(sim, 1);
+	struct hcount h = { .keep_for = 100 };
+
+	CU_ASSERT_EQUAL(sim_signal_async_handler(sim, s, SIM_COND_LT, 1, count_handler, &h), 0);
+	sim_signal_store(sim, s, 0);
+	hsaqm_sim_advance(sim, 0);
+	CU_ASSERT_EQUAL(h.runs, 1);
+	sim_signal_destroy(sim, s);
+	struct sim_signal *t = sim_signal_create(sim, 1); /* often the same memory */
+	sim_signal_store(sim, t, -1);
+	hsaqm_sim_advance(sim, T_MS);
+	CU_ASSERT_EQUAL(h.runs, 1);
+	sim_signal_destroy(sim, t);
+	hsaqm_sim_destroy(sim);
+}
+
 static const struct t_case cases[] = {
+	T_CASE(test_destroying_a_signal_drops_its_armed_handlers),
 	T_CASE(test_signal_ops_return_old_values),
 	T_CASE(test_model_memory_is_zeroed_aligned_and_reusable),
 	T_CASE(test_handle_lookup_accepts_only_live_model_signals),
