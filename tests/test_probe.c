@@ -398,7 +398,11 @@ static void test_lv3_eperm_without_runtime_enable(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_probe_env_sim(&env, sim), 0);
 	quiet_host(&env);
-	env.runtime_enable = false; /* the model's KFD answers EPERM to a suspend then */
+	/* A runtime that never enabled the KFD's runtime (no RUNTIME_ENABLE, as before ROCr
+	 * called it): the probe makes its queue through the KFD itself, so the HSA face opens no
+	 * queue and never enables it, and the probe does not either; the KFD answers EPERM. */
+	env.queues_via_kfd = true;
+	env.runtime_enable = false;
 	struct hsaqm_probe_report *r = run_model(sim, &o, &env);
 	CU_ASSERT_EQUAL(lv3(r)->verdict, HSAQM_PROBE_NOT_SUPPORTED);
 	CU_ASSERT_STRING_EQUAL(lv3(r)->reason_code, "eperm");

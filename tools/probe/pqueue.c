@@ -7,11 +7,10 @@
  * /dev/kfd in a process reaches the same KFD process, so the probe's handle sees ROCr's
  * queues (design decision 1 relies on the same lookup).
  *
- * Model: one open() of the KFD face is one KFD process, so a queue the HSA face makes would
- * live in another process than the probe's handle. The probe then makes its queue through the
- * KFD itself (CREATE_QUEUE on memory from the HSA table, which is model memory there), rings
- * its doorbell through the mapped doorbell page, and still finds its id by ring address, so
- * the lookup code runs on the model too.
+ * Model: the same path. When a test needs a process whose runtime never enabled the KFD's
+ * runtime, the probe makes its queue through the KFD itself (env.queues_via_kfd: CREATE_QUEUE
+ * on memory from the HSA table, which is model memory there), rings its doorbell through the
+ * mapped doorbell page, and still finds its id by ring address.
  */
 #include <errno.h>
 #include <stdio.h>

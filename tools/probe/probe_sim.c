@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * probe_sim.c - the probe's target on the device model: the KFD face as transport, the
- * generated sysfs tree, the HSA face's table, model kernels. Two things differ from hardware,
- * both because one open() of the model's KFD is one KFD process (docs/sim.md):
- *   - the probe makes its check queues through the KFD itself (env.queues_via_kfd), so they
- *     live in the process its handle is;
- *   - the probe issues RUNTIME_ENABLE itself, as ROCr does in every HSA process.
+ * generated sysfs tree, the HSA face's table, model kernels. The checks take the same path as
+ * on hardware: the HSA face makes the check queue through the model's KFD (as ROCr goes
+ * through libhsakmt) and enables the KFD's runtime as ROCr does, and every open of the model's
+ * KFD in a process reaches the same KFD process, so the probe finds the queue by ring address.
+ * env.queues_via_kfd (the probe makes its queue through the KFD itself) stays for tests that
+ * need a process whose runtime never enabled the KFD's runtime.
  * Other processes' queues are read from the model's sysfs kfd/proc, as on hardware; the
  * model writes that folder from its KFD face when asked (sim/proc_view.c).
  */
@@ -54,7 +55,7 @@ int hsaqm_probe_env_sim(struct hsaqm_probe_env *env, struct hsaqm_sim *sim)
 	env->is_model = true;
 	env->model_name = "hsaqm device model (sim/, MI308X profile unless configured)";
 	env->sim = sim;
-	env->queues_via_kfd = true;
+	env->queues_via_kfd = false;
 	env->runtime_enable = true;
 	env->others = sim_others;
 	env->others_ctx = sim;
