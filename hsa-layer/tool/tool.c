@@ -44,14 +44,6 @@ enum tool_state {
 	TOOL_INACTIVE = 2, /* loaded, nothing installed (why[] says why) */
 };
 
-struct tool_queue {
-	struct tool_queue *next;
-	struct hsaqm_hsa_proxy *proxy;
-	struct hsaqm_xq *xq;
-	hsaqm_hsa_amd_queue_priority_t hsa_prio; /* what the application asked (NORMAL until set) */
-	uint32_t device;
-};
-
 struct tool_retired {
 	struct tool_retired *next;
 	char *json;
@@ -75,12 +67,11 @@ static struct tool {
 	struct tool_retired *retired;
 	uint32_t nretired;
 	int priority;
-	bool suspended;
+	uint32_t suspended; /* atomic (the node client reads it without g.lock) */
 	uint64_t created;
 	uint64_t passed_through; /* queues left to the runtime (fail open, non-GPU agents) */
 	bool stats_written;
 	bool atexit_registered;
-	const struct hsaqm_tool_node_client *node; /* the node-wide seam; NULL for now */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int fail_open_once, amd_create_once, stats_fail_once;
@@ -103,7 +94,7 @@ static int clamp_priority(long v)
 }
 
 /* The xqueue priority of a queue: the process priority moved by the HIP stream priority. */
-static int queue_priority(int base, hsaqm_hsa_amd_queue_priority_t hsa_prio)
+static int queue_priority(int base, int hsa_prio)
 {
 	long v = base;
 
@@ -170,6 +161,16 @@ static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
 		(unsigned long long)st.latency_count, (unsigned long long)st.latency_p50_ns,
 		(unsigned long long)st.latency_p99_ns, (unsigned long long)st.latency_p999_ns,
 		(unsigned long long)st.latency_max_ns);
+	if (!destroyed) {
+		char node[256];
+
+		tool_node_queue_json(q, node, sizeof(node));
+		/* Replace the closing brace: the daemon's view goes inside the queue's object. */
+		if (node[0]) {
+			fseek(f, -1, SEEK_CUR);
+			fprintf(f, "%s}", node);
+		}
+	}
 }
 
 static char *queue_json_dup(const struct tool_queue *q)
@@ -193,8 +194,10 @@ static void status_line(char *buf, size_t size)
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_ACTIVE)
-		snprintf(buf, size, "active: hsaqm %s, table %s, in-process scheduling, level %s, "
+		snprintf(buf, size, "active: hsaqm %s, table %s, %s, level %s, "
 			 "policy %s", hsaqm_version_string(), g.rt.layout.name,
+			 tool_node_connected() ? "node-wide scheduling via hsaqmd"
+					       : "in-process scheduling",
 			 hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind));
 	else if (st == TOOL_INACTIVE)
 		snprintf(buf, size, "inactive: %s", g.why);
@@ -222,8 +225,16 @@ static int stats_json_locked(char **out)
 		"\"queues_passed_through\":%llu},\"queues\":[",
 		g.rt_ok ? g.rt.layout.name : "unknown", g.priority, g.cfg.priority_step,
 		hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind),
-		g.suspended ? "true" : "false", (unsigned long long)g.created,
+		HSAQM_READ_ONCE(g.suspended) ? "true" : "false", (unsigned long long)g.created,
 		(unsigned long long)g.passed_through);
+	{
+		char *node = tool_node_json();
+
+		/* Inside "tool": back over its closing brace and the queues' opening. */
+		fseek(f, -(long)strlen("},\"queues\":["), SEEK_CUR);
+		fprintf(f, ",\"daemon\":%s},\"queues\":[", node ? node : "null");
+		free(node);
+	}
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		fputs(first ? "" : ",", f);
 		first = false;
@@ -279,9 +290,9 @@ static int reg_set_priority(void *arg, int priority)
 	g.priority = priority;
 	for (struct tool_queue *q = g.queues; q; q = q->next)
 		hsaqm_xq_set_priority(q->xq, queue_priority(priority, q->hsa_prio));
-	if (g.node && g.node->process_priority)
-		g.node->process_priority(g.node->arg, priority);
 	pthread_mutex_unlock(&g.lock);
+	/* Outside g.lock: a round trip to the daemon (when there is one). */
+	tool_node_priority(priority);
 	return 0;
 }
 
@@ -302,10 +313,16 @@ static int reg_hold(bool hold)
 	if (!active())
 		return -ENOTSUP;
 	pthread_mutex_lock(&g.lock);
-	g.suspended = hold;
+	HSAQM_WRITE_ONCE(g.suspended, (uint32_t)hold);
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
-		int err = hold ? hsaqm_xq_suspend(q->xq) : hsaqm_xq_resume(q->xq);
+		int err;
 
+		if (hsaqm_load_acquire(&q->node)) {
+			/* The daemon may hold it too: resumed only when neither holds it. */
+			tool_node_apply_hold(q);
+			continue;
+		}
+		err = hold ? hsaqm_xq_suspend(q->xq) : hsaqm_xq_resume(q->xq);
 		if (err && err != -EOPNOTSUPP && !rc)
 			rc = err;
 	}
@@ -352,6 +369,38 @@ static const struct hsaqm_process_ops reg_ops = {
 	.stats_json = reg_stats_json,
 	.status = reg_status,
 };
+
+/* ---- The node-wide scheduler's view of the tool (tool_node.c) ------------------------------ */
+
+/* Lock-free: the node client asks under g.lock (a connection's sweep) and outside it. */
+static int host_queue_adjust(const struct tool_queue *tq)
+{
+	int prio = HSAQM_READ_ONCE(tq->hsa_prio);
+
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		return g.cfg.priority_step;
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		return -g.cfg.priority_step;
+	return 0;
+}
+
+static bool host_process_suspended(void)
+{
+	return HSAQM_READ_ONCE(g.suspended) != 0;
+}
+
+static struct tool_node_host node_host = {
+	.queue_adjust = host_queue_adjust,
+	.process_suspended = host_process_suspended,
+};
+
+void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg)
+{
+	pthread_mutex_lock(&g.lock);
+	for (struct tool_queue *q = g.queues; q; q = q->next)
+		fn(q, arg);
+	pthread_mutex_unlock(&g.lock);
+}
 
 /* ---- Queue creation and destruction ------------------------------------------------------ */
 
@@ -432,6 +481,10 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	base = g.priority;
 	seq = g.created++;
 	pthread_mutex_unlock(&g.lock);
+	/* After the context (its exit handler must run after the node's): the daemon, if any.
+	 * No lock held: a connection is a round trip. */
+	if (ctx)
+		tool_node_start(&node_host, base);
 	if (!ctx) {
 		free(tq);
 		hsaqm_log_notice(&fail_open_once, "no scheduling context (%s): queues run "
@@ -466,11 +519,12 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	/* A process-wide change made while the queue was being created applies to it too. */
 	if (g.priority != base)
 		hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, tq->hsa_prio));
-	if (g.suspended)
+	if (HSAQM_READ_ONCE(g.suspended))
 		hsaqm_xq_suspend(tq->xq);
-	if (g.node && g.node->queue_created)
-		g.node->queue_created(g.node->arg, tq->xq, device, cfg.xq.priority);
 	pthread_mutex_unlock(&g.lock);
+	/* Registered (and held, when its process is held on that device: TC3) before the
+	 * application has the queue, so before its first packet. */
+	tool_node_queue_add(tq);
 	*queue = hsaqm_hsa_proxy_queue(p);
 	return HSAQM_HSA_STATUS_SUCCESS;
 
@@ -517,9 +571,10 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 			free(r);
 		}
 	}
-	if (tq && g.node && g.node->queue_destroyed)
-		g.node->queue_destroyed(g.node->arg, tq->xq);
 	pthread_mutex_unlock(&g.lock);
+	/* Out of the daemon's registry first: no callback acts on the queue being torn down. */
+	if (tq)
+		tool_node_queue_remove(tq);
 	/*
 	 * Outside g.lock: the drain waits for the hardware queue. lib lets go of everything held
 	 * or gated first (decision 4), so no gate stays closed and nothing is lost.
@@ -653,8 +708,12 @@ W_ADD(w_add_write_screlease, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCRELEASE)
 		struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_doorbell(s);          \
 		if (__builtin_expect(p == NULL, 1))                                    \
 			NEXT(entry, hsaqm_hsa_signal_store_fn)(s, v);                  \
-		else                                                                   \
+		else {                                                                 \
+			/* Before: the daemon hears at once; after: lib's answer stands. */ \
+			tool_node_doorbell(p);                                         \
 			hsaqm_hsa_proxy_doorbell(p, v);                                \
+			tool_node_doorbell(p);                                         \
+		}                                                                      \
 	}
 
 W_SIGNAL_STORE(w_signal_store_relaxed, HSAQM_API_SIGNAL_STORE_RELAXED)
@@ -685,12 +744,23 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 		for (struct tool_queue *q = g.queues; q; q = q->next) {
 			if (q->proxy != p)
 				continue;
-			q->hsa_prio = prio;
+			HSAQM_WRITE_ONCE(q->hsa_prio, (int)prio);
 			/* The process priority changed meanwhile: this queue follows it. */
 			if (g.priority != base)
 				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
 		}
 		pthread_mutex_unlock(&g.lock);
+		/* The daemon learns the queue's new adjustment (a round trip, no lock held). The
+		 * queue cannot be destroyed meanwhile: the application is using it here. */
+		struct tool_queue *tq = NULL;
+
+		pthread_mutex_lock(&g.lock);
+		for (struct tool_queue *q = g.queues; q; q = q->next)
+			if (q->proxy == p)
+				tq = q;
+		pthread_mutex_unlock(&g.lock);
+		if (tq)
+			tool_node_queue_update(tq);
 	}
 	return rc ? hsaqm_hsa_status_from_errno(rc) : HSAQM_HSA_STATUS_SUCCESS;
 }
@@ -845,8 +915,9 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	g.ctx_err = 0;
 	g.stats_written = false;
 	hsaqm_tool_config_read(&g.cfg, env_get);
+	node_host.kfd = hsaqm_kfd_transport_default();
 	g.priority = g.cfg.priority;
-	g.suspended = false;
+	HSAQM_WRITE_ONCE(g.suspended, 0u);
 	if (!g.atexit_registered && atexit(tool_atexit) == 0)
 		g.atexit_registered = true;
 
@@ -955,6 +1026,7 @@ TOOL_EXPORT void OnUnload(void)
 			destroy_proxy(p);
 		}
 	}
+	tool_node_stop();
 	write_stats_file();
 	hsaqm_process_unregister(&reg_ops, NULL);
 	/* Wrappers still installed until ROCr resets the table pass everything through. */

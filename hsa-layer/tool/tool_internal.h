@@ -11,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hsaqm/barrier.h"
 #include "hsaqm/hsaqm.h"
+
+struct hsaqm_hsa_proxy;
+struct hsaqm_kfd_transport;
 
 /* Named process priorities (HSAQM_PRIORITY); any integer in -100..100 is accepted too. */
 #define HSAQM_TOOL_PRIORITY_IDLE (-90)
@@ -54,17 +58,70 @@ int hsaqm_tool_parse_priority(const char *text, int *out);
 int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out);
 
 /*
- * The node-wide seam. Scheduling in this version is within the process (all its queues, on
- * every device). A client of the node-wide daemon plugs in here: it is told of every queue
- * the tool creates and destroys and of priority changes, and may change a queue's priority
- * or hold it by hand through lib's public API. NULL members are skipped; with no client
- * installed (now) nothing is called.
+ * The node-wide seam (tool_node.c): the client of hsaqmd (docs/daemon.md). When a daemon
+ * listens (HSAQM_DAEMON, else the default sockets), every queue the tool makes is registered
+ * with it; the doorbell marks a queue ready, a watcher marks it idle once lib says so; the
+ * daemon's PREEMPT holds the queue by hand at its level (hsaqm_xq_suspend), RESUME lets it
+ * go; a daemon that dies resumes everything at once and leaves the process to its local
+ * scheduling. Without a daemon nothing here is called but the first probe of each second.
  */
-struct hsaqm_tool_node_client {
-	int (*queue_created)(void *arg, struct hsaqm_xq *xq, uint32_t device, int priority);
-	void (*queue_destroyed)(void *arg, struct hsaqm_xq *xq);
-	void (*process_priority)(void *arg, int priority);
-	void *arg;
+struct tool_node_queue; /* tool_node.c */
+
+struct tool_queue {
+	struct tool_queue *next;
+	struct hsaqm_hsa_proxy *proxy;
+	struct hsaqm_xq *xq;
+	int hsa_prio; /* hsaqm_hsa_amd_queue_priority_t: what the application asked */
+	uint32_t device;
+	struct tool_node_queue *node; /* atomic: the daemon's side, NULL when not registered */
 };
+
+/* The process-wide facts the node client reads from the tool (tool.c). */
+struct tool_node_host {
+	/* What @tq's HIP priority adds to the process priority (+-HSAQM_PRIORITY_STEP). */
+	int (*queue_adjust)(const struct tool_queue *tq);
+	/* Whether the process is suspended by hand (hsaqm.suspend()). Atomic read. */
+	bool (*process_suspended)(void);
+	const struct hsaqm_kfd_transport *kfd; /* for gpu_ids (sysfs), may be NULL */
+};
+
+/*
+ * Connect when no client is open yet (at most one attempt a second; the caller holds no
+ * lock); on success every live queue is registered (through tool_queues_foreach()).
+ * Returns 1 when a client is open (connected, or reconnecting by itself), 0 when no daemon.
+ */
+int tool_node_start(const struct tool_node_host *host, int priority);
+/* Leave the daemon (its queues are dropped, whoever they held back resumes) and stop. */
+void tool_node_stop(void);
+/* Register @tq; when the process is held on that device, hold it before returning (TC3). */
+void tool_node_queue_add(struct tool_queue *tq);
+/* Unregister @tq: no callback names it after this returns. */
+void tool_node_queue_remove(struct tool_queue *tq);
+/* The queue's priority changed (HIP stream priority): its adjustment goes to the daemon. */
+void tool_node_queue_update(struct tool_queue *tq);
+/* The process priority changed. */
+void tool_node_priority(int priority);
+/* Re-apply @tq's hold after the process was suspended or resumed by hand. */
+void tool_node_apply_hold(struct tool_queue *tq);
+/*
+ * The doorbell of proxy @p rang and lib took its packets: mark the queue ready. Without a
+ * daemon one relaxed load; with one, a lookup and one load while the queue is marked already.
+ */
+extern uint32_t tool_node_on;
+void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p);
+static inline void tool_node_doorbell(struct hsaqm_hsa_proxy *p)
+{
+	if (__builtin_expect(HSAQM_READ_ONCE(tool_node_on) != 0, 0))
+		tool_node_doorbell_proxy(p);
+}
+/* A JSON object describing the daemon connection (docs/tool.md), or "null"; malloc'ed. */
+char *tool_node_json(void);
+/* A JSON fragment for one queue: ',"daemon":{...}' or "". Writes into @buf. */
+void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size);
+/* Whether a client is open (the status line says "node-wide scheduling via hsaqmd"). */
+bool tool_node_connected(void);
+
+/* tool.c: call @fn for every live queue under the tool's lock (the node registers them). */
+void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg);
 
 #endif /* HSAQM_TOOL_INTERNAL_H */

@@ -37,7 +37,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: hsaqm-run [-p PRIORITY] [-l LEVEL] [--stats FILE] [--] COMMAND [ARG]...\n"
+		"Usage: hsaqm-run [-p PRIORITY] [-l LEVEL] [--stats FILE] [--daemon SOCKET|off]\n"
+		"                 [--] COMMAND [ARG]...\n"
 		"Run COMMAND with hsaqm's HSA tool library: its GPU queues are scheduled by\n"
 		"priority with preemption. No change to the program, no LD_PRELOAD.\n"
 		"\n"
@@ -47,11 +48,14 @@ static void usage(FILE *f)
 		"                           lv3 (0-3)\n"
 		"      --stats FILE         write the process's per-queue statistics as JSON to FILE\n"
 		"                           at exit\n"
+		"      --daemon SOCKET      the hsaqmd socket that schedules across processes\n"
+		"                           (HSAQM_DAEMON; default: the user's, then the node's\n"
+		"                           daemon when one listens; off: this process alone)\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"Environment it sets: HSA_TOOLS_LIB (libhsaqm-tool.so, absolute path, after any tool\n"
 		"already named), HSA_TOOLS_ROCPROFILER_V1_TOOLS=1, HSAQM_PRIORITY, HSAQM_LEVEL,\n"
-		"HSAQM_STATS_FILE. Other HSAQM_* variables pass through (docs/tool.md).\n"
+		"HSAQM_STATS_FILE, HSAQM_DAEMON. Other HSAQM_* variables pass through (docs/tool.md).\n"
 		"Exit status: COMMAND's; 2 for a usage error; 126/127 when COMMAND cannot run.\n");
 }
 
@@ -138,10 +142,11 @@ int main(int argc, char **argv)
 		{ "priority", required_argument, NULL, 'p' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "stats", required_argument, NULL, 's' },
+		{ "daemon", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *priority = NULL, *level = NULL, *stats = NULL;
+	const char *priority = NULL, *level = NULL, *stats = NULL, *daemon_sock = NULL;
 	char tool[PATH_MAX], esc[2 * PATH_MAX], stats_abs[PATH_MAX];
 	const char *old;
 	char *list;
@@ -174,6 +179,13 @@ int main(int argc, char **argv)
 		}
 		case 's':
 			stats = optarg;
+			break;
+		case 'd':
+			if (!*optarg) {
+				fprintf(stderr, "hsaqm-run: --daemon: a socket path, or off\n");
+				return EXIT_USAGE;
+			}
+			daemon_sock = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -221,7 +233,8 @@ int main(int argc, char **argv)
 	if (setenv("HSA_TOOLS_LIB", list, 1) || setenv("HSA_TOOLS_ROCPROFILER_V1_TOOLS", "1", 1) ||
 	    (priority && setenv("HSAQM_PRIORITY", priority, 1)) ||
 	    (level && setenv("HSAQM_LEVEL", level, 1)) ||
-	    (stats && setenv("HSAQM_STATS_FILE", stats_abs, 1))) {
+	    (stats && setenv("HSAQM_STATS_FILE", stats_abs, 1)) ||
+	    (daemon_sock && setenv("HSAQM_DAEMON", daemon_sock, 1))) {
 		perror("hsaqm-run: setenv");
 		return EXIT_NOEXEC;
 	}

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_node.c - the tool library's client of hsaqmd: priorities across processes
+ * (docs/daemon.md, docs/tool.md "Across processes: hsaqmd").
+ *
+ * Each process keeps scheduling its own queues with lib (in-process HPF/UTIL as before); the
+ * daemon decides which queues of the node must hold, per device, and this file carries its
+ * decisions out with lib's public API: PREEMPT = hsaqm_xq_suspend() (the queue's gate closes
+ * at Lv2, the hardware queue is suspended at Lv3, nothing more is released at Lv1),
+ * RESUME = hsaqm_xq_resume() unless the process is suspended by hand too.
+ *
+ * Ready and idle: lib has no event hook, so the tool reports what it sees. The doorbell
+ * wrapper marks a queue ready before it hands the packets to lib (so the daemon hears at
+ * once) and checks again after lib took them (one load each while it is marked already); a watcher thread, awake only while some queue is marked, asks lib every
+ * NODE_IDLE_POLL_US whether a marked queue has gone idle and marks it idle. The race
+ * between the two is closed by lib's device lock: the watcher clears `marked` before it
+ * reads the queue's state under that lock, and the doorbell reads `marked` after
+ * hsaqm_xq_submitted() took the same lock, so one of them sees the other (see
+ * watch_queue()).
+ *
+ * Nothing on the application's submission path waits for the socket: marking is a store in
+ * the shared page and, at most, one non-blocking eventfd write (hsaqm_dclient_queue_mark).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hsa_backend_internal.h"
+#include "hsaqm/barrier.h"
+#include "hsaqm/daemon_client.h"
+#include "hsaqm/hsa_backend.h"
+#include "hsaqm/hsaqm.h"
+#include "hsaqm/kfd.h"
+#include "hsaqm/kfd_transport.h"
+#include "log_internal.h"
+#include "tool_internal.h"
+
+/*
+ * How often the watcher asks lib whether a marked queue went idle. It bounds how long the
+ * daemon believes an idle queue still has work (a lower process stays held that much longer
+ * after a higher one finished); it costs one hsaqm_xq_get_info() per marked queue per poll,
+ * only while queues are marked. Assumption: 200 us is small beside the millisecond kernels
+ * a held process waits behind, and 5000 wake-ups a second of one thread is cheap.
+ */
+#define NODE_IDLE_POLL_US 200u
+/* How often a process without a daemon looks again (at a queue creation). */
+#define NODE_RETRY_NS (1000ull * 1000 * 1000)
+/* Slots of the proxy -> queue map: twice the daemon's 128 queues per client, a power of 2. */
+#define NODE_MAP_SIZE 256u
+#define NODE_MAP_TOMB ((struct hsaqm_hsa_proxy *)(uintptr_t)1)
+
+/* Published in tool_queue.node by a CAS (release); every reader loads it with acquire. */
+struct tool_node_queue {
+	struct tool_queue *tq;
+	struct hsaqm_dclient_queue *dq;
+	pthread_mutex_t mark_lock; /* serialises hsaqm_dclient_queue_mark() for the queue */
+	uint32_t marked;           /* atomic: what the daemon was told (1 ready) */
+	pthread_mutex_t hold_lock; /* daemon_held, applied: the callback vs suspend by hand */
+	bool daemon_held;
+	bool applied;              /* hsaqm_xq_suspend() in force through us */
+	uint64_t holds;            /* PREEMPTs applied */
+	uint64_t last_hold_ns;     /* CLOCK_MONOTONIC after the suspend returned */
+	uint64_t last_resume_ns;
+	uint32_t qid;
+};
+
+static struct {
+	pthread_mutex_t lock; /* everything below but the map and the atomics */
+	pthread_cond_t cond;
+	const struct tool_node_host *host;
+	struct hsaqm_dclient *client;
+	bool exiting;
+	bool atexit_done;
+	uint64_t last_try_ns;
+	int last_err;
+	pthread_t watcher;
+	bool watcher_started;
+	bool watch_wake;
+	/* Counters for the stats document. */
+	uint64_t holds, resumes, losts, connects;
+	uint64_t last_hold_ns, last_resume_ns, last_lost_ns;
+	struct { struct hsaqm_hsa_proxy *p; struct tool_node_queue *nq; } map[NODE_MAP_SIZE];
+	uint32_t nmarked; /* atomic: queues marked ready (the watcher sleeps at 0) */
+} n = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+uint32_t tool_node_on;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- proxy -> queue: a lock-free read side, written under n.lock ------------------------ */
+
+static uint32_t map_hash(const struct hsaqm_hsa_proxy *p)
+{
+	uint64_t v = (uint64_t)(uintptr_t)p;
+
+	return (uint32_t)((v >> 4) * 0x9e3779b97f4a7c15ull >> 56) & (NODE_MAP_SIZE - 1);
+}
+
+static int map_put(struct hsaqm_hsa_proxy *p, struct tool_node_queue *nq)
+{
+	for (uint32_t i = 0, h = map_hash(p); i < NODE_MAP_SIZE; i++, h = (h + 1) & (NODE_MAP_SIZE - 1)) {
+		struct hsaqm_hsa_proxy *cur = HSAQM_READ_ONCE(n.map[h].p);
+
+		if (cur == NULL || cur == NODE_MAP_TOMB) {
+			HSAQM_WRITE_ONCE(n.map[h].nq, nq);
+			/* Release: the value is visible to a reader that finds the key. */
+			hsaqm_store_release(&n.map[h].p, p);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static struct tool_node_queue *map_get(const struct hsaqm_hsa_proxy *p)
+{
+	for (uint32_t i = 0, h = map_hash(p); i < NODE_MAP_SIZE; i++, h = (h + 1) & (NODE_MAP_SIZE - 1)) {
+		/* Acquire: pairs with map_put's release of the key. */
+		struct hsaqm_hsa_proxy *cur = hsaqm_load_acquire(&n.map[h].p);
+
+		if (cur == p)
+			return HSAQM_READ_ONCE(n.map[h].nq);
+		if (cur == NULL)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void map_del(const struct hsaqm_hsa_proxy *p)
+{
+	for (uint32_t i = 0, h = map_hash(p); i < NODE_MAP_SIZE; i++, h = (h + 1) & (NODE_MAP_SIZE - 1)) {
+		struct hsaqm_hsa_proxy *cur = HSAQM_READ_ONCE(n.map[h].p);
+
+		if (cur == p) {
+			HSAQM_WRITE_ONCE(n.map[h].p, NODE_MAP_TOMB);
+			return;
+		}
+		if (cur == NULL)
+			return;
+	}
+}
+
+/* ---- holding ------------------------------------------------------------------------- */
+
+/* hold_lock held: make the queue's hand-hold what the daemon and the process want. */
+static void apply_locked(struct tool_node_queue *nq)
+{
+	bool want = nq->daemon_held || n.host->process_suspended();
+	int rc;
+
+	if (want == nq->applied)
+		return;
+	rc = want ? hsaqm_xq_suspend(nq->tq->xq) : hsaqm_xq_resume(nq->tq->xq);
+	if (rc && rc != -EOPNOTSUPP)
+		hsaqm_log_warn("hsaqmd: %s a queue: %s", want ? "holding" : "resuming",
+			       strerror(-rc));
+	nq->applied = want;
+}
+
+void tool_node_apply_hold(struct tool_queue *tq)
+{
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+
+	if (!nq) {
+		/* Not registered: the process-wide hold alone decides. */
+		if (n.host && n.host->process_suspended())
+			hsaqm_xq_suspend(tq->xq);
+		else
+			hsaqm_xq_resume(tq->xq);
+		return;
+	}
+	pthread_mutex_lock(&nq->hold_lock);
+	/* Suspend by hand is not nested in lib: force the call even when "applied" agrees. */
+	nq->applied = !(nq->daemon_held || n.host->process_suspended());
+	apply_locked(nq);
+	pthread_mutex_unlock(&nq->hold_lock);
+}
+
+static void node_callback(enum hsaqm_dclient_event ev, struct hsaqm_dclient_queue *q,
+			  void *queue_arg, void *arg)
+{
+	struct tool_node_queue *nq = queue_arg;
+	uint64_t t;
+
+	(void)q;
+	(void)arg;
+	switch (ev) {
+	case HSAQM_DCLIENT_PREEMPT:
+	case HSAQM_DCLIENT_RESUME:
+		pthread_mutex_lock(&nq->hold_lock);
+		nq->daemon_held = ev == HSAQM_DCLIENT_PREEMPT;
+		apply_locked(nq);
+		t = mono_ns();
+		if (nq->daemon_held) {
+			nq->holds++;
+			nq->last_hold_ns = t;
+		} else {
+			nq->last_resume_ns = t;
+		}
+		pthread_mutex_unlock(&nq->hold_lock);
+		pthread_mutex_lock(&n.lock);
+		if (ev == HSAQM_DCLIENT_PREEMPT) {
+			n.holds++;
+			n.last_hold_ns = t;
+		} else {
+			n.resumes++;
+			n.last_resume_ns = t;
+		}
+		pthread_mutex_unlock(&n.lock);
+		break;
+	case HSAQM_DCLIENT_LOST:
+		/* Every held queue got RESUME just before: the process schedules locally. */
+		pthread_mutex_lock(&n.lock);
+		n.losts++;
+		n.last_lost_ns = mono_ns();
+		pthread_mutex_unlock(&n.lock);
+		break;
+	case HSAQM_DCLIENT_CONNECTED:
+		pthread_mutex_lock(&n.lock);
+		n.connects++;
+		pthread_mutex_unlock(&n.lock);
+		break;
+	}
+}
+
+/* ---- ready / idle -------------------------------------------------------------------- */
+
+static void wake_watcher(void)
+{
+	pthread_mutex_lock(&n.lock);
+	n.watch_wake = true;
+	pthread_cond_signal(&n.cond);
+	pthread_mutex_unlock(&n.lock);
+}
+
+void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p)
+{
+	struct tool_node_queue *nq = map_get(p);
+
+	/* Marked already: the common case costs the lookup and this load. */
+	if (!nq || HSAQM_READ_ONCE(nq->marked))
+		return;
+	pthread_mutex_lock(&nq->mark_lock);
+	if (!HSAQM_READ_ONCE(nq->marked) && nq->dq) {
+		HSAQM_WRITE_ONCE(nq->marked, 1u);
+		hsaqm_dclient_queue_mark(nq->dq, true);
+		hsaqm_fetch_add(&n.nmarked, 1u);
+		pthread_mutex_unlock(&nq->mark_lock);
+		wake_watcher();
+		return;
+	}
+	pthread_mutex_unlock(&nq->mark_lock);
+}
+
+/*
+ * Whether the marked queue went idle; if so, tell the daemon. `marked` is cleared before
+ * lib is asked (under its device lock) and the doorbell reads it after lib took its packets
+ * (under the same lock): if lib's answer predates the doorbell's packets, the doorbell sees
+ * marked == 0 and marks again; otherwise lib's answer is not idle and marked is restored.
+ */
+static void watch_queue(struct tool_queue *tq, void *arg)
+{
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+	struct hsaqm_xq_info info;
+
+	(void)arg;
+	if (!nq || !HSAQM_READ_ONCE(nq->marked))
+		return;
+	pthread_mutex_lock(&nq->mark_lock);
+	if (HSAQM_READ_ONCE(nq->marked) && nq->dq) {
+		HSAQM_WRITE_ONCE(nq->marked, 0u);
+		if (hsaqm_xq_get_info(tq->xq, &info) == 0 && info.state == HSAQM_XQ_IDLE) {
+			hsaqm_dclient_queue_mark(nq->dq, false);
+			hsaqm_fetch_add(&n.nmarked, (uint32_t)-1);
+		} else {
+			HSAQM_WRITE_ONCE(nq->marked, 1u);
+		}
+	}
+	pthread_mutex_unlock(&nq->mark_lock);
+}
+
+static void *watcher_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "hsaqm-idle", 0, 0, 0);
+	pthread_mutex_lock(&n.lock);
+	for (;;) {
+		while (!n.exiting && !n.watch_wake && HSAQM_READ_ONCE(n.nmarked) == 0)
+			pthread_cond_wait(&n.cond, &n.lock);
+		if (n.exiting)
+			break;
+		n.watch_wake = false;
+		pthread_mutex_unlock(&n.lock);
+		struct timespec ts = { 0, NODE_IDLE_POLL_US * 1000l };
+
+		nanosleep(&ts, NULL);
+		tool_queues_foreach(watch_queue, NULL);
+		pthread_mutex_lock(&n.lock);
+	}
+	pthread_mutex_unlock(&n.lock);
+	return NULL;
+}
+
+/* ---- registration -------------------------------------------------------------------- */
+
+static uint32_t gpu_id_of(uint32_t node)
+{
+	struct hsaqm_topology_node tn;
+
+	/* The KFD gpu_id names a device the same way in every process; the node id would too
+	 * on one machine, but the registry promises gpu_ids. */
+	if (n.host->kfd && n.host->kfd->sysfs_root &&
+	    hsaqm_topology_node_load(n.host->kfd->sysfs_root, node, &tn) == 0 && tn.gpu_id)
+		return tn.gpu_id;
+	return node;
+}
+
+static void queue_config(struct tool_queue *tq, struct tool_node_queue *nq,
+			 struct hsaqm_dclient_queue_config *qc)
+{
+	struct hsaqm_xq_info info;
+	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(tq->proxy);
+
+	memset(qc, 0, sizeof(*qc));
+	qc->gpu_id = gpu_id_of(tq->device);
+	qc->kfd_queue_id = tq->proxy->lv3_state == HSAQM_HSA_LV3_READY ? tq->proxy->kfd_queue_id
+									 : UINT32_MAX;
+	qc->hsa_queue_id = hq->id;
+	qc->level = hsaqm_xq_get_info(tq->xq, &info) == 0 ? info.effective_level : HSAQM_LEVEL_NONE;
+	qc->prio_adj = n.host->queue_adjust(tq);
+	qc->arg = nq;
+}
+
+static int cur_priority = HSAQM_PRIORITY_DEFAULT; /* under n.lock */
+
+void tool_node_queue_add(struct tool_queue *tq)
+{
+	struct hsaqm_dclient_queue_config qc;
+	struct tool_node_queue *nq, *expected = NULL;
+	struct hsaqm_dclient *c;
+	int held = 0, rc;
+
+	pthread_mutex_lock(&n.lock);
+	c = n.client;
+	pthread_mutex_unlock(&n.lock);
+	if (!c || hsaqm_load_acquire(&tq->node))
+		return;
+	nq = calloc(1, sizeof(*nq));
+	if (!nq)
+		return;
+	nq->tq = tq;
+	pthread_mutex_init(&nq->mark_lock, NULL);
+	pthread_mutex_init(&nq->hold_lock, NULL);
+	/*
+	 * hold_lock across the registration: a command the daemon changes right after its reply
+	 * comes as a callback, which must find daemon_held already set from @held; and whoever
+	 * finds the queue meanwhile (dq still NULL) waits here or skips it.
+	 */
+	pthread_mutex_lock(&nq->hold_lock);
+	/* Claim: the first queue creation and a (re)connection's sweep may both get here. */
+	if (!hsaqm_cas(&tq->node, &expected, nq)) {
+		pthread_mutex_unlock(&nq->hold_lock);
+		pthread_mutex_destroy(&nq->mark_lock);
+		pthread_mutex_destroy(&nq->hold_lock);
+		free(nq);
+		return;
+	}
+	queue_config(tq, nq, &qc);
+	rc = hsaqm_dclient_queue_add(c, &qc, &nq->dq, &held);
+	if (rc) {
+		/* Kept (dq NULL = not registered) for whoever holds it; freed at remove. */
+		nq->dq = NULL;
+		apply_locked(nq);
+		pthread_mutex_unlock(&nq->hold_lock);
+		hsaqm_log_warn("hsaqmd: registering a queue: %s (it is scheduled in-process only)",
+			       strerror(-rc));
+		return;
+	}
+	nq->qid = hsaqm_dclient_queue_id(nq->dq);
+	/* TC3: created while its process is held on that device: held before its first packet. */
+	nq->daemon_held = held;
+	apply_locked(nq);
+	if (held) {
+		nq->holds++;
+		nq->last_hold_ns = mono_ns();
+	}
+	pthread_mutex_unlock(&nq->hold_lock);
+	pthread_mutex_lock(&n.lock);
+	if (map_put(tq->proxy, nq))
+		hsaqm_log_warn("hsaqmd: more queues than the map holds: doorbells of this one are "
+			       "not reported");
+	pthread_mutex_unlock(&n.lock);
+}
+
+void tool_node_queue_remove(struct tool_queue *tq)
+{
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+	struct hsaqm_dclient_queue *dq;
+
+	if (!nq)
+		return;
+	pthread_mutex_lock(&n.lock);
+	map_del(tq->proxy);
+	pthread_mutex_unlock(&n.lock);
+	pthread_mutex_lock(&nq->hold_lock);
+	pthread_mutex_lock(&nq->mark_lock);
+	dq = nq->dq;
+	nq->dq = NULL;
+	pthread_mutex_unlock(&nq->mark_lock);
+	pthread_mutex_unlock(&nq->hold_lock);
+	/* Waits for a running callback naming it (which takes hold_lock: not held here); none
+	 * comes after. */
+	if (dq)
+		hsaqm_dclient_queue_remove(dq);
+	HSAQM_WRITE_ONCE(tq->node, NULL);
+	pthread_mutex_lock(&nq->mark_lock);
+	if (HSAQM_READ_ONCE(nq->marked))
+		hsaqm_fetch_add(&n.nmarked, (uint32_t)-1);
+	pthread_mutex_unlock(&nq->mark_lock);
+	pthread_mutex_lock(&nq->hold_lock);
+	/* The destroy that follows lets go of everything; the process hold is lib's to drop. */
+	if (nq->applied && !n.host->process_suspended())
+		hsaqm_xq_resume(tq->xq);
+	pthread_mutex_unlock(&nq->hold_lock);
+	pthread_mutex_destroy(&nq->mark_lock);
+	pthread_mutex_destroy(&nq->hold_lock);
+	free(nq);
+}
+
+void tool_node_queue_update(struct tool_queue *tq)
+{
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+	struct hsaqm_dclient_queue_config qc;
+
+	if (!nq)
+		return;
+	queue_config(tq, nq, &qc);
+	pthread_mutex_lock(&nq->hold_lock);
+	if (nq->dq)
+		hsaqm_dclient_queue_update(nq->dq, &qc);
+	pthread_mutex_unlock(&nq->hold_lock);
+}
+
+void tool_node_priority(int priority)
+{
+	struct hsaqm_dclient *c;
+	int granted = priority, rc;
+
+	pthread_mutex_lock(&n.lock);
+	cur_priority = priority;
+	c = n.client;
+	pthread_mutex_unlock(&n.lock);
+	if (!c)
+		return;
+	rc = hsaqm_dclient_set_priority(c, priority, &granted);
+	if (rc == -EPERM)
+		hsaqm_log_warn("hsaqmd: priority %d is above this user's cap: %d stays in force "
+			       "across processes", priority, granted);
+	/* The queues' adjustments are relative to the process priority: they follow it. */
+}
+
+static void register_one(struct tool_queue *tq, void *arg)
+{
+	(void)arg;
+	tool_node_queue_add(tq);
+}
+
+static void node_atexit(void)
+{
+	tool_node_stop();
+}
+
+int tool_node_start(const struct tool_node_host *host, int priority)
+{
+	struct hsaqm_dclient_config cfg = { .priority = priority, .callback = node_callback };
+	struct hsaqm_dclient *c = NULL;
+	uint64_t now = mono_ns();
+	int rc;
+
+	pthread_mutex_lock(&n.lock);
+	if (n.client || n.exiting) {
+		rc = n.client != NULL;
+		pthread_mutex_unlock(&n.lock);
+		return rc;
+	}
+	if (n.last_try_ns && now - n.last_try_ns < NODE_RETRY_NS) {
+		pthread_mutex_unlock(&n.lock);
+		return 0;
+	}
+	n.last_try_ns = now;
+	n.host = host;
+	/* The connection is made under n.lock: two first queues must not open two clients. */
+	rc = hsaqm_dclient_open(&cfg, &c);
+	n.last_err = rc;
+	if (rc) {
+		pthread_mutex_unlock(&n.lock);
+		if (rc != -ENOENT)
+			hsaqm_log_warn("hsaqmd: cannot connect (%s): scheduling in-process only",
+				       strerror(-rc));
+		return 0;
+	}
+	n.client = c;
+	cur_priority = priority;
+	n.connects++;
+	if (!n.watcher_started) {
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		n.watcher_started = pthread_create(&n.watcher, NULL, watcher_main, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	/*
+	 * Registered after lib's context (made with the first queue), so this exit handler runs
+	 * before lib's: the daemon is left, and no callback acts, while lib lets go of queues.
+	 */
+	if (!n.atexit_done && atexit(node_atexit) == 0)
+		n.atexit_done = true;
+	pthread_mutex_unlock(&n.lock);
+	/* Release: the map and the client are set up for the doorbells that see this. */
+	hsaqm_store_release(&tool_node_on, 1u);
+	hsaqm_log_info("hsaqmd: connected; priorities hold across processes");
+	tool_queues_foreach(register_one, NULL);
+	return 1;
+}
+
+static void unregister_one(struct tool_queue *tq, void *arg)
+{
+	(void)arg;
+	tool_node_queue_remove(tq);
+}
+
+void tool_node_stop(void)
+{
+	struct hsaqm_dclient *c;
+	bool join;
+
+	pthread_mutex_lock(&n.lock);
+	c = n.client;
+	if (!c) {
+		pthread_mutex_unlock(&n.lock);
+		return;
+	}
+	n.exiting = true;
+	join = n.watcher_started;
+	pthread_cond_broadcast(&n.cond);
+	pthread_mutex_unlock(&n.lock);
+	HSAQM_WRITE_ONCE(tool_node_on, 0u);
+	if (join)
+		pthread_join(n.watcher, NULL);
+	tool_queues_foreach(unregister_one, NULL);
+	hsaqm_dclient_close(c);
+	pthread_mutex_lock(&n.lock);
+	n.client = NULL;
+	n.watcher_started = false;
+	n.exiting = false;
+	n.last_try_ns = 0;
+	pthread_mutex_unlock(&n.lock);
+}
+
+bool tool_node_connected(void)
+{
+	struct hsaqm_dclient *c;
+	bool v;
+
+	pthread_mutex_lock(&n.lock);
+	c = n.client;
+	v = c && hsaqm_dclient_connected(c) == 1;
+	pthread_mutex_unlock(&n.lock);
+	return v;
+}
+
+char *tool_node_json(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int connected;
+
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&n.lock);
+	if (!n.client) {
+		fprintf(f, "{\"client\":false,\"connected\":false,\"error\":\"%s\"}",
+			n.last_try_ns ? strerror(-n.last_err) : "not tried");
+	} else {
+		connected = hsaqm_dclient_connected(n.client) == 1;
+		fprintf(f,
+			"{\"client\":true,\"connected\":%s,\"priority\":%d,\"holds\":%llu,"
+			"\"resumes\":%llu,\"lost\":%llu,\"connects\":%llu,\"last_hold_ns\":%llu,"
+			"\"last_resume_ns\":%llu,\"last_lost_ns\":%llu}",
+			connected ? "true" : "false", cur_priority, (unsigned long long)n.holds,
+			(unsigned long long)n.resumes, (unsigned long long)n.losts,
+			(unsigned long long)n.connects, (unsigned long long)n.last_hold_ns,
+			(unsigned long long)n.last_resume_ns, (unsigned long long)n.last_lost_ns);
+	}
+	pthread_mutex_unlock(&n.lock);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size)
+{
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+
+	if (!nq) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	pthread_mutex_lock(&nq->hold_lock);
+	snprintf(buf, size,
+		 ",\"daemon\":{\"qid\":%u,\"held\":%s,\"marked_ready\":%s,\"holds\":%llu,"
+		 "\"last_hold_ns\":%llu,\"last_resume_ns\":%llu}",
+		 nq->qid, nq->daemon_held ? "true" : "false",
+		 HSAQM_READ_ONCE(nq->marked) ? "true" : "false", (unsigned long long)nq->holds,
+		 (unsigned long long)nq->last_hold_ns, (unsigned long long)nq->last_resume_ns);
+	pthread_mutex_unlock(&nq->hold_lock);
+}
