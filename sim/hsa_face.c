@@ -25,6 +25,7 @@
 
 #include "hsa_face_internal.h"
 #include "hsa_face_tools.h"
+#include "kfd_face_internal.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
 
@@ -687,6 +688,31 @@ void *hsaqm_sim_hsa_table(struct hsaqm_sim *sim)
 		return NULL;
 	f = sim_face_state(sim, SIM_FACE_HSA, face_create, face_fini);
 	return f ? &f->root : NULL;
+}
+
+/*
+ * kfd-ioctl's KFD stand-in hook (kfd_face_internal.h, docs/kfd-ioctl.md): in a process that
+ * embeds the model, the process's KFD is the model's KFD face, the one the HSA face makes its
+ * queues on, so a tool loaded by hsa_init (with its own copy of kfd-ioctl) reaches the queues
+ * it must suspend. Weak: thunk/'s libhsakmt.so.1, which links the model too, defines its own.
+ * Several models with an HSA face at once have no single KFD: NULL, and kfd-ioctl uses
+ * /dev/kfd. The transport lives as long as its model.
+ */
+__attribute__((weak, visibility("default"))) const struct hsaqm_kfd_transport *
+hsaqm_kfd_transport_provider(void)
+{
+	struct hsaqm_sim *sim = NULL;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (unsigned int i = 0; i < HSA_FACE_MAX_MODELS; i++) {
+		if (registry[i]) {
+			sim = registry[i]->sim;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return n == 1 ? hsaqm_sim_kfd_transport(sim) : NULL;
 }
 
 const char *const *hsa_face_unsupported_names(size_t *n)

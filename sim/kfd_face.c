@@ -106,6 +106,10 @@ struct kfd_queue {
 	uint64_t hw_exception; /* atomic: set by the queue's error callback (engine thread) */
 	bool suspended;
 	bool being_destroyed;
+	/* A front end's queue (sim_kfd_face_front_next()): what the packet processor runs. */
+	void *front_ring;
+	sim_hwq_error_fn front_error_fn;
+	void *front_error_ctx;
 };
 
 struct kfd_pdd {
@@ -238,6 +242,9 @@ static void queue_error_cb(void *ctx, struct sim_hwq *hwq, int hsa_status)
 	(void)hwq;
 	/* The face reads it with an exchange under its lock: no other data to order. */
 	hsaqm_fetch_or(&q->hw_exception, HSAQM_KFD_EC_MASK(ec_of_status(hsa_status)));
+	/* The front end reports the error to its runtime as the CP would (its own ring). */
+	if (q->front_error_fn)
+		q->front_error_fn(q->front_error_ctx, hwq, hsa_status);
 }
 
 /* Hardware exceptions become debugger events (kfd_set_dbg_ev_from_interrupt). */
@@ -892,6 +899,14 @@ static void *doorbells_of(struct kfd_face *f, struct kfd_proc *p, unsigned int d
 	return page;
 }
 
+/* The front of the next CREATE_QUEUE of this thread (sim_kfd_face_front_next()), or NULL. */
+static _Thread_local const struct sim_kfd_front *tl_front;
+
+void sim_kfd_face_front_next(const struct sim_kfd_front *front)
+{
+	tl_front = front;
+}
+
 static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 {
 	struct hsaqm_kfd_create_queue_args *a = arg;
@@ -932,6 +947,13 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	    !mem_ok(f, a->write_pointer_address, sizeof(uint64_t)) ||
 	    !mem_ok(f, a->read_pointer_address, sizeof(uint64_t)))
 		return -EFAULT;
+	const struct sim_kfd_front *fr = tl_front;
+
+	/* A front end's own ring must be model memory too, of the queue's size. */
+	if (fr && (!mem_ok(f, (uint64_t)(uintptr_t)fr->ring, a->ring_size) ||
+		   !mem_ok(f, (uint64_t)(uintptr_t)fr->write_ptr, sizeof(uint64_t)) ||
+		   !mem_ok(f, (uint64_t)(uintptr_t)fr->read_ptr, sizeof(uint64_t))))
+		return -EFAULT;
 	for (id = 0; id < KFD_MAX_QUEUES && p->qid_used[id]; id++)
 		;
 	if (id == KFD_MAX_QUEUES)
@@ -959,13 +981,18 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	q->ctl_stack_size = a->ctl_stack_size;
 	q->percentage = pct;
 	q->priority = a->queue_priority;
+	if (fr) {
+		q->front_ring = fr->ring;
+		q->front_error_fn = fr->error_fn;
+		q->front_error_ctx = fr->error_ctx;
+	}
 
 	struct sim_hwq_desc desc = {
 		.dev = (unsigned int)dev,
-		.ring_base = (void *)(uintptr_t)a->ring_base_address,
+		.ring_base = fr ? fr->ring : (void *)(uintptr_t)a->ring_base_address,
 		.ring_size_bytes = a->ring_size,
-		.write_ptr = (uint64_t *)(uintptr_t)a->write_pointer_address,
-		.read_ptr = (uint64_t *)(uintptr_t)a->read_pointer_address,
+		.write_ptr = fr ? fr->write_ptr : (uint64_t *)(uintptr_t)a->write_pointer_address,
+		.read_ptr = fr ? fr->read_ptr : (uint64_t *)(uintptr_t)a->read_pointer_address,
 		.priority = a->queue_priority,
 		.active = pct > 0,
 		.pasid = p->pasid,
@@ -1078,8 +1105,15 @@ static int update_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 		return -EFAULT;
 	/* QUEUE_IS_ACTIVE: a ring, a size and a percentage; a NULL ring (6.12+) deactivates. */
 	active = pct > 0 && a->ring_base_address;
-	err = sim_hwq_update(q->hwq, (void *)(uintptr_t)a->ring_base_address, size,
-			     a->queue_priority, active);
+	/*
+	 * A front end's queue keeps running the front's ring: the runtime names its own ring
+	 * again (a priority change, an inactivation), which the front translates from.
+	 */
+	void *ring = (void *)(uintptr_t)a->ring_base_address;
+
+	if (q->front_ring && ring)
+		ring = q->front_ring;
+	err = sim_hwq_update(q->hwq, ring, size, a->queue_priority, active);
 	if (err)
 		return err;
 	q->ring_base = a->ring_base_address;

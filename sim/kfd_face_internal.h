@@ -2,7 +2,7 @@
 /*
  * kfd_face_internal.h - what the KFD face (kfd_face.c) and the generated sysfs tree
  * (sysfs.c) share, plus two views of the face's state for the model's own tests.
- * Nothing outside sim/ and its tests includes it.
+ * Nothing outside sim/, its tests and thunk/ (a front end of the KFD face) includes it.
  */
 #ifndef HSAQM_SIM_KFD_FACE_INTERNAL_H
 #define HSAQM_SIM_KFD_FACE_INTERNAL_H
@@ -37,5 +37,40 @@ unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim);
  * Return: 0; -EINVAL; -ENOMEM.
  */
 int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n);
+
+/*
+ * A KFD queue fed by a front end. The libhsakmt face (thunk/) plays the CP's front: ROCr's
+ * ring carries code-object kernel descriptors and ROCr's signals, which the packet processor
+ * does not know, so the front translates each packet into a ring of its own that the model
+ * runs. The KFD queue must still be ROCr's: CREATE_QUEUE names ROCr's ring and pointers, as
+ * libhsakmt's does, and that is what GET_QUEUE_SNAPSHOT, kfd/proc and a debugger matching
+ * ring addresses (hsaqm's Lv3) see; DBG_TRAP SUSPEND/RESUME and UPDATE_QUEUE act on the
+ * hardware queue that runs the front's ring.
+ */
+struct sim_kfd_front {
+	void *ring;          /* model memory, the size CREATE_QUEUE gives */
+	uint64_t *write_ptr; /* model memory: the front's write and read indices */
+	uint64_t *read_ptr;
+	/* Called on a queue error after the face recorded it (engine/error thread). Optional. */
+	sim_hwq_error_fn error_fn;
+	void *error_ctx;
+};
+
+/*
+ * sim_kfd_face_front_next() - the next CREATE_QUEUE ioctl issued *by this thread* on a KFD
+ * face of an in-process or client model creates a queue whose packet processor runs @front
+ * (which must stay valid until that call returns); NULL goes back to ordinary queues. The
+ * caller sets it right before its CREATE_QUEUE and clears it right after.
+ */
+void sim_kfd_face_front_next(const struct sim_kfd_front *front);
+
+/*
+ * hsaqm_kfd_transport_provider() - kfd-ioctl's KFD stand-in hook (docs/kfd-ioctl.md, "The
+ * default transport"), defined weakly by the HSA face (hsa_face.c): the KFD face of the one
+ * model of this process whose HSA face exists, or NULL (none, or several: no single KFD).
+ * An executable embedding the model exports it (-Wl,--export-dynamic-symbol) so that a tool
+ * library's own copy of kfd-ioctl finds it; thunk/'s libhsakmt.so.1 defines its own.
+ */
+const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
 
 #endif /* HSAQM_SIM_KFD_FACE_INTERNAL_H */

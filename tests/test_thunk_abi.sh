@@ -1,7 +1,10 @@
 #!/bin/sh
 # The face's ABI (docs/real-stack.md): every hsaKmt* symbol the installed ROCr imports is defined
 # by the face's libhsakmt.so.1 under the version node ROCr binds to (HSAKMT_1), and the face
-# exports nothing else. $1: the face's libhsakmt.so.1. Skips (77) without libhsa-runtime64.
+# exports nothing else but hsaqm_kfd_transport_provider under HSAQM_KFD_PROVIDER_1: the hook by
+# which kfd-ioctl inside the process (the tool library's Lv3) finds the model's KFD
+# (docs/kfd-ioctl.md, "The default transport"). $1: the face's libhsakmt.so.1. Skips (77)
+# without libhsa-runtime64.
 set -eu
 lib=$1
 rocr=
@@ -22,9 +25,14 @@ EOT
 if [ -n "$missing" ]; then
 	echo "FAIL: ROCr imports what the face does not define:"; printf '  %s\n' "$missing"; status=1
 fi
-other=$(printf '%s\n' "$exports" | grep -v '^HSAKMT_1 hsaKmt' || true)
+other=$(printf '%s\n' "$exports" | grep -v '^HSAKMT_1 hsaKmt' |
+	grep -v -x 'HSAQM_KFD_PROVIDER_1 hsaqm_kfd_transport_provider' || true)
 if [ -n "$other" ]; then
-	echo "FAIL: the face exports more than hsaKmt* under HSAKMT_1:"; printf '  %s\n' "$other"; status=1
+	echo "FAIL: the face exports more than hsaKmt* under HSAKMT_1 and the KFD provider:"
+	printf '  %s\n' "$other"; status=1
 fi
-[ $status -eq 0 ] && echo "PASS: $(printf '%s\n' "$imports" | wc -l) imports of $rocr defined; $(printf '%s\n' "$exports" | wc -l) exports, all hsaKmt*@HSAKMT_1"
+if ! printf '%s\n' "$exports" | grep -q -x 'HSAQM_KFD_PROVIDER_1 hsaqm_kfd_transport_provider'; then
+	echo "FAIL: the face does not export hsaqm_kfd_transport_provider@HSAQM_KFD_PROVIDER_1"; status=1
+fi
+[ $status -eq 0 ] && echo "PASS: $(printf '%s\n' "$imports" | wc -l) imports of $rocr defined; $(printf '%s\n' "$exports" | wc -l) exports, hsaKmt*@HSAKMT_1 and the KFD provider"
 exit $status

@@ -116,6 +116,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
 		s = getenv("HSAQM_SIM_DEVICE");
 		thunk_g.shared = s && *s;
 		thunk_g.mem_size = model_mem_size();
+		/* libhsakmt's open("/dev/kfd"): the model's KFD face, where the queues will live. */
+		err = thunk_kfd_open(sim);
+		if (err) {
+			hsaqm_log_err("thunk: cannot open the model's KFD: %s", strerror(-err));
+			hsaqm_sim_destroy(sim);
+			ret = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+			goto out;
+		}
 		/* Release: the model is complete before another thread can see it. */
 		hsaqm_store_release(&thunk_g.sim, sim);
 	}
@@ -152,6 +160,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void)
 
 		/* Process exit as the KFD sees it: queues, events, memory, in that order. */
 		thunk_queue_fini();
+		thunk_kfd_close(); /* the KFD process ends with its last handle */
 		thunk_kernel_report();
 		thunk_event_fini();
 		thunk_mem_fini();
@@ -419,16 +428,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 node, HsaClockCounters 
  * Runtime enable (KFD 1.13+, the debugger interface): not modelled. NOT_SUPPORTED is what an
  * older KFD answers, and ROCr then uses its pre-exception-debugging queue error path.
  */
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void *rDebug, bool setupTtmp)
-{
-	return HSAKMT_STATUS_NOT_SUPPORTED;
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void)
-{
-	return HSAKMT_STATUS_SUCCESS;
-}
-
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32 *enable)
 {
 	if (!enable)

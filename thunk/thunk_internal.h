@@ -7,7 +7,9 @@
  * AQL queues translated onto the model's hardware queues, KFD-style events fired when the
  * model completes a packet whose completion signal names an event mailbox.
  *
- * Files: thunk.c (open/close, version, topology, clocks, small calls), thunk_mem.c (memory),
+ * Files: thunk.c (open/close, version, topology, clocks, small calls), thunk_kfd.c (the
+ * model's KFD face as libhsakmt's /dev/kfd: queues, RUNTIME_ENABLE, the provider kfd-ioctl
+ * finds), thunk_mem.c (memory),
  * thunk_event.c (events), thunk_queue.c (queues and the translator thread),
  * thunk_kernel.c (kernel descriptors -> model kernels, by name), thunk_sdma.c (SDMA queues).
  */
@@ -59,6 +61,28 @@ void thunk_event_fire(uint64_t mailbox, uint32_t id);
 void thunk_event_interrupt(uint32_t id);
 /* True when [p, p + len) lies inside the face's events page (the mailboxes). */
 bool thunk_event_page(const void *p, uint64_t len);
+
+/* thunk_kfd.c: the face's handle on the model's KFD face (one per process, as libhsakmt's fd) */
+struct sim_kfd_front;
+struct sim_hwq;
+/* At the first OpenKFD, once the model exists: 0 or -errno. */
+int thunk_kfd_open(struct hsaqm_sim *sim);
+/* At the last CloseKFD, after the queues went. */
+void thunk_kfd_close(void);
+/*
+ * CREATE_QUEUE of ROCr's AQL queue (ring, indices, percentage, KFD priority) on device @dev,
+ * run by the model through @front (the translator's shadow ring). 0 with the KFD queue id
+ * and the hardware queue; or -errno.
+ */
+int thunk_kfd_queue_create(struct hsaqm_sim *sim, unsigned int dev, void *ring, uint32_t size,
+			   uint64_t *wptr, uint64_t *rptr, uint32_t percentage, uint32_t priority,
+			   const struct sim_kfd_front *front, uint32_t *queue_id,
+			   struct sim_hwq **hwq);
+/* DESTROY_QUEUE, UPDATE_QUEUE, SET_CU_MASK: 0 or -errno. */
+int thunk_kfd_queue_destroy(uint32_t queue_id);
+int thunk_kfd_queue_update(uint32_t queue_id, void *ring, uint32_t size, uint32_t percentage,
+			   uint32_t priority);
+int thunk_kfd_queue_set_cu_mask(uint32_t queue_id, const uint32_t *mask, uint32_t nbits);
 
 /* thunk_queue.c */
 void thunk_queue_fini(void);

@@ -6,7 +6,11 @@
  * packets whose kernel objects are code-object kernel descriptors and whose signals are
  * ROCr amd_signal_t. The model's packet processor knows neither: it runs registered model
  * kernels and its own signals. So each ROCr queue gets a *shadow* hardware queue in model
- * memory (same size), and one translator thread per process plays the front of the CP:
+ * memory (same size), and one translator thread per process plays the front of the CP.
+ * The queue itself is a KFD queue of the model's KFD face, made with ROCr's ring as libhsakmt
+ * makes it (thunk_kfd.c), whose packet processor runs the shadow ring: so DBG_TRAP suspend,
+ * GET_QUEUE_SNAPSHOT and kfd/proc know ROCr's queues, and hsaqm's Lv3 can preempt them.
+ * The translator:
  *
  *   - it notices new packets by looking at every queue's write index and slot headers: a
  *     doorbell store is a plain store into a page of the face's memory, which nothing can
@@ -44,6 +48,7 @@
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
+#include "kfd_face_internal.h"
 #include "sim_internal.h"
 #include "thunk_internal.h"
 
@@ -75,6 +80,7 @@ struct tqueue {
 	union hsaqm_aql_packet *shadow;
 	uint64_t *shadow_wptr, *shadow_rptr; /* model memory */
 	struct sim_hwq *hwq;
+	uint32_t kfd_id;          /* the queue's id in the model's KFD face (thunk_kfd.c) */
 	uint32_t kfd_priority;
 	bool active;
 	struct comp *inflight;
@@ -594,10 +600,13 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 	for (uint32_t i = 0; i < q->nslots; i++)
 		q->shadow[i].u32[0] = HSAQM_AQL_INVALID_WORD;
 
-	struct sim_hwq_desc d = {
-		.dev = q->dev, .ring_base = q->shadow, .ring_size_bytes = (uint32_t)size,
-		.write_ptr = q->shadow_wptr, .read_ptr = q->shadow_rptr,
-		.priority = q->kfd_priority, .active = q->active, .pasid = (uint32_t)getpid(),
+	/*
+	 * A KFD queue of ROCr's ring, as libhsakmt creates it, that the model runs through the
+	 * shadow ring the translator fills (sim/kfd_face_internal.h, "front"): the KFD, and
+	 * whoever else opens it in this process (hsaqm's Lv3), knows ROCr's queue by its ring.
+	 */
+	struct sim_kfd_front front = {
+		.ring = q->shadow, .write_ptr = q->shadow_wptr, .read_ptr = q->shadow_rptr,
 		.error_fn = queue_error, .error_ctx = q,
 	};
 
@@ -612,12 +621,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 	int err = translator_start();
 
 	if (!err)
-		err = sim_hwq_create(sim, &d, &q->hwq);
+		err = thunk_kfd_queue_create(sim, q->dev, ring, (uint32_t)size,
+					     (uint64_t *)res->Queue_write_ptr_aql,
+					     (uint64_t *)res->Queue_read_ptr_aql, pct, q->kfd_priority,
+					     &front, &q->kfd_id, &q->hwq);
 	if (err) {
 		pthread_mutex_unlock(&tq.lock);
 		hsaqm_log_err("thunk: queue creation failed: %s", strerror(-err));
-		ret = err == -EINVAL ? HSAKMT_STATUS_INVALID_PARAMETER :
-				       HSAKMT_STATUS_OUT_OF_RESOURCES;
+		ret = err == -EINVAL || err == -EFAULT ? HSAKMT_STATUS_INVALID_PARAMETER :
+							 HSAKMT_STATUS_OUT_OF_RESOURCES;
 		goto fail;
 	}
 	tq.slot_used[q->slot] = true;
@@ -629,8 +641,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 	res->QueueId = q->id;
 	res->Queue_DoorBell_aql = &tq.doorbells[q->slot];
 	thunk_report_add("queue-create id %llu node %u type aql priority %d kfd_priority %u "
-			 "slots %u", (unsigned long long)q->id, node, (int)prio, q->kfd_priority,
-			 q->nslots);
+			 "slots %u kfd_queue %u", (unsigned long long)q->id, node, (int)prio,
+			 q->kfd_priority, q->nslots, q->kfd_id);
 	thunk_translator_kick();
 	return HSAKMT_STATUS_SUCCESS;
 fail:
@@ -646,7 +658,11 @@ fail:
  */
 static void queue_teardown(struct hsaqm_sim *sim, struct tqueue *q)
 {
-	sim_hwq_destroy(q->hwq);
+	/* DESTROY_QUEUE waits while a DBG_TRAP suspend holds the queue (the KFD's rule). */
+	int err = thunk_kfd_queue_destroy(q->kfd_id);
+
+	if (err)
+		hsaqm_log_warn("thunk: DESTROY_QUEUE %u: %s", q->kfd_id, strerror(-err));
 	pthread_mutex_lock(&tq.comp_lock);
 	for (struct comp *c = q->inflight; c; c = c->next) {
 		c->target = NULL;
@@ -697,10 +713,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID id, HSAuint32 pct, HSA_QUE
 		pthread_mutex_unlock(&tq.lock);
 		return HSAKMT_STATUS_INVALID_PARAMETER;
 	}
-	/* ROCr passes its own ring again (priority changes, inactivation): the shadow stays. */
+	/*
+	 * ROCr passes its own ring again (priority changes, inactivation): UPDATE_QUEUE names
+	 * it, as libhsakmt's does, and the model's KFD keeps running the shadow behind it.
+	 */
 	q->kfd_priority = kfd_priority[prio - HSA_QUEUE_PRIORITY_MINIMUM];
 	q->active = pct > 0;
-	err = sim_hwq_update(q->hwq, q->shadow, q->nslots * 64u, q->kfd_priority, q->active);
+	err = thunk_kfd_queue_update(q->kfd_id, ring, q->nslots * 64u, pct,
+				     q->kfd_priority);
 	pthread_mutex_unlock(&tq.lock);
 	thunk_report_add("queue-update id %llu priority %d kfd_priority %u percentage %u",
 			 (unsigned long long)id, (int)prio, kfd_priority[prio + 3], pct);
@@ -716,7 +736,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID id, HSAuint32 count, HS
 	pthread_mutex_lock(&tq.lock);
 	struct tqueue *q = find_queue(id);
 
-	err = q ? sim_hwq_set_cu_mask(q->hwq, mask, count) : -EINVAL;
+	err = q ? thunk_kfd_queue_set_cu_mask(q->kfd_id, mask, count) : -EINVAL;
 	pthread_mutex_unlock(&tq.lock);
 	return err ? HSAKMT_STATUS_INVALID_PARAMETER : HSAKMT_STATUS_SUCCESS;
 }

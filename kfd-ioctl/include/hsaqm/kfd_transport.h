@@ -55,14 +55,28 @@ const struct hsaqm_kfd_transport *hsaqm_kfd_transport_system(void);
 
 /**
  * hsaqm_kfd_transport_default() - the transport code that does not choose one uses: the
- * one installed with hsaqm_kfd_transport_set_default(), else the system transport.
+ * one installed with hsaqm_kfd_transport_set_default() in this copy of kfd-ioctl, else the
+ * transport of a KFD stand-in loaded in the process that exports
+ * hsaqm_kfd_transport_provider() (docs/kfd-ioctl.md, "The default transport"), else the
+ * system transport.
  *
  * The HSA backend opens the KFD its runtime's queues live on through this seam, so that a
- * test, or the device model's client library, can point it at the model's KFD face.
- * Lock-free; callable from any thread.
+ * test, or a KFD stand-in such as the device model, can point it at the model's KFD face,
+ * while on a real system it is /dev/kfd. Thread-safe; the provider lookup is a dlsym(), so
+ * call it at start-up or queue creation, not per submission.
  * Return: the transport (never NULL).
  */
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_default(void);
+
+/**
+ * hsaqm_kfd_transport_provider() - not defined by kfd-ioctl: a KFD stand-in (the device
+ * model's libhsakmt face, an executable embedding the model) defines and exports it, and
+ * hsaqm_kfd_transport_default() finds it with dlsym(RTLD_DEFAULT, ...).
+ *
+ * Return: the stand-in's transport, or NULL when it has none to offer now (the default then
+ * falls through to the system transport).
+ */
+const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
 
 /**
  * hsaqm_kfd_transport_set_default() - install the transport hsaqm_kfd_transport_default()

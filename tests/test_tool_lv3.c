@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lv3 of libhsaqm-tool.so on the in-process device model (docs/tool.md, "Lv3 on the model").
+ *
+ * The tool library carries its own copy of kfd-ioctl, so nothing this program installs with
+ * hsaqm_kfd_transport_set_default() reaches it. It finds the model's KFD the way it would find
+ * thunk/'s: kfd-ioctl's default transport looks up hsaqm_kfd_transport_provider in the process
+ * (docs/kfd-ioctl.md), which the model's HSA face defines and this executable exports
+ * (-Wl,--export-dynamic-symbol). The HSA face makes its queues on that same KFD, with
+ * RUNTIME_ENABLE as ROCr, so the tool's DBG_TRAP suspend reaches the proxies' hardware queues.
+ *
+ * Proves: the default transport is the model's exactly while the process has one model with an
+ * HSA face, and /dev/kfd otherwise (none, or two: no single KFD); with HSAQM_LEVEL=3 loaded by
+ * hsa_init, a low queue running a kernel that fills the device stays at effective level 3 (no
+ * fallback), a high queue's short kernel preempts it mid-kernel and completes long before a low
+ * workgroup could have finished, and every low workgroup still runs exactly once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hsaqm/kfd_transport.h"
+#include "t_cunit.h"
+#include "t_tool.h"
+
+/*
+ * The low kernel: 4 waves per workgroup, 640 fit on the profile's 80 CUs at once (32 waves/CU):
+ * eight rounds of 20 ms, so the high kernel surely arrives mid-kernel even when this thread is
+ * descheduled for tens of ms (TSan on a loaded machine).
+ */
+#define LOW_WG 5120u
+#define LOW_WAVES 4u
+#define LOW_NS (20ull * 1000 * 1000)   /* per workgroup: native would wait up to this */
+#define HIGH_WG 4u
+#define HIGH_NS (50ull * 1000)
+/* Generous for a loaded 2-core machine (and sanitizers): a fifth of a low workgroup. */
+#define HIGH_BOUND_NS (LOW_NS / 5)
+
+static const struct hsaqm_sim_config g_cfg = { .num_devices = 1,
+					       .time_mode = HSAQM_SIM_TIME_REAL,
+					       .seed = 9 };
+
+static uint32_t g_low_runs[LOW_WG]; /* atomic: runs per low workgroup */
+static uint32_t g_low_total;        /* atomic */
+
+static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
+{
+	(void)arg, (void)dispatch_id, (void)kernarg;
+	if (wg < LOW_WG)
+		hsaqm_fetch_add(&g_low_runs[wg], 1u);
+	hsaqm_fetch_add(&g_low_total, 1u);
+}
+
+static uint64_t kernel(struct t_hsa *h, const char *name, uint64_t ns, uint32_t waves,
+		       hsaqm_sim_wg_fn fn)
+{
+	struct hsaqm_sim_kernel_desc d = { .name = name, .duration_ns = ns, .waves_per_wg = waves,
+					   .wg_callback = fn };
+	uint64_t k = 0;
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(h->sim, &d, &k), 0);
+	return k;
+}
+
+static struct hsaqm_hsa_queue *queue(struct t_hsa *h, uint32_t prio)
+{
+	struct hsaqm_hsa_queue *q = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(h->core->hsa_queue_create_fn(h->gpu[0], 64,
+							   HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL,
+							   0, 0, &q),
+			      HSAQM_HSA_STATUS_SUCCESS);
+	CU_ASSERT_EQUAL(h->amd->hsa_amd_queue_set_priority_fn(q, prio), HSAQM_HSA_STATUS_SUCCESS);
+	return q;
+}
+
+/* The JSON object of the queue whose hsa_priority is @prio, copied into @out. */
+static bool queue_json(const char *js, const char *prio, char *out, size_t size)
+{
+	char key[64];
+	const char *s, *b, *e;
+
+	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", prio);
+	s = strstr(js, key);
+	if (!s)
+		return false;
+	for (b = s; b > js && *b != '{'; b--)
+		;
+	e = strchr(s, '}');
+	/* latency_ns is a nested object: take the queue's closing brace after it. */
+	if (e && strstr(s, "\"latency_ns\":{") && strstr(s, "\"latency_ns\":{") < e)
+		e = strchr(e + 1, '}');
+	if (!e || (size_t)(e - b + 2) > size)
+		return false;
+	memcpy(out, b, (size_t)(e - b + 1));
+	out[e - b + 1] = '\0';
+	return true;
+}
+
+static unsigned long long json_u64(const char *obj, const char *field)
+{
+	char key[64];
+	const char *s;
+
+	snprintf(key, sizeof(key), "\"%s\":", field);
+	s = strstr(obj, key);
+	return s ? strtoull(s + strlen(key), NULL, 10) : ~0ull;
+}
+
+static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
+{
+	struct t_hsa h;
+	struct hsaqm_sim *other = NULL;
+
+	/* No model: the system's /dev/kfd, as on a machine with a GPU. */
+	CU_ASSERT_STRING_EQUAL(hsaqm_kfd_transport_default()->name, "kfd");
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, NULL, NULL, &g_cfg), 0);
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_sim_kfd_transport(h.sim));
+	CU_ASSERT_STRING_EQUAL(hsaqm_kfd_transport_default()->name, "sim");
+	/* Two models with an HSA face: no single KFD, so the system's. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &other), 0);
+	CU_ASSERT_PTR_NOT_NULL(hsaqm_sim_hsa_table(other));
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
+	hsaqm_sim_destroy(other);
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_sim_kfd_transport(h.sim));
+	/* One installed here still wins in this copy of kfd-ioctl. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_transport_set_default(hsaqm_kfd_transport_system()), 0);
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
+	CU_ASSERT_EQUAL(hsaqm_kfd_transport_set_default(NULL), 0);
+	t_tool_close(&h, NULL);
+	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
+}
+
+static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
+{
+	static const char *const env[] = { "HSAQM_LEVEL=3", NULL };
+	struct t_hsa h;
+	struct t_proc p;
+	struct hsaqm_hsa_queue *lo, *hi;
+	struct hsaqm_hsa_signal cs_lo, cs_hi;
+	union hsaqm_aql_packet pk;
+	uint64_t klo, khi, t0, t1, start;
+	uint32_t low_done_at_submit, low_done_at_high;
+	char *js, obj[2048];
+
+	memset(g_low_runs, 0, sizeof(g_low_runs));
+	g_low_total = 0;
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
+	klo = kernel(&h, "lv3-low", LOW_NS, LOW_WAVES, low_wg);
+	khi = kernel(&h, "lv3-high", HIGH_NS, 1, NULL);
+	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo) && t_tool_is_proxy(&h, hi));
+	cs_lo = t_hsa_signal(&h, 1);
+	cs_hi = t_hsa_signal(&h, 1);
+
+	/* The low kernel fills every CU (eight rounds of 640 workgroups). */
+	pk = t_hsa_dispatch(klo, LOW_WG, cs_lo.handle, true, NULL);
+	pk.dispatch.workgroup_size_x = 64 * LOW_WAVES;
+	pk.dispatch.grid_size_x = LOW_WG * 64 * LOW_WAVES;
+	t_rocclr_submit(h.core, lo, &pk, NULL, NULL);
+	/* Wait until its first round is surely running (model time). */
+	start = hsaqm_sim_now_ns(h.sim);
+	while (hsaqm_sim_now_ns(h.sim) - start < LOW_NS / 4)
+		t_hsa_sleep_us(500);
+	low_done_at_submit = HSAQM_READ_ONCE(g_low_total);
+
+	pk = t_hsa_dispatch(khi, HIGH_WG, cs_hi.handle, true, NULL);
+	t0 = hsaqm_sim_now_ns(h.sim);
+	t_rocclr_submit(h.core, hi, &pk, NULL, NULL);
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_HSA_S));
+	t1 = hsaqm_sim_now_ns(h.sim);
+	low_done_at_high = HSAQM_READ_ONCE(g_low_total);
+	/* Natively the high kernel waits for a running low workgroup; Lv3 saved them instead. */
+	printf("\n    high latency %.0f us (model), low workgroups done at its submission %u, at "
+	       "its completion %u, of %u\n", (double)(t1 - t0) / 1000.0, low_done_at_submit,
+	       low_done_at_high, LOW_WG);
+	CU_ASSERT(t1 - t0 < HIGH_BOUND_NS);
+	CU_ASSERT(low_done_at_high < LOW_WG); /* mid-kernel */
+
+	/* The low kernel resumes and finishes: every workgroup exactly once. */
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_HSA_S));
+	unsigned int once = 0;
+
+	for (unsigned int i = 0; i < LOW_WG; i++)
+		once += HSAQM_READ_ONCE(g_low_runs[i]) == 1;
+	CU_ASSERT_EQUAL(once, LOW_WG);
+	CU_ASSERT_EQUAL(HSAQM_READ_ONCE(g_low_total), LOW_WG);
+
+	/* The tool's view: both queues at effective level 3, the low one preempted. */
+	js = t_proc_stats(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"level\":\"lv3\""));
+	CU_ASSERT_FATAL(queue_json(js, "low", obj, sizeof(obj)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"requested_level\":\"lv3\",\"effective_level\":\"lv3\","
+					   "\"level_reason\":\"\""));
+	CU_ASSERT(json_u64(obj, "preemptions") >= 1 && json_u64(obj, "preemptions") != ~0ull);
+	if (!strstr(obj, "\"effective_level\":\"lv3\""))
+		printf("\n    low queue: %s\n", obj);
+	CU_ASSERT_FATAL(queue_json(js, "high", obj, sizeof(obj)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"effective_level\":\"lv3\""));
+	CU_ASSERT_EQUAL(json_u64(obj, "preemptions"), 0ull);
+	free(js);
+
+	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(hi), HSAQM_HSA_STATUS_SUCCESS);
+	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(lo), HSAQM_HSA_STATUS_SUCCESS);
+	h.core->hsa_signal_destroy_fn(cs_hi);
+	h.core->hsa_signal_destroy_fn(cs_lo);
+	t_proc_unbind(&p);
+	t_tool_close(&h, env);
+}
+
+static const struct t_case cases[] = {
+	T_CASE(test_default_transport_is_the_models_kfd_only_with_one_model),
+	T_CASE(test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue),
+	T_CASES_END,
+};
+
+static const struct t_suite suites[] = {
+	{ "tool-lv3", NULL, NULL, cases },
+	T_SUITES_END,
+};
+
+int main(void)
+{
+	if (!t_tool_path())
+		return t_skip("tool-lv3", "HSAQM_TEST_TOOL_LIB is not set (run through meson test)");
+	return t_run("tool-lv3", suites);
+}
