@@ -43,7 +43,7 @@ static const char good[] =
 	"task = name=train stream=a model=big arrival=closed depth=2\n"
 	"task = name=burst stream=b model=small arrival=burst burst=4 period=100ms requests=8 "
 	"launch=20us start=10ms\n"
-	"task = name=think stream=b model=small arrival=closed think=20ms\n"
+	"task = name=think stream=b model=small arrival=closed think=20ms jitter=2ms\n"
 	"\n"
 	"[model small]\n"
 	"kernel = count=10 wg=16 waves=4 time=30us\n"
@@ -129,6 +129,7 @@ static void test_good_file_gives_every_field(void)
 	CU_ASSERT_EQUAL(off->tasks[1].launch_ns, 20000ull);
 	CU_ASSERT_EQUAL(off->tasks[1].start_ns, 10000000ull);
 	CU_ASSERT_EQUAL(off->tasks[2].think_ns, 20000000ull);
+	CU_ASSERT_EQUAL(off->tasks[2].jitter_ns, 2000000ull); /* closed: spreads the think time */
 	CU_ASSERT_EQUAL(off->tasks[2].depth, 1);
 
 	CU_ASSERT_EQUAL(wl.models[0].nk, 2);
@@ -248,6 +249,10 @@ static const struct bad bads[] = {
 	  "belong to arrival=closed" },
 	{ HEAD "task = name=u model=k arrival=periodic rate=10 jitter=60ms\n", 8,
 	  "at most half the period" },
+	{ HEAD "task = name=u model=k arrival=closed think=1ms jitter=2ms\n", 8,
+	  "at most the think time" },
+	{ HEAD "task = name=u model=k arrival=poisson rate=5 jitter=1ms\n", 8,
+	  "belongs to arrival=periodic or closed" },
 	{ HEAD "task = name=u model=k arrival=closed colour=red\n", 8, "task: unknown key 'colour'" },
 	{ HEAD "task = name=u model=k arrival=closed depth\n", 8, "'depth' is not key=value" },
 	{ HEAD "task = name=u model=k arrival=closed depth=0\n", 8, "out of range (1..64)" },

@@ -2,26 +2,27 @@
 /*
  * hsaqm-wl - a workload process of the scenario runner (docs/experiments.md).
  *
- * Given a workload file and a configuration, it opens the device model with
- * hsaqm_sim_open_env() (in-process while the shared device process is not built), takes the
- * HSA table of the model's HSA face, and runs the file's processes: one thread per task,
- * each submitting its model's kernels the way ROCclr feeds an HSA queue (add_write_index
- * through the table, wait while the ring is full, body, 32-bit release store of
- * header+setup, doorbell store), a completion signal on the last kernel of each request.
- * Latencies are model time: from the request's submission (model clock read just before its
- * first packet) to the completion time the model stamps into that signal (profiling
- * end_ts), so a host that wakes up late changes when a result is *seen*, not the figure.
+ * A program of the kind the users run, on the device model instead of a GPU: it opens the model
+ * with hsaqm_sim_open_env() (the shared device process hsaqm-simd named by HSAQM_SIM_DEVICE, or
+ * an in-process model when unset), calls hsa_init through the model's HSA table (which loads
+ * HSA_TOOLS_LIB, as ROCr does: under hsaqm-run, hsaqm's tool library), and runs the processes
+ * of a workload file it is given: one thread per task, each submitting its model's kernels the
+ * way ROCclr feeds an HSA queue (add_write_index through the table, wait while the ring is
+ * full, body, 32-bit release store of header+setup, doorbell store through the table), a
+ * completion signal on the last kernel of each request. It never touches hsaqm itself: in the
+ * hsaqm configurations the tool library wraps the table and turns the queues into its proxies,
+ * and this program only checks that the tool is active and copies its statistics.
  *
- * IN-PROCESS STAND-IN: today every process of the file runs as a group of threads of this
- * one process on one model instance, and the hsaqm configurations use the HSA backend's
- * proxy queues directly (what the tool library will do inside each real process), with one
- * scheduling context for all processes (what hsaqmd will give across them). The output says
- * so. With --process, one process of the file runs alone (standalone runs, and later one
- * real process per workload process under hsaqm-run).
+ * The runner starts one hsaqm-wl per workload process (--process NAME), each a real process;
+ * without --process every process of the file runs as a group of threads of this one (quick
+ * runs; the output says which). Latencies are model time: from the request's submission
+ * (model clock read just before its first packet) to the completion time the model stamps
+ * into its signal (profiling end_ts), so a host that wakes up late changes when a result is
+ * *seen*, not the figure.
  *
  * Usage: hsaqm-wl FILE [--config NAME] [--process NAME]... [--out JSON] [--seed N]
- *                 [--length DUR] [--warmup DUR] [--time-scale X] [--trace FILE]
- *                 [--progress] [--dump] [--quiet]
+ *                 [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]
+ *                 [--trace FILE] [--progress] [--dump] [--check] [--quiet]
  * Every figure it writes is a MODEL FIGURE.
  */
 #include <errno.h>
@@ -35,35 +36,56 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "t_hsa.h"
+#include <dlfcn.h>
+
+#include "hsaqm/aql.h"
+#include "hsaqm/api_table.h"
+#include "hsaqm/barrier.h"
+#include "hsaqm/sim.h"
 #include "wl.h"
 
-/*
- * Shared mode (HSAQM_SIM_DEVICE) is being built beside this program: until the model's
- * library defines hsaqm_sim_open_env(), the reference stays weak and a NULL address means
- * in-process. Drop this line once it is defined.
- */
-#pragma weak hsaqm_sim_open_env
+#define NS_US 1000ull
+#define NS_MS 1000000ull
+#define NS_S 1000000000ull
 
-#define STAND_IN_NOTE "in-process stand-in until the shared device process lands"
+/* HSA ABI values (hsa.h) this program asks the table for, as an application would. */
+#define WL_HSA_AGENT_INFO_DEVICE 17
+#define WL_HSA_DEVICE_TYPE_GPU 1
+#define WL_MAX_GPUS 8
 #define POOL 256u /* completion signals per task: at most this many requests in flight */
 #define MAX_THREADS (HSAQM_WL_MAX_PROCESSES * HSAQM_WL_MAX_TASKS)
 
 struct run;
 
+/* The model as an HSA application sees it: the table (possibly wrapped by a tool), the GPUs. */
+struct wl_hsa {
+	struct hsaqm_sim *sim;
+	struct hsaqm_api_root_v3 *root;
+	struct hsaqm_core_api_table *core;
+	struct hsaqm_amd_ext_table_v2 *amd;
+	struct hsaqm_hsa_agent gpu[WL_MAX_GPUS];
+	unsigned int ngpu;
+	bool inited;
+};
+
 /* One HSA queue: a stream of a process. */
 struct wl_queue {
 	struct run *r;
-	struct hsaqm_hsa_queue *q;      /* what the application writes */
-	struct hsaqm_hsa_proxy *proxy;  /* hsaqm configurations */
+	struct hsaqm_hsa_queue *q;      /* what the application writes (a proxy under the tool) */
 	bool used;
 };
 
-/* A fair lock: one thread of a process launches at a time (Python's GIL), in arrival order. */
+/*
+ * A fair lock: one thread of a process launches at a time (Python's GIL), in arrival order.
+ * free_at is the model time at which the last holder's launch chunk ended: the next holder's
+ * chunk starts there (or at its own schedule, if later), not when its host thread happened to
+ * wake up, so the host's wake-up latency does not leak into the modelled launch pace.
+ */
 struct ticket_lock {
 	pthread_mutex_t m;
 	pthread_cond_t cv;
 	uint64_t next, serving;
+	uint64_t free_at;
 };
 
 struct req {
@@ -99,8 +121,13 @@ struct run {
 	const struct hsaqm_wl_file *wl;
 	struct hsaqm_wl_config cfg;
 	bool proc_on[HSAQM_WL_MAX_PROCESSES];
-	struct t_hsa h;
+	struct wl_hsa h;
 	double scale;
+	bool shared;                      /* the model is the shared device process */
+	bool tool_active;                 /* hsaqm's tool library is loaded and active */
+	char tool_status[256];
+	char *tool_stats;                 /* the tool's statistics at the end of the run */
+	uint64_t start_mono;              /* CLOCK_MONOTONIC ns every process starts at; 0 = own */
 	uint64_t seed;
 	uint64_t length_ns, warmup_ns;
 	uint64_t kobj[HSAQM_WL_MAX_MODELS][HSAQM_WL_MAX_KGROUPS];
@@ -128,6 +155,21 @@ static uint64_t rnd_next(uint64_t *s)
 static double rnd_unit(uint64_t *s)
 {
 	return (double)(rnd_next(s) >> 11) / 9007199254740992.0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_S + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_us(unsigned int us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
 }
 
 static uint64_t model_now(struct run *r)
@@ -163,9 +205,10 @@ static void ticket_lock(struct ticket_lock *l)
 	pthread_mutex_unlock(&l->m);
 }
 
-static void ticket_unlock(struct ticket_lock *l)
+static void ticket_unlock(struct ticket_lock *l, uint64_t free_at)
 {
 	pthread_mutex_lock(&l->m);
+	l->free_at = free_at;
 	l->serving++;
 	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->m);
@@ -175,12 +218,9 @@ static void ticket_unlock(struct ticket_lock *l)
 
 static void wl_doorbell(struct wl_queue *wq, uint64_t idx)
 {
-	if (wq->proxy)
-		/* Where the tool library's signal-store wrapper lands for a proxy doorbell. */
-		hsaqm_hsa_proxy_doorbell(wq->proxy, (hsaqm_hsa_signal_value_t)idx);
-	else
-		wq->r->h.core->hsa_signal_store_screlease_fn(wq->q->doorbell_signal,
-							     (hsaqm_hsa_signal_value_t)idx);
+	/* Through the table: under hsaqm-run the tool's signal-store wrapper takes it. */
+	wq->r->h.core->hsa_signal_store_screlease_fn(wq->q->doorbell_signal,
+						     (hsaqm_hsa_signal_value_t)idx);
 }
 
 /*
@@ -203,10 +243,10 @@ static uint64_t wl_write_packet(struct wl_queue *wq, const union hsaqm_aql_packe
 			continue;
 		}
 		if (!deadline)
-			deadline = t_hsa_mono_ns() + 10 * T_HSA_S;
-		if (t_hsa_mono_ns() > deadline)
+			deadline = mono_ns() + 10 * NS_S;
+		if (mono_ns() > deadline)
 			return UINT64_MAX;
-		t_hsa_sleep_us(20);
+		sleep_us(20);
 	}
 	slot = (union hsaqm_aql_packet *)q->base_address + (idx & (q->size - 1));
 	memcpy((char *)slot + 4, (const char *)pk + 4, sizeof(*pk) - 4);
@@ -248,7 +288,7 @@ static int submit_request(struct task_run *tr, struct hsaqm_hsa_signal cs)
 	struct run *r = tr->r;
 	const struct hsaqm_wl_model *m = tr->model;
 	uint64_t launch = tr->task->launch_ns;
-	uint32_t chunk = launch ? (uint32_t)((500 * T_HSA_US + launch - 1) / launch) : UINT32_MAX;
+	uint32_t chunk = launch ? (uint32_t)((500 * NS_US + launch - 1) / launch) : UINT32_MAX;
 	uint32_t in_chunk = 0, done = 0;
 	uint64_t last = 0, sched = model_now(r);
 
@@ -260,13 +300,13 @@ static int submit_request(struct task_run *tr, struct hsaqm_hsa_signal cs)
 					    final ? cs.handle : 0);
 
 			if (launch && in_chunk == 0 && tr->host_lock) {
-				uint64_t now;
-
 				ticket_lock(tr->host_lock);
-				/* Launch time starts counting once this thread holds the lock. */
-				now = model_now(r);
-				if (now > sched)
-					sched = now;
+				/*
+				 * Launch time starts counting once the lock is free in model time
+				 * (the previous holder's chunk ended), on the model's schedule.
+				 */
+				if (tr->host_lock->free_at > sched)
+					sched = tr->host_lock->free_at;
 			}
 			last = wl_write_packet(tr->wq, &pk);
 			if (last == UINT64_MAX)
@@ -281,7 +321,7 @@ static int submit_request(struct task_run *tr, struct hsaqm_hsa_signal cs)
 				sleep_until_model(r, sched);
 				wl_doorbell(tr->wq, last);
 				if (tr->host_lock)
-					ticket_unlock(tr->host_lock);
+					ticket_unlock(tr->host_lock, sched);
 				in_chunk = 0;
 			}
 		}
@@ -404,15 +444,15 @@ static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
 	struct run *r = tr->r;
 	struct hsaqm_hsa_signal cs = tr->pool[tr->tail % POOL];
 	uint64_t arrival = tr->reqs[tr->pool_req[tr->tail % POOL]].arrival;
-	uint64_t margin = (uint64_t)(300 * T_HSA_US * r->scale);
+	uint64_t margin = (uint64_t)(300 * NS_US * r->scale);
 	uint64_t expect = tr->lat_avg ? arrival + tr->lat_avg : 0;
 	uint64_t until = wake, timeout;
 
 	if (expect && expect > now + margin && expect - margin < until)
 		until = expect - margin;
-	timeout = until == UINT64_MAX ? 50 * T_HSA_MS : until > now ? until - now : 0;
-	if (timeout > 50 * T_HSA_MS)
-		timeout = 50 * T_HSA_MS;
+	timeout = until == UINT64_MAX ? 50 * NS_MS : until > now ? until - now : 0;
+	if (timeout > 50 * NS_MS)
+		timeout = 50 * NS_MS;
 	if (!expect || expect > now + margin || timeout) {
 		if (timeout)
 			r->h.core->hsa_signal_wait_scacquire_fn(cs, HSAQM_HSA_SIGNAL_CONDITION_LT,
@@ -424,9 +464,9 @@ static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
 		if (now + margin < expect || (wake != UINT64_MAX && now >= wake))
 			return;
 	}
-	uint64_t stop = t_hsa_mono_ns() + 2 * T_HSA_MS;
+	uint64_t stop = mono_ns() + 2 * NS_MS;
 
-	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && t_hsa_mono_ns() < stop &&
+	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && mono_ns() < stop &&
 	       (wake == UINT64_MAX || model_now(r) < wake))
 		sched_yield();
 }
@@ -449,11 +489,16 @@ static void *task_main(void *arg)
 		uint64_t end;
 
 		end = reap(tr);
-		if (closed && end)
+		if (closed && end) {
 			think_until = end + t->think_ns;
+			/* Seeded, uniform +- jitter: the host's sleep, which desynchronises threads. */
+			if (t->jitter_ns)
+				think_until += (uint64_t)(rnd_unit(&tr->rng) * 2.0 *
+							  (double)t->jitter_ns) - t->jitter_ns;
+		}
 		if (!more && tr->tail == tr->head)
 			break;
-		if (!more && now > r->win_hi + 30 * T_HSA_S) {
+		if (!more && now > r->win_hi + 30 * NS_S) {
 			fprintf(stderr, "hsaqm-wl: task %s: %" PRIu64 " requests never completed\n",
 				t->name, tr->head - tr->tail);
 			tr->error = -ETIMEDOUT;
@@ -495,6 +540,57 @@ static void *task_main(void *arg)
 
 /* ---- Setup ---------------------------------------------------------------------------------- */
 
+static hsaqm_hsa_status_t collect_agent(struct hsaqm_hsa_agent a, void *data)
+{
+	struct wl_hsa *h = data;
+	uint32_t type = 99;
+
+	h->core->hsa_agent_get_info_fn(a, WL_HSA_AGENT_INFO_DEVICE, &type);
+	if (type == WL_HSA_DEVICE_TYPE_GPU && h->ngpu < WL_MAX_GPUS)
+		h->gpu[h->ngpu++] = a;
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+/*
+ * hsaqm's tool library, when ROCr (here the model's hsa_init) loaded it, registered itself in
+ * libhsaqm.so: ask that library, as python/hsaqm.py does, without loading it otherwise.
+ */
+static void *tool_sym(const char *name)
+{
+	void *lib = dlopen("libhsaqm.so.0", RTLD_NOW | RTLD_NOLOAD);
+
+	return lib ? dlsym(lib, name) : NULL;
+}
+
+static void tool_probe(struct run *r)
+{
+	int (*status)(char *, size_t) = (int (*)(char *, size_t))tool_sym("hsaqm_process_status");
+
+	strcpy(r->tool_status, "not loaded");
+	if (status)
+		status(r->tool_status, sizeof(r->tool_status));
+	r->tool_active = !strncmp(r->tool_status, "active", 6);
+}
+
+/* The tool's statistics document (queues, levels, preemptions), malloc'ed; NULL without one. */
+static char *tool_stats_json(void)
+{
+	int (*stats)(char *, size_t, size_t *) =
+		(int (*)(char *, size_t, size_t *))tool_sym("hsaqm_process_stats_json");
+	size_t need = 0;
+	char *buf;
+
+	if (!stats || stats(NULL, 0, &need) != -ENOSPC || !need)
+		return NULL;
+	need += 4096; /* queues may change between the two calls */
+	buf = malloc(need);
+	if (buf && stats(buf, need, NULL)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 static int open_model(struct run *r, uint64_t seed)
 {
 	struct hsaqm_sim_config sc = {
@@ -504,22 +600,43 @@ static int open_model(struct run *r, uint64_t seed)
 	int rc;
 
 	memset(&r->h, 0, sizeof(r->h));
-	r->h.face_handle = -1;
-	if (hsaqm_sim_open_env)
-		rc = hsaqm_sim_open_env(&sc, &r->h.sim);
-	else if (getenv("HSAQM_SIM_DEVICE"))
-		rc = -EPROTONOSUPPORT; /* asked for the shared device, this build has none */
-	else
-		rc = hsaqm_sim_create(&sc, &r->h.sim);
+	r->shared = getenv("HSAQM_SIM_DEVICE") && *getenv("HSAQM_SIM_DEVICE");
+	if (r->shared && r->trace)
+		fprintf(stderr, "hsaqm-wl: --trace is ignored on the shared device "
+				"(hsaqm-simd --trace writes it)\n");
+	rc = hsaqm_sim_open_env(&sc, &r->h.sim);
 	if (rc)
 		return rc;
 	r->h.root = hsaqm_sim_hsa_table(r->h.sim);
 	r->h.core = r->h.root->core;
 	r->h.amd = r->h.root->amd_ext;
+	/* ROCr's first hsa_init: loads HSA_TOOLS_LIB (hsaqm's tool under hsaqm-run). */
 	if (r->h.core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
 		return -EIO;
-	r->h.core->hsa_iterate_agents_fn(t_hsa_collect_agent, &r->h);
-	return r->h.ngpu ? 0 : -ENODEV;
+	r->h.inited = true;
+	r->h.core->hsa_iterate_agents_fn(collect_agent, &r->h);
+	if (!r->h.ngpu)
+		return -ENODEV;
+	tool_probe(r);
+	if (r->shared) {
+		/*
+		 * The device process owns the clock and its scale (hsaqm-simd --time-scale): measure
+		 * it rather than trust --time-scale, which only says how to convert sleeps.
+		 */
+		uint64_t m0 = model_now(r), w0 = mono_ns(), m1, w1;
+
+		sleep_us(20000);
+		m1 = model_now(r);
+		w1 = mono_ns();
+		double got = w1 > w0 ? (double)(m1 - m0) / (double)(w1 - w0) : r->scale;
+
+		if (fabs(got / r->scale - 1.0) > 0.05) {
+			fprintf(stderr, "hsaqm-wl: the device runs at time scale %.3g, not %g: using "
+					"%.3g\n", got, r->scale, got);
+			r->scale = got;
+		}
+	}
+	return 0;
 }
 
 static int register_kernels(struct run *r)
@@ -555,57 +672,44 @@ static hsaqm_hsa_amd_queue_priority_t hsa_prio(enum hsaqm_wl_prio p)
 					: HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
 }
 
+/*
+ * Whether a process of an hsaqm configuration calls hsa_amd_queue_set_priority for its high and
+ * low streams (as hipStreamCreateWithPriority does). The tool gives such a queue the process
+ * priority +- HSAQM_PRIORITY_STEP and passes the HIP priority on to the hardware queue. A
+ * process whose streams all have one hsaqm priority needs no call: the runner gives it that
+ * priority with hsaqm-run -p and a step of 0, and the hardware queues get the HIP priorities
+ * only with hip_priority = yes. Streams of different hsaqm priorities need the call (the
+ * runner then picks -p and the step so that each stream lands on its hsaqm_priority).
+ */
+static bool hsaqm_calls_priority(const struct run *r, const struct hsaqm_wl_process *pr)
+{
+	if (r->cfg.hip_priority)
+		return true;
+	for (unsigned int si = 1; si < pr->nstreams; si++)
+		if (pr->streams[si].hsaqm_priority != pr->streams[0].hsaqm_priority)
+			return true;
+	return false;
+}
+
 static int create_queue(struct run *r, unsigned int pi, unsigned int si)
 {
 	const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
 	const struct hsaqm_wl_stream *s = &pr->streams[si];
 	struct wl_queue *wq = &r->queues[pi][si];
-	int rc;
+	bool call;
 
 	wq->r = r;
-	if (r->cfg.mode != HSAQM_WL_MODE_HSAQM) {
-		if (r->h.core->hsa_queue_create_fn(r->h.gpu[0], s->ring, HSAQM_HSA_QUEUE_TYPE_MULTI,
-						   NULL, NULL, 0, 0, &wq->q) !=
+	/* A plain HSA queue: under hsaqm-run the tool's queue_create makes it a proxy. */
+	if (r->h.core->hsa_queue_create_fn(r->h.gpu[0], s->ring, HSAQM_HSA_QUEUE_TYPE_MULTI,
+					   NULL, NULL, 0, 0, &wq->q) != HSAQM_HSA_STATUS_SUCCESS)
+		return -EIO;
+	/* Native: PyTorch's default streams, no priority call at all. */
+	call = r->cfg.mode == HSAQM_WL_MODE_HIP ||
+	       (r->cfg.mode == HSAQM_WL_MODE_HSAQM && hsaqm_calls_priority(r, pr));
+	if (call && s->prio != HSAQM_WL_PRIO_NORMAL &&
+	    r->h.amd->hsa_amd_queue_set_priority_fn(wq->q, hsa_prio(s->prio)) !=
 		    HSAQM_HSA_STATUS_SUCCESS)
-			return -EIO;
-		/* Native: PyTorch's default streams, no priority call at all. */
-		if (r->cfg.mode == HSAQM_WL_MODE_HIP && s->prio != HSAQM_WL_PRIO_NORMAL &&
-		    r->h.amd->hsa_amd_queue_set_priority_fn(wq->q, hsa_prio(s->prio)) !=
-			    HSAQM_HSA_STATUS_SUCCESS)
-			return -EIO;
-		return 0;
-	}
-	char name[HSAQM_WL_NAME_MAX * 2 + 2];
-	struct hsaqm_hsa_proxy_config pc = {
-		.agent = r->h.gpu[0], .size = s->ring, .type = HSAQM_HSA_QUEUE_TYPE_MULTI,
-		.xq = {
-			.device = 0, .priority = s->hsaqm_priority,
-			.level = (enum hsaqm_level)r->cfg.level,
-			.lv1_threshold = r->cfg.lv1_threshold, .lv1_batch = r->cfg.lv1_batch,
-			.lv2_interval = r->cfg.lv2_interval, .name = name,
-		},
-	};
-
-	snprintf(name, sizeof(name), "%s.%s", pr->name, s->name);
-	rc = hsaqm_hsa_proxy_create(&r->h.rt, r->h.ctx, &pc, &wq->proxy);
-	if (rc)
-		return rc;
-	wq->q = hsaqm_hsa_proxy_queue(wq->proxy);
-	if (r->cfg.hip_priority && s->prio != HSAQM_WL_PRIO_NORMAL) {
-		/* As the tool passes the application's priority call on (step 0: keep ours). */
-		rc = hsaqm_hsa_proxy_set_priority(wq->proxy, hsa_prio(s->prio), s->hsaqm_priority,
-						  0);
-		if (rc)
-			return rc;
-	}
-	struct hsaqm_xq_info info;
-
-	if (!hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(wq->proxy), &info) &&
-	    (int)info.effective_level != r->cfg.level) {
-		fprintf(stderr, "hsaqm-wl: %s runs at %s, not lv%d: %s\n", name,
-			hsaqm_level_name(info.effective_level), r->cfg.level, info.level_reason);
-		return -EOPNOTSUPP;
-	}
+		return -EIO;
 	return 0;
 }
 
@@ -615,23 +719,11 @@ static int setup(struct run *r)
 
 	if (rc)
 		return rc;
-	if (r->cfg.mode == HSAQM_WL_MODE_HSAQM) {
-		struct hsaqm_policy_config pol = {
-			.kind = (enum hsaqm_policy_kind)r->cfg.policy,
-			.floor_period_us = r->cfg.floor_period_us,
-			.floor_slice_us = r->cfg.floor_slice_us,
-		};
-
-		if (r->cfg.level == 3) {
-			rc = t_hsa_lv3_setup(&r->h);
-			if (rc)
-				return rc;
-		}
-		rc = t_hsa_runtime(&r->h, r->cfg.level == 3 ? hsaqm_kfd_transport_default() : NULL);
-		if (!rc)
-			rc = hsaqm_ctx_set_policy(r->h.ctx, 0, &pol);
-		if (rc)
-			return rc;
+	if (r->cfg.mode == HSAQM_WL_MODE_HSAQM && !r->tool_active) {
+		/* Without the tool an hsaqm configuration would silently be a native run. */
+		fprintf(stderr, "hsaqm-wl: configuration %s needs hsaqm's tool library (run under "
+				"hsaqm-run, or set HSA_TOOLS_LIB): %s\n", r->cfg.name, r->tool_status);
+		return -ENOPKG;
 	}
 	rc = register_kernels(r);
 	if (rc)
@@ -665,7 +757,7 @@ static int setup(struct run *r)
 			tr->host_lock = pr->host_lock ? &r->locks[pi] : NULL;
 			tr->rng = r->seed * 0x100000001b3ull + pi * 131 + ti + 1;
 			for (unsigned int i = 0; i < POOL; i++) {
-				tr->pool[i] = t_hsa_signal(&r->h, 0);
+				r->h.core->hsa_signal_create_fn(0, 0, NULL, &tr->pool[i]);
 				if (!tr->pool[i].handle)
 					return -ENOMEM;
 			}
@@ -680,11 +772,8 @@ static void teardown(struct run *r)
 		for (unsigned int si = 0; si < HSAQM_WL_MAX_STREAMS; si++) {
 			struct wl_queue *wq = &r->queues[pi][si];
 
-			if (wq->proxy)
-				hsaqm_hsa_proxy_destroy(wq->proxy);
-			else if (wq->q)
+			if (wq->q)
 				r->h.core->hsa_queue_destroy_fn(wq->q);
-			wq->proxy = NULL;
 			wq->q = NULL;
 		}
 	for (unsigned int i = 0; i < r->ntasks; i++) {
@@ -697,7 +786,12 @@ static void teardown(struct run *r)
 		free(tr);
 	}
 	r->ntasks = 0;
-	t_hsa_close(&r->h);
+	/* The last hsa_shut_down: the tool's OnUnload runs, the table is the model's again. */
+	if (r->h.inited)
+		r->h.core->hsa_shut_down_fn();
+	if (r->h.sim)
+		hsaqm_sim_destroy(r->h.sim);
+	memset(&r->h, 0, sizeof(r->h));
 }
 
 /* ---- Results -------------------------------------------------------------------------------- */
@@ -872,6 +966,20 @@ static void agg_json(FILE *f, struct agg *a)
 	fprintf(f, "]");
 }
 
+/* How this run's processes ran: said in every result. */
+static const char *exec_note(const struct run *r)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < r->wl->nprocs; i++)
+		n += r->proc_on[i];
+	if (!r->shared)
+		return n > 1 ? "threads of one process, in-process model"
+			     : "one process, in-process model";
+	return n > 1 ? "threads of one process on the shared device process"
+		     : "one real process on the shared device process";
+}
+
 static int write_json(struct run *r, FILE *f, double wall_s)
 {
 	const struct hsaqm_wl_file *wl = r->wl;
@@ -884,12 +992,13 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 		   "\"floor_slice_us\":%u,\"hip_priority\":%s,",
 		wl->name, c->name, c->label, hsaqm_wl_mode_name(c->mode), c->level,
 		c->lv1_threshold, c->lv1_batch, c->lv2_interval,
-		hsaqm_policy_name((enum hsaqm_policy_kind)c->policy), c->floor_period_us,
+		c->policy == 1 ? "util" : c->policy == 2 ? "none" : "hpf", c->floor_period_us,
 		c->floor_slice_us, c->hip_priority ? "true" : "false");
-	fprintf(f, "\"seed\":%" PRIu64 ",\"time_scale\":%g,\"length_s\":%.6g,\"warmup_s\":%.6g,"
-		   "\"wall_s\":%.3f,\"model_figures\":true,\"stand_in\":\"%s\",\"processes\":[",
+	fprintf(f, "\"seed\":%" PRIu64 ",\"time_scale\":%.6g,\"length_s\":%.6g,"
+		   "\"warmup_s\":%.6g,\"wall_s\":%.3f,\"model_figures\":true,\"pid\":%d,"
+		   "\"execution\":\"%s\",\"tool_status\":\"%s\",\"processes\":[",
 		r->seed, r->scale, (double)r->length_ns / 1e9, (double)r->warmup_ns / 1e9, wall_s,
-		STAND_IN_NOTE);
+		(int)getpid(), exec_note(r), r->tool_status);
 	bool first = true;
 
 	for (unsigned int pi = 0; pi < wl->nprocs; pi++) {
@@ -932,17 +1041,12 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 		fprintf(f, "]}");
 	}
 	fprintf(f, "]");
-	if (r->h.ctx) {
-		char *js = NULL;
+	if (r->tool_stats) {
+		size_t l = strlen(r->tool_stats);
 
-		if (!hsaqm_ctx_stats_json(r->h.ctx, &js) && js) {
-			size_t l = strlen(js);
-
-			while (l && (js[l - 1] == '\n' || js[l - 1] == ' '))
-				js[--l] = '\0';
-			fprintf(f, ",\"hsaqm_stats\":%s", js);
-		}
-		free(js);
+		while (l && (r->tool_stats[l - 1] == '\n' || r->tool_stats[l - 1] == ' '))
+			r->tool_stats[--l] = '\0';
+		fprintf(f, ",\"hsaqm_stats\":%s", r->tool_stats);
 	}
 	fprintf(f, "}\n");
 	return rc;
@@ -967,7 +1071,8 @@ static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s FILE [--config NAME|standalone] [--process NAME]... [--out JSON]\n"
-		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--trace FILE]\n"
+		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]\n"
+		"       [--trace FILE]\n"
 		"       [--progress] [--quiet] | FILE --dump | FILE --check\n", argv0);
 }
 
@@ -1014,6 +1119,8 @@ int main(int argc, char **argv)
 				usage(argv[0]);
 				return 2;
 			}
+		} else if (!strcmp(a, "--start-mono") && val) {
+			r->start_mono = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(a, "--trace") && val) {
 			r->trace = argv[++i];
 		} else if (!strcmp(a, "--progress")) {
@@ -1088,7 +1195,7 @@ int main(int argc, char **argv)
 	r->length_ns = len ? len : wl.length_ns;
 	r->warmup_ns = warm != UINT64_MAX ? warm : wl.warmup_ns;
 
-	uint64_t wall0 = t_hsa_mono_ns();
+	uint64_t wall0 = mono_ns();
 
 	rc = setup(r);
 	if (rc) {
@@ -1097,15 +1204,31 @@ int main(int argc, char **argv)
 		teardown(r);
 		return 1;
 	}
-	/* Everyone starts at one model instant, shortly after the last thread exists. */
-	r->t_start = model_now(r) + (uint64_t)(20 * T_HSA_MS * r->scale);
+	/*
+	 * Everyone starts at one model instant: shortly after the last thread exists, or, for the
+	 * processes of one run, at the CLOCK_MONOTONIC instant the runner gave them all (the
+	 * device's clock is CLOCK_MONOTONIC scaled, so each converts it to the same model time).
+	 */
+	if (r->start_mono) {
+		uint64_t now = model_now(r), mono = mono_ns();
+
+		if (r->start_mono > mono) {
+			r->t_start = now + (uint64_t)((double)(r->start_mono - mono) * r->scale);
+		} else {
+			fprintf(stderr, "hsaqm-wl: %s: set up %.0f ms after the common start: "
+					"starting late\n", file, (double)(mono - r->start_mono) / 1e6);
+			r->t_start = now;
+		}
+	} else {
+		r->t_start = model_now(r) + (uint64_t)(20 * NS_MS * r->scale);
+	}
 	r->win_lo = r->t_start + r->warmup_ns;
 	r->win_hi = r->win_lo + r->length_ns;
 	if (!r->quiet)
 		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
-			" (%s)\n", wl.name, r->cfg.name,
-			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed,
-			STAND_IN_NOTE);
+			" (%s; hsaqm tool: %s)\n", wl.name, r->cfg.name,
+			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
+			r->tool_status);
 	for (unsigned int i = 0; i < r->ntasks; i++) {
 		if (pthread_create(&r->tasks[i]->th, NULL, task_main, r->tasks[i])) {
 			rc = -EAGAIN;
@@ -1132,7 +1255,7 @@ int main(int argc, char **argv)
 
 			fprintf(stderr, "progress %.2f %.2f\n", done,
 				(double)(r->warmup_ns + r->length_ns) / 1e9);
-			t_hsa_sleep_us(500000);
+			sleep_us(500000);
 		}
 	}
 	for (unsigned int i = 0; i < r->ntasks; i++)
@@ -1141,7 +1264,10 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < r->ntasks && !rc; i++)
 		rc = r->tasks[i]->error;
 
-	double wall_s = (double)(t_hsa_mono_ns() - wall0) / 1e9;
+	double wall_s = (double)(mono_ns() - wall0) / 1e9;
+
+	if (r->tool_active)
+		r->tool_stats = tool_stats_json();
 	FILE *f = out ? fopen(out, "w") : stdout;
 
 	if (!f) {
@@ -1153,6 +1279,7 @@ int main(int argc, char **argv)
 
 	if (out)
 		fclose(f);
+	free(r->tool_stats);
 	teardown(r);
 	if (rc || wrc) {
 		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name,

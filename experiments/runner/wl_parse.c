@@ -468,8 +468,12 @@ static int task_check(struct parser *p, struct ttok *t)
 		return fail(p, "task %s: think= and depth= belong to arrival=closed", task->name);
 	if (task->arrival != HSAQM_WL_ARR_BURST && t->burst)
 		return fail(p, "task %s: burst= belongs to arrival=burst", task->name);
-	if (task->arrival != HSAQM_WL_ARR_PERIODIC && t->jitter)
-		return fail(p, "task %s: jitter= belongs to arrival=periodic", task->name);
+	/* Closed loop: jitter= spreads the think time (a host's sleep is never exact). */
+	if (task->arrival == HSAQM_WL_ARR_CLOSED && task->jitter_ns > task->think_ns)
+		return fail(p, "task %s: jitter must be at most the think time", task->name);
+	if (task->arrival != HSAQM_WL_ARR_PERIODIC && task->arrival != HSAQM_WL_ARR_CLOSED &&
+	    t->jitter)
+		return fail(p, "task %s: jitter= belongs to arrival=periodic or closed", task->name);
 	return 0;
 }
 

@@ -33,12 +33,12 @@ stream = name=n0 priority=normal
 stream = name=n1 priority=normal
 stream = name=l0 priority=low
 stream = name=l1 priority=low
-task = name=high0 group=high stream=h0 model=bert-base arrival=closed think=20ms requests=30 launch=34us
-task = name=high1 group=high stream=h1 model=bert-base arrival=closed think=20ms requests=30 launch=34us
-task = name=normal0 group=normal stream=n0 model=bert-base arrival=closed think=20ms requests=30 launch=34us
-task = name=normal1 group=normal stream=n1 model=bert-base arrival=closed think=20ms requests=30 launch=34us
-task = name=low0 group=low stream=l0 model=bert-base arrival=closed think=20ms requests=30 launch=34us
-task = name=low1 group=low stream=l1 model=bert-base arrival=closed think=20ms requests=30 launch=34us
+task = name=high0 group=high stream=h0 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
+task = name=high1 group=high stream=h1 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
+task = name=normal0 group=normal stream=n0 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
+task = name=normal1 group=normal stream=n1 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
+task = name=low0 group=low stream=l0 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
+task = name=low1 group=low stream=l1 model=bert-base arrival=closed think=20ms jitter=2ms requests=30 launch=34us
 
 [config native]
 mode = native
