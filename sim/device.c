@@ -1024,12 +1024,7 @@ void sim_device_destroy(struct sim_device *dev)
 	while (!sim_list_empty(&dev->queues)) {
 		struct sim_hwq *q = sim_container_of(dev->queues.next, struct sim_hwq, link);
 
-		sim_queue_discard_work(q);
-		sim_ev_cancel(dev, &q->ev_grace);
-		sim_ev_cancel(dev, &q->ev_unmap);
-		sim_ev_cancel(dev, &q->ev_map);
-		sim_ev_cancel(dev, &q->ev_pp);
-		sim_list_del(&q->link);
+		sim_hwq_unlink(dev, q);
 		sim_hwq_free(q);
 	}
 	while (dev->batch_free) {

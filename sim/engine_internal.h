@@ -653,6 +653,20 @@ uint64_t sim_hws_grace_ns(const struct sim_device *dev, uint64_t grace_units);
 void sim_hwq_free(struct sim_hwq *q);
 
 /*
+ * Take @q off @dev (queue destroy, device teardown): its leftover work is dropped and none of
+ * its events may fire afterwards, as the queue is about to be freed or marked destroyed.
+ */
+static inline void sim_hwq_unlink(struct sim_device *dev, struct sim_hwq *q)
+{
+	sim_queue_discard_work(q);
+	sim_ev_cancel(dev, &q->ev_grace);
+	sim_ev_cancel(dev, &q->ev_unmap);
+	sim_ev_cancel(dev, &q->ev_map);
+	sim_ev_cancel(dev, &q->ev_pp);
+	sim_list_del(&q->link);
+}
+
+/*
  * Shared mode (shared.c). The device side: sim_hwq_create_in() makes a queue whose packets
  * may name only memory of @arena, with the shared page @shm (both of a client).
  * sim_shared_hdr_of(): the header of the client arena holding @p (device role), for the

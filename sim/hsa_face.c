@@ -54,6 +54,14 @@ struct hsa_face *hsa_face_of_mem(const void *p, size_t len)
 	return NULL;
 }
 
+/* @h is the address of one of the @n elements, @size bytes each, of the array at @base. */
+static bool handle_in(uintptr_t h, const void *base, unsigned int n, size_t size)
+{
+	uintptr_t lo = (uintptr_t)base, hi = lo + (uintptr_t)n * size;
+
+	return h >= lo && h < hi && (h - lo) % size == 0;
+}
+
 struct hsa_face_agent *hsa_face_agent_from_handle(uint64_t handle)
 {
 	uintptr_t h = (uintptr_t)handle;
@@ -61,10 +69,7 @@ struct hsa_face_agent *hsa_face_agent_from_handle(uint64_t handle)
 	for (unsigned int i = 0; h && i < HSA_FACE_MAX_MODELS; i++) {
 		struct hsa_face *f = face_at(i);
 
-		if (!f)
-			continue;
-		uintptr_t lo = (uintptr_t)&f->agents[0], hi = (uintptr_t)&f->agents[f->nagents];
-		if (h >= lo && h < hi && (h - lo) % sizeof(f->agents[0]) == 0)
+		if (f && handle_in(h, f->agents, f->nagents, sizeof(f->agents[0])))
 			return (struct hsa_face_agent *)h;
 	}
 	return NULL;
@@ -77,10 +82,7 @@ struct hsa_face_pool *hsa_face_pool_from_handle(uint64_t handle)
 	for (unsigned int i = 0; h && i < HSA_FACE_MAX_MODELS; i++) {
 		struct hsa_face *f = face_at(i);
 
-		if (!f)
-			continue;
-		uintptr_t lo = (uintptr_t)&f->pools[0], hi = (uintptr_t)&f->pools[f->npools];
-		if (h >= lo && h < hi && (h - lo) % sizeof(f->pools[0]) == 0)
+		if (f && handle_in(h, f->pools, f->npools, sizeof(f->pools[0])))
 			return (struct hsa_face_pool *)h;
 	}
 	return NULL;

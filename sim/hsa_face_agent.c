@@ -44,6 +44,44 @@ static void copy_name(void *value, const char *name)
 	memcpy(value, name, n < 63 ? n : 63);
 }
 
+/* The attributes whose values do not depend on the kind of agent. */
+static hsaqm_hsa_status_t common_agent_info(const struct hsa_face_agent *a, uint32_t attribute,
+					    void *value)
+{
+	switch (attribute) {
+	case SIM_HSA_AGENT_INFO_MACHINE_MODEL:
+		*(uint32_t *)value = SIM_HSA_MACHINE_MODEL_LARGE;
+		break;
+	case SIM_HSA_AGENT_INFO_PROFILE:
+		*(uint32_t *)value = SIM_HSA_PROFILE_BASE;
+		break;
+	case SIM_HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
+	case SIM_HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
+		*(uint32_t *)value = SIM_HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
+		break;
+	case SIM_HSA_AGENT_INFO_QUEUE_TYPE:
+		*(uint32_t *)value = HSAQM_HSA_QUEUE_TYPE_MULTI;
+		break;
+	case SIM_HSA_AGENT_INFO_NODE:
+	case SIM_HSA_AMD_AGENT_INFO_DRIVER_NODE_ID:
+		*(uint32_t *)value = a->node;
+		break;
+	case SIM_HSA_AGENT_INFO_EXTENSIONS:
+		memset(value, 0, 128);
+		break;
+	case SIM_HSA_AGENT_INFO_VERSION_MAJOR:
+	case SIM_HSA_AGENT_INFO_VERSION_MINOR:
+		*(uint16_t *)value = 1;
+		break;
+	case SIM_HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY:
+		*(uint64_t *)value = HSA_FACE_TIMESTAMP_HZ;
+		break;
+	default:
+		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
 static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_t attribute,
 					 void *value)
 {
@@ -62,16 +100,6 @@ static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_
 		break;
 	case SIM_HSA_AGENT_INFO_FEATURE:
 		*(uint32_t *)value = SIM_HSA_AGENT_FEATURE_KERNEL_DISPATCH;
-		break;
-	case SIM_HSA_AGENT_INFO_MACHINE_MODEL:
-		*(uint32_t *)value = SIM_HSA_MACHINE_MODEL_LARGE;
-		break;
-	case SIM_HSA_AGENT_INFO_PROFILE:
-		*(uint32_t *)value = SIM_HSA_PROFILE_BASE;
-		break;
-	case SIM_HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
-	case SIM_HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-		*(uint32_t *)value = SIM_HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
 		break;
 	case SIM_HSA_AGENT_INFO_WAVEFRONT_SIZE:
 		*(uint32_t *)value = p->wave_front_size;
@@ -106,13 +134,6 @@ static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_
 	case SIM_HSA_AGENT_INFO_QUEUE_MAX_SIZE:
 		*(uint32_t *)value = HSA_FACE_QUEUE_MAX_PACKETS;
 		break;
-	case SIM_HSA_AGENT_INFO_QUEUE_TYPE:
-		*(uint32_t *)value = HSAQM_HSA_QUEUE_TYPE_MULTI;
-		break;
-	case SIM_HSA_AGENT_INFO_NODE:
-	case SIM_HSA_AMD_AGENT_INFO_DRIVER_NODE_ID:
-		*(uint32_t *)value = a->node;
-		break;
 	case SIM_HSA_AGENT_INFO_DEVICE:
 		*(uint32_t *)value = SIM_HSA_DEVICE_TYPE_GPU;
 		break;
@@ -123,13 +144,6 @@ static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_
 		memcpy(value, c, sizeof(c));
 		break;
 	}
-	case SIM_HSA_AGENT_INFO_EXTENSIONS:
-		memset(value, 0, 128);
-		break;
-	case SIM_HSA_AGENT_INFO_VERSION_MAJOR:
-	case SIM_HSA_AGENT_INFO_VERSION_MINOR:
-		*(uint16_t *)value = 1;
-		break;
 	case SIM_HSA_AMD_AGENT_INFO_CHIP_ID:
 		*(uint32_t *)value = p->device_id;
 		break;
@@ -184,9 +198,6 @@ static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_
 	case SIM_HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS:
 		*(bool *)value = true;
 		break;
-	case SIM_HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY:
-		*(uint64_t *)value = HSA_FACE_TIMESTAMP_HZ;
-		break;
 	case SIM_HSA_AMD_AGENT_INFO_UCODE_VERSION:
 		*(uint32_t *)value = p->fw_version;
 		break;
@@ -206,7 +217,7 @@ static hsaqm_hsa_status_t gpu_agent_info(const struct hsa_face_agent *a, uint32_
 		break;
 	}
 	default:
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+		return common_agent_info(a, attribute, value);
 	}
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
@@ -224,16 +235,6 @@ static hsaqm_hsa_status_t cpu_agent_info(const struct hsa_face_agent *a, uint32_
 	case SIM_HSA_AGENT_INFO_FEATURE:
 		*(uint32_t *)value = SIM_HSA_AGENT_FEATURE_AGENT_DISPATCH;
 		break;
-	case SIM_HSA_AGENT_INFO_MACHINE_MODEL:
-		*(uint32_t *)value = SIM_HSA_MACHINE_MODEL_LARGE;
-		break;
-	case SIM_HSA_AGENT_INFO_PROFILE:
-		*(uint32_t *)value = SIM_HSA_PROFILE_BASE;
-		break;
-	case SIM_HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
-	case SIM_HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-		*(uint32_t *)value = SIM_HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
-		break;
 	case SIM_HSA_AGENT_INFO_WAVEFRONT_SIZE:
 	case SIM_HSA_AGENT_INFO_WORKGROUP_MAX_SIZE:
 	case SIM_HSA_AGENT_INFO_GRID_MAX_SIZE:
@@ -249,49 +250,45 @@ static hsaqm_hsa_status_t cpu_agent_info(const struct hsa_face_agent *a, uint32_
 	case SIM_HSA_AGENT_INFO_GRID_MAX_DIM:
 		memset(value, 0, 3 * sizeof(uint32_t));
 		break;
-	case SIM_HSA_AGENT_INFO_QUEUE_TYPE:
-		*(uint32_t *)value = HSAQM_HSA_QUEUE_TYPE_MULTI;
-		break;
-	case SIM_HSA_AGENT_INFO_NODE:
-	case SIM_HSA_AMD_AGENT_INFO_DRIVER_NODE_ID:
-		*(uint32_t *)value = a->node;
-		break;
 	case SIM_HSA_AGENT_INFO_DEVICE:
 		*(uint32_t *)value = SIM_HSA_DEVICE_TYPE_CPU;
 		break;
 	case SIM_HSA_AGENT_INFO_CACHE_SIZE:
 		memset(value, 0, 4 * sizeof(uint32_t));
 		break;
-	case SIM_HSA_AGENT_INFO_EXTENSIONS:
-		memset(value, 0, 128);
-		break;
-	case SIM_HSA_AGENT_INFO_VERSION_MAJOR:
-	case SIM_HSA_AGENT_INFO_VERSION_MINOR:
-		*(uint16_t *)value = 1;
-		break;
 	case SIM_HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
 		*(uint32_t *)value = 1;
 		break;
-	case SIM_HSA_AMD_AGENT_INFO_TIMESTAMP_FREQUENCY:
-		*(uint64_t *)value = HSA_FACE_TIMESTAMP_HZ;
-		break;
 	default:
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+		return common_agent_info(a, attribute, value);
 	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+/*
+ * The agent behind @handle, of an open face, for an entry whose output (a value or a callback)
+ * must be given (@has_out): a bad handle outranks a closed runtime, which outranks bad output.
+ */
+static hsaqm_hsa_status_t open_agent(uint64_t handle, bool has_out, struct hsa_face_agent **a)
+{
+	*a = hsa_face_agent_from_handle(handle);
+	if (!*a)
+		return HSAQM_HSA_STATUS_ERROR_INVALID_AGENT;
+	if (!hsa_face_is_open((*a)->face))
+		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	if (!has_out)
+		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
 static hsaqm_hsa_status_t face_agent_get_info(struct hsaqm_hsa_agent agent,
 					      hsaqm_hsa_agent_info_t attribute, void *value)
 {
-	struct hsa_face_agent *a = hsa_face_agent_from_handle(agent.handle);
+	struct hsa_face_agent *a;
+	hsaqm_hsa_status_t st = open_agent(agent.handle, value != NULL, &a);
 
-	if (!a)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_AGENT;
-	if (!hsa_face_is_open(a->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	if (!value)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	return a->is_gpu ? gpu_agent_info(a, attribute, value)
 			 : cpu_agent_info(a, attribute, value);
 }
@@ -308,18 +305,32 @@ static hsaqm_hsa_status_t face_agent_iterate_memory_pools(
 	struct hsaqm_hsa_agent agent,
 	hsaqm_hsa_status_t (*cb)(struct hsaqm_hsa_amd_memory_pool, void *), void *data)
 {
-	struct hsa_face_agent *a = hsa_face_agent_from_handle(agent.handle);
+	struct hsa_face_agent *a;
+	hsaqm_hsa_status_t st = open_agent(agent.handle, cb != NULL, &a);
 
-	if (!a)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_AGENT;
-	if (!hsa_face_is_open(a->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	if (!cb)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	for (unsigned int i = 0; i < a->npools; i++) {
 		struct hsaqm_hsa_amd_memory_pool p = { pool_handle(
 			&a->face->pools[a->first_pool + i]) };
-		hsaqm_hsa_status_t st = cb(p, data);
+
+		st = cb(p, data);
+		if (st != HSAQM_HSA_STATUS_SUCCESS)
+			return st;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+/* @owner's pools as regions; any status but SUCCESS stops the walk and is returned. */
+static hsaqm_hsa_status_t iterate_agent_regions(const struct hsa_face_agent *owner,
+						hsaqm_hsa_status_t (*cb)(struct hsaqm_hsa_region,
+									 void *),
+						void *data)
+{
+	for (unsigned int i = 0; i < owner->npools; i++) {
+		struct hsaqm_hsa_region r = { pool_handle(
+			&owner->face->pools[owner->first_pool + i]) };
+		hsaqm_hsa_status_t st = cb(r, data);
 
 		if (st != HSAQM_HSA_STATUS_SUCCESS)
 			return st;
@@ -332,47 +343,43 @@ static hsaqm_hsa_status_t face_agent_iterate_regions(
 	struct hsaqm_hsa_agent agent, hsaqm_hsa_status_t (*cb)(struct hsaqm_hsa_region, void *),
 	void *data)
 {
-	struct hsa_face_agent *a = hsa_face_agent_from_handle(agent.handle);
+	struct hsa_face_agent *a;
+	hsaqm_hsa_status_t st = open_agent(agent.handle, cb != NULL, &a);
 
-	if (!a)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_AGENT;
-	if (!hsa_face_is_open(a->face))
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
+	st = iterate_agent_regions(a, cb, data);
+	if (st != HSAQM_HSA_STATUS_SUCCESS || !a->is_gpu)
+		return st;
+	return iterate_agent_regions(&a->face->agents[0], cb, data);
+}
+
+/*
+ * The pool (or region: the same object) behind @handle, of an open face, for an info query
+ * into @value; @invalid is what a foreign handle gets (INVALID_MEMORY_POOL or INVALID_REGION).
+ */
+static hsaqm_hsa_status_t open_pool(uint64_t handle, hsaqm_hsa_status_t invalid, const void *value,
+				    struct hsa_face_pool **p)
+{
+	*p = hsa_face_pool_from_handle(handle);
+	if (!*p)
+		return invalid;
+	if (!hsa_face_is_open((*p)->face))
 		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	if (!cb)
+	if (!value)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	struct hsa_face *f = a->face;
-	for (unsigned int i = 0; i < a->npools; i++) {
-		struct hsaqm_hsa_region r = { pool_handle(&f->pools[a->first_pool + i]) };
-		hsaqm_hsa_status_t st = cb(r, data);
-
-		if (st != HSAQM_HSA_STATUS_SUCCESS)
-			return st;
-	}
-	if (a->is_gpu) {
-		const struct hsa_face_agent *cpu = &f->agents[0];
-
-		for (unsigned int i = 0; i < cpu->npools; i++) {
-			struct hsaqm_hsa_region r = { pool_handle(&f->pools[cpu->first_pool + i]) };
-			hsaqm_hsa_status_t st = cb(r, data);
-
-			if (st != HSAQM_HSA_STATUS_SUCCESS)
-				return st;
-		}
-	}
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
 static hsaqm_hsa_status_t face_memory_pool_get_info(struct hsaqm_hsa_amd_memory_pool pool,
 						    uint32_t attribute, void *value)
 {
-	struct hsa_face_pool *p = hsa_face_pool_from_handle(pool.handle);
+	struct hsa_face_pool *p;
+	hsaqm_hsa_status_t st = open_pool(pool.handle, HSAQM_HSA_STATUS_ERROR_INVALID_MEMORY_POOL,
+					  value, &p);
 
-	if (!p)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_MEMORY_POOL;
-	if (!hsa_face_is_open(p->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	if (!value)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	switch (attribute) {
 	case SIM_HSA_AMD_MEMORY_POOL_INFO_SEGMENT:
 		*(uint32_t *)value = SIM_HSA_AMD_SEGMENT_GLOBAL;
@@ -407,14 +414,12 @@ static hsaqm_hsa_status_t face_memory_pool_get_info(struct hsaqm_hsa_amd_memory_
 static hsaqm_hsa_status_t face_region_get_info(struct hsaqm_hsa_region region, uint32_t attribute,
 					       void *value)
 {
-	struct hsa_face_pool *p = hsa_face_pool_from_handle(region.handle);
+	struct hsa_face_pool *p;
+	hsaqm_hsa_status_t st = open_pool(region.handle, HSAQM_HSA_STATUS_ERROR_INVALID_REGION,
+					  value, &p);
 
-	if (!p)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_REGION;
-	if (!hsa_face_is_open(p->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	if (!value)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	switch (attribute) {
 	case SIM_HSA_REGION_INFO_SEGMENT:
 		*(uint32_t *)value = SIM_HSA_REGION_SEGMENT_GLOBAL;

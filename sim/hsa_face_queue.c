@@ -467,6 +467,18 @@ static struct hsa_face_queue *queue_lookup(const struct hsaqm_hsa_queue *queue, 
 	return fq;
 }
 
+/* A registered queue (left linked) of an open face: the checks of the AMD queue extensions. */
+static hsaqm_hsa_status_t open_queue(const struct hsaqm_hsa_queue *queue,
+				     struct hsa_face_queue **fq)
+{
+	*fq = queue_lookup(queue, false);
+	if (!*fq)
+		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
+	if (!hsa_face_is_open((*fq)->face))
+		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
 static void queue_link(struct hsa_face_queue *fq)
 {
 	struct hsa_face *f = fq->face;
@@ -767,14 +779,13 @@ static const uint32_t kfd_priority_of[3] = { 0, 7, 11 };
 static hsaqm_hsa_status_t face_queue_set_priority(struct hsaqm_hsa_queue *queue, uint32_t priority)
 {
 	struct hsa_face_queue *fq;
+	hsaqm_hsa_status_t st;
 
 	if (!queue)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	fq = queue_lookup(queue, false);
-	if (!fq)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
-	if (!hsa_face_is_open(fq->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	st = open_queue(queue, &fq);
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	if (priority > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
 	if (!fq->hwq)
@@ -795,15 +806,14 @@ static hsaqm_hsa_status_t face_queue_cu_set_mask(const struct hsaqm_hsa_queue *q
 						 uint32_t count, const uint32_t *mask)
 {
 	struct hsa_face_queue *fq;
+	hsaqm_hsa_status_t st;
 	uint32_t m[32] = { 0 };
 
 	if (!queue || count % 32 || (count && !mask))
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	fq = queue_lookup(queue, false);
-	if (!fq)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
-	if (!hsa_face_is_open(fq->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	st = open_queue(queue, &fq);
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	if (!fq->hwq)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
 	uint32_t ncu = fq->agent->prof->cu_count;
@@ -842,14 +852,13 @@ static hsaqm_hsa_status_t face_queue_cu_get_mask(const struct hsaqm_hsa_queue *q
 						 uint32_t count, uint32_t *mask)
 {
 	struct hsa_face_queue *fq;
+	hsaqm_hsa_status_t st;
 
 	if (!queue || !count || count % 32 || !mask)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	fq = queue_lookup(queue, false);
-	if (!fq)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
-	if (!hsa_face_is_open(fq->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	st = open_queue(queue, &fq);
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	memset(mask, 0, count / 8);
 	pthread_mutex_lock(&fq->face->lock);
 	if (fq->cu_mask_bits) {
@@ -869,14 +878,13 @@ static hsaqm_hsa_status_t face_queue_get_info(struct hsaqm_hsa_queue *queue, uin
 					      void *value)
 {
 	struct hsa_face_queue *fq;
+	hsaqm_hsa_status_t st;
 
 	if (!queue || !value)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	fq = queue_lookup(queue, false);
-	if (!fq)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
-	if (!hsa_face_is_open(fq->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	st = open_queue(queue, &fq);
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	switch (attribute) {
 	case SIM_HSA_AMD_QUEUE_INFO_AGENT: {
 		struct hsaqm_hsa_agent a = { hsa_face_agent_handle(fq->agent) };
@@ -903,14 +911,13 @@ static hsaqm_hsa_status_t face_profiling_set_profiler_enabled(struct hsaqm_hsa_q
 							      int enable)
 {
 	struct hsa_face_queue *fq;
+	hsaqm_hsa_status_t st;
 
 	if (!queue)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	fq = queue_lookup(queue, false);
-	if (!fq)
-		return HSAQM_HSA_STATUS_ERROR_INVALID_QUEUE;
-	if (!hsa_face_is_open(fq->face))
-		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	st = open_queue(queue, &fq);
+	if (st != HSAQM_HSA_STATUS_SUCCESS)
+		return st;
 	/* acq_rel RMW: the other bits of the word, which clients read, are kept. */
 	if (enable)
 		hsaqm_fetch_or(&fq->amd->queue_properties,

@@ -279,12 +279,7 @@ static void rl_finish(struct sim_device *dev, uint64_t t)
 		break;
 	case SIM_REQ_DESTROY:
 		/* Running workgroups were saved or drained by the unmap; what is left never completes. */
-		sim_queue_discard_work(q);
-		sim_ev_cancel(dev, &q->ev_grace);
-		sim_ev_cancel(dev, &q->ev_unmap);
-		sim_ev_cancel(dev, &q->ev_map);
-		sim_ev_cancel(dev, &q->ev_pp);
-		sim_list_del(&q->link);
+		sim_hwq_unlink(dev, q);
 		dev->nqueues--;
 		q->destroyed = true;
 		break;

@@ -200,16 +200,50 @@ void sim_signal_store(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
 	writer_leave(s);
 }
 
-int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+enum signal_rmw_op {
+	SIGNAL_RMW_EXCHANGE,
+	SIGNAL_RMW_ADD,
+	SIGNAL_RMW_AND,
+	SIGNAL_RMW_OR,
+	SIGNAL_RMW_XOR,
+};
+
+/*
+ * Every unconditional read-modify-write of the value takes the same writer path, so the
+ * wake-up protocol lives in one place; returns the value before the change. @op is a constant
+ * at each call, so the switch folds away once this is inlined.
+ */
+static inline int64_t signal_rmw(struct hsaqm_sim *sim, struct sim_signal *s,
+				 enum signal_rmw_op op, int64_t v, uint64_t t)
 {
-	uint64_t t = sim_clock_now(sim);
-	int64_t old;
+	int64_t old = 0;
 
 	writer_enter(s, t);
-	old = hsaqm_exchange(&s->value, v); /* acq_rel: scacq_screl */
+	switch (op) {
+	case SIGNAL_RMW_EXCHANGE:
+		old = hsaqm_exchange(&s->value, v); /* acq_rel: scacq_screl */
+		break;
+	case SIGNAL_RMW_ADD:
+		old = hsaqm_fetch_add(&s->value, v); /* acq_rel */
+		break;
+	case SIGNAL_RMW_AND:
+		old = hsaqm_fetch_and(&s->value, v); /* acq_rel */
+		break;
+	case SIGNAL_RMW_OR:
+		old = hsaqm_fetch_or(&s->value, v); /* acq_rel */
+		break;
+	case SIGNAL_RMW_XOR:
+		old = hsaqm_fetch_xor(&s->value, v); /* acq_rel */
+		break;
+	}
 	sim_signal_notify(sim, s, t);
 	writer_leave(s);
 	return old;
+}
+
+int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
+{
+	return signal_rmw(sim, s, SIGNAL_RMW_EXCHANGE, v, sim_clock_now(sim));
 }
 
 int64_t sim_signal_cas(struct hsaqm_sim *sim, struct sim_signal *s, int64_t expected, int64_t v)
@@ -234,13 +268,7 @@ int64_t sim_signal_cas_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t e
 
 int64_t sim_signal_add_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v, uint64_t t)
 {
-	int64_t old;
-
-	writer_enter(s, t);
-	old = hsaqm_fetch_add(&s->value, v); /* acq_rel */
-	sim_signal_notify(sim, s, t);
-	writer_leave(s);
-	return old;
+	return signal_rmw(sim, s, SIGNAL_RMW_ADD, v, t);
 }
 
 int64_t sim_signal_add(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
@@ -250,38 +278,17 @@ int64_t sim_signal_add(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
 
 int64_t sim_signal_and(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
 {
-	uint64_t t = sim_clock_now(sim);
-	int64_t old;
-
-	writer_enter(s, t);
-	old = hsaqm_fetch_and(&s->value, v); /* acq_rel */
-	sim_signal_notify(sim, s, t);
-	writer_leave(s);
-	return old;
+	return signal_rmw(sim, s, SIGNAL_RMW_AND, v, sim_clock_now(sim));
 }
 
 int64_t sim_signal_or(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
 {
-	uint64_t t = sim_clock_now(sim);
-	int64_t old;
-
-	writer_enter(s, t);
-	old = hsaqm_fetch_or(&s->value, v); /* acq_rel */
-	sim_signal_notify(sim, s, t);
-	writer_leave(s);
-	return old;
+	return signal_rmw(sim, s, SIGNAL_RMW_OR, v, sim_clock_now(sim));
 }
 
 int64_t sim_signal_xor(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v)
 {
-	uint64_t t = sim_clock_now(sim);
-	int64_t old;
-
-	writer_enter(s, t);
-	old = hsaqm_fetch_xor(&s->value, v); /* acq_rel */
-	sim_signal_notify(sim, s, t);
-	writer_leave(s);
-	return old;
+	return signal_rmw(sim, s, SIGNAL_RMW_XOR, v, sim_clock_now(sim));
 }
 
 /* VIRTUAL: run the loop until @done() holds or the model deadline passes. */
@@ -421,6 +428,16 @@ uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signa
 	return w.idx;
 }
 
+/* Takes @h, known to be listed, off the handler list; the caller holds handler_lock. */
+static void handler_unlink(struct hsaqm_sim *sim, struct sim_handler *h)
+{
+	struct sim_handler **pp = &sim->handlers;
+
+	while (*pp != h)
+		pp = &(*pp)->next;
+	*pp = h->next;
+}
+
 /*
  * Async handlers. A handler runs when its condition holds; if it asks to stay armed it runs
  * again only after the signal changed (so a condition that stays true does not spin a core).
@@ -464,22 +481,14 @@ bool sim_signal_handlers_poll(struct hsaqm_sim *sim)
 			pthread_mutex_lock(&sim->handler_lock);
 			if (h->orphan) {
 				/* Its signal is gone (sim_signal_destroy): drop it, touch nothing. */
-				struct sim_handler **pp = &sim->handlers;
-
-				while (*pp != h)
-					pp = &(*pp)->next;
-				*pp = h->next;
+				handler_unlink(sim, h);
 				free(h);
 			} else if (keep) {
 				h->dead = false;
 				h->fired = true;
 				h->fired_seq = runs[i].seq;
 			} else {
-				struct sim_handler **pp = &sim->handlers;
-
-				while (*pp != h)
-					pp = &(*pp)->next;
-				*pp = h->next;
+				handler_unlink(sim, h);
 				if (sim->mode == HSAQM_SIM_TIME_REAL)
 					hsaqm_fetch_sub(&h->s->host_waiters, 1u);
 				free(h);

@@ -232,7 +232,11 @@ int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done)
 	return err;
 }
 
-int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
+/*
+ * The caller-driven steps of VIRTUAL mode take the loop; a caller already inside the engine
+ * (code the loop itself runs) would deadlock on it, hence -EDEADLK instead.
+ */
+static int vloop_enter(struct hsaqm_sim *sim)
 {
 	if (!sim || sim->mode != HSAQM_SIM_TIME_VIRTUAL)
 		return -EINVAL;
@@ -240,10 +244,27 @@ int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
 		return -EDEADLK;
 	pthread_mutex_lock(&sim->vloop_lock);
 	sim_engine_enter();
+	return 0;
+}
+
+/* Runs every event of the next @ns of model time (loop held); returns the instant it ran to. */
+static uint64_t vloop_run_for(struct hsaqm_sim *sim, uint64_t ns)
+{
 	uint64_t now = hsaqm_load_acquire(&sim->vnow);
-	uint64_t target = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns;
-	while (sim_vloop_step(sim, target))
+	uint64_t end = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns;
+
+	while (sim_vloop_step(sim, end))
 		;
+	return end;
+}
+
+int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
+{
+	int err = vloop_enter(sim);
+
+	if (err)
+		return err;
+	uint64_t target = vloop_run_for(sim, ns);
 	if (hsaqm_load_acquire(&sim->vnow) < target)
 		hsaqm_store_release(&sim->vnow, target);
 	sim_engine_leave();
@@ -253,18 +274,11 @@ int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
 
 int hsaqm_sim_run_until_idle(struct hsaqm_sim *sim, uint64_t max_ns)
 {
-	int err = 0;
+	int err = vloop_enter(sim);
 
-	if (!sim || sim->mode != HSAQM_SIM_TIME_VIRTUAL)
-		return -EINVAL;
-	if (sim_in_engine())
-		return -EDEADLK;
-	pthread_mutex_lock(&sim->vloop_lock);
-	sim_engine_enter();
-	uint64_t now = hsaqm_load_acquire(&sim->vnow);
-	uint64_t limit = max_ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + max_ns;
-	while (sim_vloop_step(sim, limit))
-		;
+	if (err)
+		return err;
+	uint64_t limit = vloop_run_for(sim, max_ns);
 	for (unsigned int d = 0; d < sim->ndev; d++) {
 		if (!sim_device_idle(sim->dev[d])) {
 			err = -ETIMEDOUT;

@@ -94,6 +94,21 @@ static void put_ts(FILE *f, const char *key, uint64_t ns)
 	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned int)(ns % 1000));
 }
 
+/* Spans and instants share their opening and closing; the caller holds the lock. */
+static void put_head(struct sim_trace *t, const char *name)
+{
+	fputs(t->first ? "{\"name\":\"" : ",\n{\"name\":\"", t->f);
+	t->first = false;
+	put_escaped(t->f, name);
+}
+
+static void put_tail(struct sim_trace *t, const char *args_json)
+{
+	if (args_json)
+		fprintf(t->f, ",\"args\":%s", args_json);
+	fputc('}', t->f);
+}
+
 void sim_trace_span(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid, const char *name,
 		    uint64_t ts_ns, uint64_t dur_ns, const char *args_json)
 {
@@ -102,15 +117,11 @@ void sim_trace_span(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid, const
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	fputs(t->first ? "{\"name\":\"" : ",\n{\"name\":\"", t->f);
-	t->first = false;
-	put_escaped(t->f, name);
+	put_head(t, name);
 	fprintf(t->f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u", dev, tid);
 	put_ts(t->f, "ts", ts_ns);
 	put_ts(t->f, "dur", dur_ns);
-	if (args_json)
-		fprintf(t->f, ",\"args\":%s", args_json);
-	fputc('}', t->f);
+	put_tail(t, args_json);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -122,14 +133,10 @@ void sim_trace_instant_at(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid,
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	fputs(t->first ? "{\"name\":\"" : ",\n{\"name\":\"", t->f);
-	t->first = false;
-	put_escaped(t->f, name);
+	put_head(t, name);
 	fprintf(t->f, "\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u", dev, tid);
 	put_ts(t->f, "ts", ts_ns);
-	if (args_json)
-		fprintf(t->f, ",\"args\":%s", args_json);
-	fputc('}', t->f);
+	put_tail(t, args_json);
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -47,7 +47,6 @@ struct t_hsa {
 	struct hsaqm_hsa_runtime rt;
 	bool rt_ok;
 	struct hsaqm_ctx *ctx;
-	int face_handle;    /* unused (was the KFD shim's handle; kept for older callers) */
 	bool tp_installed;  /* the model's KFD is hsaqm's default transport */
 };
 
@@ -68,7 +67,6 @@ static inline int t_hsa_open_cfg(struct t_hsa *h, const struct hsaqm_sim_config 
 	int rc;
 
 	memset(h, 0, sizeof(*h));
-	h->face_handle = -1;
 	rc = hsaqm_sim_create(cfg, &h->sim);
 	if (rc)
 		return rc;

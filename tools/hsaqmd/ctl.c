@@ -225,30 +225,23 @@ static int cmd_stats(int json)
 
 	if (rc)
 		return rc;
-	if (json) {
-		printf("{\"version\": 1, \"uptime_s\": %.3f, \"clients\": %u, \"ctl_connections\": %u, "
-		       "\"queues\": %u, \"devices\": %u, \"messages\": %llu, \"bad_messages\": %llu, "
-		       "\"decisions\": %llu, \"commands\": %llu, \"kicks_in\": %llu, "
-		       "\"kicks_out\": %llu, \"clients_total\": %llu, \"clients_lost\": %llu, "
-		       "\"rss_kib\": %llu, \"fds\": %u}\n",
-		       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
-		       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
-		       (unsigned long long)s.decisions, (unsigned long long)s.commands,
-		       (unsigned long long)s.kicks_in, (unsigned long long)s.kicks_out,
-		       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
-		       (unsigned long long)s.rss_kib, s.fds);
-		return 0;
-	}
-	printf("uptime          %.1f s\n"
-	       "clients         %u (and %u control connections)\n"
-	       "queues          %u on %u devices\n"
-	       "messages        %llu (%llu malformed, each closed its connection)\n"
-	       "decisions       %llu\n"
-	       "commands        %llu (preempt/resume words written)\n"
-	       "wake-ups        %llu in, %llu out\n"
-	       "connections     %llu since start, %llu left holding queues\n"
-	       "resident memory %llu KiB\n"
-	       "open fds        %u\n",
+	/* One argument list for both forms, so a counter added to one is not missed by the other. */
+	printf(json ? "{\"version\": 1, \"uptime_s\": %.3f, \"clients\": %u, "
+		       "\"ctl_connections\": %u, \"queues\": %u, \"devices\": %u, "
+		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
+		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
+		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
+		       "\"fds\": %u}\n"
+		     : "uptime          %.1f s\n"
+		       "clients         %u (and %u control connections)\n"
+		       "queues          %u on %u devices\n"
+		       "messages        %llu (%llu malformed, each closed its connection)\n"
+		       "decisions       %llu\n"
+		       "commands        %llu (preempt/resume words written)\n"
+		       "wake-ups        %llu in, %llu out\n"
+		       "connections     %llu since start, %llu left holding queues\n"
+		       "resident memory %llu KiB\n"
+		       "open fds        %u\n",
 	       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
 	       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
 	       (unsigned long long)s.decisions, (unsigned long long)s.commands,

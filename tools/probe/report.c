@@ -380,6 +380,19 @@ static void js_key(FILE *f, int ind, const char *k, bool *first)
 	fputs(": ", f);
 }
 
+/* A key whose value is an object or array the caller fills: @open is '{' or '['. */
+static void js_kopen(FILE *f, int ind, const char *k, char open, bool *first)
+{
+	js_key(f, ind, k, first);
+	fputc(open, f);
+}
+
+/* The end of an object or array whose members each stood on a line of their own. */
+static void js_close(FILE *f, int ind, char close)
+{
+	fprintf(f, "\n%*s%c", ind, "", close);
+}
+
 static void js_kstr(FILE *f, int ind, const char *k, const char *v, bool *first)
 {
 	js_key(f, ind, k, first);
@@ -426,8 +439,7 @@ static void js_check(FILE *f, const struct hsaqm_probe_report *r,
 	js_kstr(f, ind, "reason", k->reason, &first);
 	js_kstr(f, ind, "remedy", k->remedy, &first);
 	js_kuint(f, ind, "trials", k->trials, &first);
-	js_key(f, ind, "figures", &first);
-	fputc('[', f);
+	js_kopen(f, ind, "figures", '[', &first);
 	for (uint32_t i = 0; i < k->nfig; i++) {
 		const struct hsaqm_probe_figure *g = &k->fig[i];
 		bool ff = true;
@@ -442,18 +454,17 @@ static void js_check(FILE *f, const struct hsaqm_probe_report *r,
 		js_kuint(f, ind + 4, "max", g->max, &ff);
 		js_kuint(f, ind + 4, "first", g->first, &ff);
 		js_kstr(f, ind + 4, "source", r->is_model ? "model" : "hardware", &ff);
-		fprintf(f, "\n%*s}", ind + 2, "");
+		js_close(f, ind + 2, '}');
 	}
 	fprintf(f, "%s]", k->nfig ? "\n" : "");
 	if (k->nfig)
 		fprintf(f, "%*s", 0, "");
-	js_key(f, ind, "facts", &first);
-	fputc('{', f);
+	js_kopen(f, ind, "facts", '{', &first);
 	bool ff = true;
 	for (uint32_t i = 0; i < k->nfacts; i++)
 		js_kstr(f, ind + 2, k->facts[i].key, k->facts[i].value, &ff);
 	fprintf(f, "%s}", k->nfacts ? "\n" : "");
-	fprintf(f, "\n%*s}", ind - 2, "");
+	js_close(f, ind - 2, '}');
 }
 
 static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsaqm_probe_gpu *g,
@@ -486,8 +497,7 @@ static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsa
 	js_kbool(f, ind, "per_queue_reset", g->cap_per_queue_reset, &first);
 	js_kuint(f, ind, "cwsr_bytes_per_queue", g->cwsr_bytes_per_queue, &first);
 
-	js_key(f, ind, "debugfs", &first);
-	fputc('{', f);
+	js_kopen(f, ind, "debugfs", '{', &first);
 	ff = true;
 	js_key(f, ind + 2, "hqds", &ff);
 	if (g->have_hqds) {
@@ -496,8 +506,7 @@ static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsa
 		fputc('{', f);
 		js_kuint(f, ind + 4, "xcc", g->hqds_xcc, &f3);
 		js_kuint(f, ind + 4, "slots_per_xcc", g->hqds_slots_per_xcc, &f3);
-		js_key(f, ind + 4, "active", &f3);
-		fputc('[', f);
+		js_kopen(f, ind + 4, "active", '[', &f3);
 		for (uint32_t x = 0; x < g->hqds_xcc && x < HSAQM_PROBE_MAX_XCC; x++)
 			fprintf(f, "%s%u", x ? ", " : "", g->hqds_active[x]);
 		fprintf(f, "]\n%*s}", ind + 2, "");
@@ -510,8 +519,7 @@ static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsa
 
 		fputc('{', f);
 		js_kbool(f, ind + 4, "active", g->rls_active, &f3);
-		js_key(f, ind + 4, "processes", &f3);
-		fputc('[', f);
+		js_kopen(f, ind + 4, "processes", '[', &f3);
 		for (uint32_t p = 0; p < g->rl_nprocs; p++)
 			fprintf(f, "%s{\"pasid\": %u, \"queues\": %u, \"mapped\": %u}",
 				p ? ", " : "", g->rl_procs[p].pasid, g->rl_procs[p].num_queues,
@@ -520,39 +528,35 @@ static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsa
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, "\n%*s}", ind, "");
+	js_close(f, ind, '}');
 
-	js_key(f, ind, "other_processes", &first);
-	fputc('{', f);
+	js_kopen(f, ind, "other_processes", '{', &first);
 	ff = true;
 	js_kbool(f, ind + 2, "known", g->others.known, &ff);
 	js_kuint(f, ind + 2, "processes", g->others.processes, &ff);
 	js_kuint(f, ind + 2, "queues", g->others.queues, &ff);
-	js_key(f, ind + 2, "pids", &ff);
-	fputc('[', f);
+	js_kopen(f, ind + 2, "pids", '[', &ff);
 	for (uint32_t p = 0, n = 0; p < g->others.processes && p < 8; p++)
 		if (g->others.pids[p])
 			fprintf(f, "%s%u", n++ ? ", " : "", g->others.pids[p]);
 	fputc(']', f);
 	js_kstr(f, ind + 2, "source", g->others.source, &ff);
-	fprintf(f, "\n%*s}", ind, "");
+	js_close(f, ind, '}');
 
-	js_key(f, ind, "device_kernel", &first);
-	fputc('{', f);
+	js_kopen(f, ind, "device_kernel", '{', &first);
 	ff = true;
 	js_kbool(f, ind + 2, "available", g->have_kernel, &ff);
 	js_kstr(f, ind + 2, "text", g->kernel_text, &ff);
-	fprintf(f, "\n%*s}", ind, "");
+	js_close(f, ind, '}');
 
-	js_key(f, ind, "checks", &first);
-	fputc('{', f);
+	js_kopen(f, ind, "checks", '{', &first);
 	ff = true;
 	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++) {
 		js_key(f, ind + 2, hsaqm_probe_check_name(i), &ff);
 		js_check(f, r, &g->checks[i], ind + 4);
 	}
-	fprintf(f, "\n%*s}", ind, "");
-	fprintf(f, "\n%*s}", ind - 2, "");
+	js_close(f, ind, '}');
+	js_close(f, ind - 2, '}');
 }
 
 static void write_json(FILE *f, const struct hsaqm_probe_report *r)
@@ -573,8 +577,7 @@ static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 	js_kbool(f, 2, "failed", r->failed, &first);
 	js_kstr(f, 2, "failure", r->failure, &first);
 
-	js_key(f, 2, "options", &first);
-	fputc('{', f);
+	js_kopen(f, 2, "options", '{', &first);
 	ff = true;
 	js_kuint(f, 4, "trials", r->trials, &ff);
 	js_kbool(f, 4, "quick", r->quick, &ff);
@@ -582,10 +585,9 @@ static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 	js_kbool(f, 4, "force", r->force, &ff);
 	js_kint(f, 4, "device", r->device, &ff);
 	js_kuint(f, 4, "lv2_interval", r->lv2_interval, &ff);
-	fputs("\n  }", f);
+	js_close(f, 2, '}');
 
-	js_key(f, 2, "preflight", &first);
-	fputc('[', f);
+	js_kopen(f, 2, "preflight", '[', &first);
 	for (uint32_t i = 0; i < r->nfindings; i++) {
 		const struct hsaqm_probe_finding *x = &r->findings[i];
 
@@ -595,12 +597,11 @@ static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 		js_kstr(f, 6, "what", x->what, &ff);
 		js_kstr(f, 6, "text", x->text, &ff);
 		js_kstr(f, 6, "remedy", x->remedy, &ff);
-		fputs("\n    }", f);
+		js_close(f, 4, '}');
 	}
 	fputs(r->nfindings ? "\n  ]" : "]", f);
 
-	js_key(f, 2, "target", &first);
-	fputc('{', f);
+	js_kopen(f, 2, "target", '{', &first);
 	ff = true;
 	js_kstr(f, 4, "kind", r->is_model ? "model" : "hardware", &ff);
 	js_kstr(f, 4, "model_name", r->model_name, &ff);
@@ -615,10 +616,9 @@ static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 	js_kopt(f, 4, "queue_preemption_timeout_ms", r->queue_preemption_timeout_ms, &ff);
 	js_kopt(f, 4, "mes", r->mes, &ff);
 	js_kstr(f, 4, "hsa_runtime", r->hsa_runtime, &ff);
-	fputs("\n  }", f);
+	js_close(f, 2, '}');
 
-	js_key(f, 2, "gpus", &first);
-	fputc('[', f);
+	js_kopen(f, 2, "gpus", '[', &first);
 	for (uint32_t i = 0; i < r->ngpus; i++) {
 		fprintf(f, "%s\n    ", i ? "," : "");
 		js_gpu(f, r, &r->gpus[i], 6);
