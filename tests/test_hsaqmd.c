@@ -5,7 +5,8 @@
  * TC3, both fail-open cases timed after SIGKILL, and that malformed messages close only the
  * client that sent them.
  *
- * Usage (meson passes the binaries): test-hsaqmd HSAQMD HSAQMCTL T-DCLIENT
+ * Usage (meson passes the binaries): test-hsaqmd HSAQMD HSAQMCTL T-DCLIENT [--busy-poll]
+ * With --busy-poll every case runs against a daemon started with it (docs/daemon.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon_internal.h"
 #include "proto_internal.h"
 #include "t_cunit.h"
 #include "t_proc.h"
@@ -461,6 +463,58 @@ static void test_hsaqmctl_sets_queue_priority_and_policy(void)
 	t_client_stop(&b);
 }
 
+/* Busy-polling spins only while a submission in one process could preempt another. */
+static void test_busy_poll_spins_only_with_two_clients(void)
+{
+	static const unsigned int gpu[] = { 12001 };
+	const bool on = t_bins.daemon_flag && !strcmp(t_bins.daemon_flag, "--busy-poll");
+	struct t_client a, b;
+	char out[4096];
+
+	CU_ASSERT_FATAL(client_with_queues(&a, 5, gpu, 1) == 0);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"busy_polling\": false"));
+	CU_ASSERT_FATAL(client_with_queues(&b, 0, gpu, 1) == 0);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, on ? "\"busy_polling\": true"
+					      : "\"busy_polling\": false"));
+	/* Polling or not, a state change without a wake-up is seen: preempt, then resume. */
+	t_client_send(&b, "ready 0");
+	t_client_send(&a, "ready 0");
+	CU_ASSERT(t_client_sees(&b, "ev preempt 0", WAIT_MS));
+	t_client_send(&a, "idle 0");
+	CU_ASSERT(t_client_sees(&b, "ev resume 0", WAIT_MS));
+	t_client_stop(&a);
+	/* Back to one client: the daemon sleeps again (the stats round trip follows the switch,
+	 * which happens before the daemon next waits). */
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"busy_polling\": false"));
+	/* And the remaining client still gets decisions after the switch back. */
+	CU_ASSERT_FATAL(client_with_queues(&a, 5, gpu, 1) == 0);
+	t_client_send(&a, "ready 0");
+	CU_ASSERT(t_client_sees(&b, "ev preempt 0", WAIT_MS));
+	t_client_stop(&a);
+	CU_ASSERT(t_client_sees(&b, "ev resume 0", WAIT_MS));
+	t_client_stop(&b);
+}
+
+static void test_config_busy_poll_takes_yes_or_no_only(void)
+{
+	struct hsaqmd_config cfg;
+	char err[128] = "";
+	char yes[] = "busy_poll = yes\n", no[] = "busy_poll = no\n", bad[] = "busy_poll = 1\n";
+
+	hsaqmd_config_default(&cfg);
+	CU_ASSERT_FALSE(cfg.busy_poll);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, yes, err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(cfg.busy_poll);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, no, err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(cfg.busy_poll);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, bad, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "busy_poll must be yes or no"));
+	CU_ASSERT_FALSE(cfg.busy_poll);
+}
+
 static void test_no_daemon_is_quiet_enoent(void)
 {
 	struct t_daemon none;
@@ -485,6 +539,8 @@ static const struct t_case cases[] = {
 	T_CASE(test_client_killed_daemon_resumes_others_within_100ms),
 	T_CASE(test_malformed_messages_close_only_that_client),
 	T_CASE(test_hsaqmctl_sets_queue_priority_and_policy),
+	T_CASE(test_busy_poll_spins_only_with_two_clients),
+	T_CASE(test_config_busy_poll_takes_yes_or_no_only),
 	T_CASE(test_no_daemon_is_quiet_enoent),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_within_100ms_and_reconnect),
@@ -505,6 +561,7 @@ int main(int argc, char **argv)
 	t_bins.hsaqmd = argv[1];
 	t_bins.hsaqmctl = argv[2];
 	t_bins.dclient = argv[3];
+	t_bins.daemon_flag = argc > 4 ? argv[4] : NULL;
 	signal(SIGPIPE, SIG_IGN);
 	return t_run("hsaqmd", suites);
 }

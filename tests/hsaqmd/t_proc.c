@@ -86,6 +86,8 @@ int t_daemon_start(struct t_daemon *d)
 			argv[n++] = "--config";
 			argv[n++] = d->config;
 		}
+		if (t_bins.daemon_flag)
+			argv[n++] = t_bins.daemon_flag;
 		argv[n] = NULL;
 		execv(argv[0], (char *const *)argv);
 		_exit(127);

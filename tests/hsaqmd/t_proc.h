@@ -20,6 +20,7 @@ struct t_bins {
 	const char *hsaqmd;
 	const char *hsaqmctl;
 	const char *dclient;
+	const char *daemon_flag; /* one more option for every hsaqmd started, or NULL */
 };
 extern struct t_bins t_bins;
 

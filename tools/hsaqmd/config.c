@@ -170,6 +170,13 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 		if (parse_long(val, 10, 1, 65536, &v))
 			return seterr(err, errlen, ln, "max_clients must be 1..65536");
 		cfg->max_clients = (unsigned int)v;
+	} else if (!strcmp(key, "busy_poll")) {
+		if (!strcmp(val, "yes"))
+			cfg->busy_poll = true;
+		else if (!strcmp(val, "no"))
+			cfg->busy_poll = false;
+		else
+			return seterr(err, errlen, ln, "busy_poll must be yes or no");
 	} else if (!strncmp(key, "cap.", 4)) {
 		const char *who = key + 4;
 		uint32_t uid;

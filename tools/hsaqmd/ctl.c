@@ -231,7 +231,7 @@ static int cmd_stats(int json)
 		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
 		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
 		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
-		       "\"fds\": %u}\n"
+		       "\"fds\": %u, \"busy_polling\": %s}\n"
 		     : "uptime          %.1f s\n"
 		       "clients         %u (and %u control connections)\n"
 		       "queues          %u on %u devices\n"
@@ -241,13 +241,15 @@ static int cmd_stats(int json)
 		       "wake-ups        %llu in, %llu out\n"
 		       "connections     %llu since start, %llu left holding queues\n"
 		       "resident memory %llu KiB\n"
-		       "open fds        %u\n",
+		       "open fds        %u\n"
+		       "busy-polling    %s\n",
 	       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
 	       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
 	       (unsigned long long)s.decisions, (unsigned long long)s.commands,
 	       (unsigned long long)s.kicks_in, (unsigned long long)s.kicks_out,
 	       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
-	       (unsigned long long)s.rss_kib, s.fds);
+	       (unsigned long long)s.rss_kib, s.fds,
+	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"));
 	return 0;
 }
 

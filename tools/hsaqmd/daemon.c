@@ -42,6 +42,8 @@
 /* A ctl that does not read its replies stalls the daemon at most this long, then is dropped. */
 #define SEND_STALL_MS 50
 #define MAX_DEVICES 1024
+/* Busy-polling looks at the sockets, timer and signals this often (their latency bound). */
+#define POLL_EPOLL_NS 50000ull
 
 enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL };
 
@@ -121,6 +123,7 @@ struct hsaqmd {
 	uint64_t armed;
 	struct hsaqmd_stats_ok st;
 	bool stop;
+	bool polling; /* busy-polling now (cfg.busy_poll and two or more clients) */
 };
 
 static uint64_t now_ns(void)
@@ -863,6 +866,7 @@ static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_ms
 		s.queues += (uint32_t)d->devs[i]->n;
 	s.rss_kib = rss_kib();
 	s.fds = count_fds();
+	s.polling = d->polling;
 	return send_msg(cl, HSAQMD_STATS_OK, m->hdr.seq, &s);
 }
 
@@ -1039,17 +1043,11 @@ static void on_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
 	}
 }
 
-/* A client changed state words: read them all, decide the devices that changed. */
-static void on_kick(struct hsaqmd *d, struct dclient *cl)
+/* Reads a client's state words into its queues; true when one changed (its device is dirty). */
+static bool scan_states(struct dclient *cl)
 {
-	uint64_t v;
+	bool changed = false;
 
-	if (read(cl->efd_in, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		return;
-	d->st.kicks_in++;
-	/* Clears the flag before reading the words: a store after this point kicks again.
-	 * acq_rel: the client's state stores (before its own exchange) are visible below. */
-	hsaqm_exchange(&cl->shm->kick_daemon, 0u);
 	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
 		struct dqueue *q = cl->slot[s];
 
@@ -1061,9 +1059,70 @@ static void on_kick(struct hsaqmd *d, struct dclient *cl)
 		if (active != q->active) {
 			q->active = active;
 			q->dev->dirty = true;
+			changed = true;
 		}
 	}
+	return changed;
+}
+
+/* A client changed state words: read them all, decide the devices that changed. */
+static void on_kick(struct hsaqmd *d, struct dclient *cl)
+{
+	uint64_t v;
+
+	if (read(cl->efd_in, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	d->st.kicks_in++;
+	/* Clears the flag before reading the words: a store after this point kicks again.
+	 * acq_rel: the client's state stores (before its own exchange) are visible below.
+	 * While polling the flag stays set instead: the loop reads the words anyway, and a
+	 * set flag spares the client its eventfd write. */
+	hsaqm_exchange(&cl->shm->kick_daemon, d->polling ? 1u : 0u);
+	scan_states(cl);
 	decide_all(d, false);
+}
+
+/*
+ * Busy-polling (busy_poll = yes, docs/daemon.md "Busy-polling"): while two or more clients
+ * are connected a submission in one may preempt another, and the wake-up of a sleeping
+ * daemon is half of that path's cost on a virtual machine. Polling keeps every client's
+ * kick flag set, so clients store their state words without a syscall, and the daemon
+ * reads the words in a loop. With fewer clients it sleeps in epoll as usual.
+ */
+static void poll_switch(struct hsaqmd *d, bool on)
+{
+	d->polling = on;
+	for (struct dclient *cl = d->clients; cl; cl = cl->next) {
+		if (cl->role != HSAQMD_ROLE_CLIENT || cl->dead || !cl->shm)
+			continue;
+		/* Off: clear the flags before the final read, so a store after it kicks (as
+		 * on_kick). On: a client that still finds the flag clear kicks once; on_kick
+		 * then sets it. */
+		hsaqm_exchange(&cl->shm->kick_daemon, on ? 1u : 0u);
+		if (!on)
+			scan_states(cl);
+	}
+	if (!on)
+		decide_all(d, false);
+	hsaqm_log_info("busy-polling %s (%u clients)", on ? "on" : "off", d->nclients);
+}
+
+/* Spins on the state words for up to POLL_EPOLL_NS, then returns what epoll has. */
+static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
+{
+	uint64_t until = now_ns() + POLL_EPOLL_NS;
+
+	do {
+		bool changed = false;
+
+		for (struct dclient *cl = d->clients; cl; cl = cl->next)
+			if (cl->role == HSAQMD_ROLE_CLIENT && !cl->dead && cl->shm)
+				changed |= scan_states(cl);
+		if (changed)
+			decide_all(d, false);
+		hsaqm_cpu_relax();
+	} while (now_ns() < until);
+	return epoll_wait(d->epfd, evs, maxevs, 0);
 }
 
 static void free_zombies(struct hsaqmd *d)
@@ -1208,7 +1267,12 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 		close(ready_fd);
 	}
 	while (!d->stop) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		bool want_poll = d->cfg.busy_poll && d->nclients >= 2;
+		int n;
+
+		if (want_poll != d->polling)
+			poll_switch(d, want_poll);
+		n = d->polling ? poll_spin(d, evs, 64) : epoll_wait(d->epfd, evs, 64, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -5,6 +5,7 @@
 #ifndef HSAQM_HSAQMD_DAEMON_INTERNAL_H
 #define HSAQM_HSAQMD_DAEMON_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,6 +38,7 @@ struct hsaqmd_config {
 	struct hsaqmd_dev_policy policies[HSAQMD_MAX_POLICIES];
 	size_t npolicies;
 	unsigned int max_clients;
+	bool busy_poll;         /* spin on the state words while two or more clients are connected */
 };
 
 /* hsaqmd_config_default() - the configuration without a file: caps 0 (non-root), HPF. */

@@ -21,10 +21,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hsaqmd [--socket PATH] [--config FILE] [--foreground] [--ready-fd FD]\n"
+		"usage: hsaqmd [--socket PATH] [--config FILE] [--busy-poll] [--foreground] [--ready-fd FD]\n"
 		"  --socket PATH   listen here (default /run/hsaqm/hsaqmd.sock as root,\n"
 		"                  $XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock otherwise)\n"
 		"  --config FILE   configuration (default " DEFAULT_CONFIG " when it exists)\n"
+		"  --busy-poll     spin on the clients' state words while two or more are\n"
+		"                  connected (one core busy; docs/daemon.md), as busy_poll = yes\n"
 		"  --foreground    accepted for compatibility: hsaqmd never forks\n"
 		"  --ready-fd FD   write \"ready\" to FD once listening\n"
 		"Logging: HSAQM_LOG=error|warn|info|debug. Stop with SIGTERM or SIGINT.\n");
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "busy-poll", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -45,6 +48,7 @@ int main(int argc, char **argv)
 	struct hsaqmd_config cfg;
 	char err[256] = "";
 	int c, rc, ready_fd = -1;
+	bool busy_poll = false;
 
 	while ((c = getopt_long(argc, argv, "s:c:fh", opts, NULL)) != -1) {
 		switch (c) {
@@ -55,6 +59,9 @@ int main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 'f':
+			break;
+		case 'b':
+			busy_poll = true;
 			break;
 		case 'r':
 			ready_fd = atoi(optarg);
@@ -92,6 +99,8 @@ int main(int argc, char **argv)
 		}
 		strcpy(cfg.socket_path, sock);
 	}
+	if (busy_poll)
+		cfg.busy_poll = true;
 	rc = hsaqmd_run(&cfg, ready_fd);
 	if (rc < 0) {
 		fprintf(stderr, "hsaqmd: %s\n", strerror(-rc));

@@ -202,7 +202,7 @@ struct hsaqmd_stats_ok {
 	uint32_t queues;
 	uint32_t devices;
 	uint32_t fds;
-	uint32_t pad;
+	uint32_t polling;       /* 1 while the daemon busy-polls the state words (busy_poll) */
 };
 
 struct hsaqmd_policy_entry {
