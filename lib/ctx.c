@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hsaqm/barrier.h"
 #include "log_internal.h"
 #include "xq_internal.h"
 
@@ -225,6 +226,35 @@ struct hsaqm_dev *hsaqm_dev_get(struct hsaqm_ctx *ctx, uint32_t id, bool create)
 	dev->next = ctx->devs;
 	ctx->devs = dev;
 	return dev;
+}
+
+int hsaqm_ctx_set_idle_hook(struct hsaqm_ctx *ctx, void (*fn)(void *arg), void *arg)
+{
+	int rc = 0;
+
+	if (!hsaqm_ctx_valid(ctx) || !fn) {
+		hsaqm_log_err("hsaqm_ctx_set_idle_hook(%p, %s): invalid argument", (const void *)ctx,
+			      fn ? "fn" : "NULL");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->idle_set) {
+		rc = -EBUSY;
+	} else {
+		ctx->idle_fn = fn;
+		ctx->idle_arg = arg;
+		/* Release: a completion thread that sees the flag (acquire) sees fn and arg. */
+		hsaqm_store_release(&ctx->idle_set, 1u);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}
+
+void hsaqm_ctx_idle_hook_call(struct hsaqm_ctx *ctx)
+{
+	/* Acquire: pairs with the release in hsaqm_ctx_set_idle_hook(); fn and arg never change. */
+	if (hsaqm_load_acquire(&ctx->idle_set))
+		ctx->idle_fn(ctx->idle_arg);
 }
 
 int hsaqm_ctx_set_policy(struct hsaqm_ctx *ctx, uint32_t device,

@@ -408,6 +408,7 @@ int hsaqm_xq_submitted(struct hsaqm_xq *xq, uint64_t end_index)
 int hsaqm_xq_marker_done(struct hsaqm_xq *xq, uint64_t marker_seq)
 {
 	struct hsaqm_dev *dev;
+	bool was_idle, went_idle;
 	uint64_t now;
 
 	XQ_CHECK(xq);
@@ -427,11 +428,16 @@ int hsaqm_xq_marker_done(struct hsaqm_xq *xq, uint64_t marker_seq)
 	}
 	now = hsaqm_ctx_now(dev->ctx);
 	xq->mk_done = marker_seq;
+	was_idle = hsaqm_xq_idle(xq);
 	hsaqm_engine_completed(xq, xq->mk_cover[marker_seq % HSAQM_XQ_MARKERS], now);
+	went_idle = !was_idle && hsaqm_xq_idle(xq);
 	/* Gone idle: the queues it kept down may resume (the decision applies this one too). */
-	if (hsaqm_xq_idle(xq) && !xq->by_hand)
+	if (went_idle && !xq->by_hand)
 		hsaqm_dev_decide(dev, now);
 	hsaqm_engine_apply(xq, now);
 	pthread_mutex_unlock(&dev->lock);
+	/* Outside the lock: the hook may call back into lib. */
+	if (went_idle)
+		hsaqm_ctx_idle_hook_call(dev->ctx);
 	return 0;
 }

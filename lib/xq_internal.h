@@ -146,9 +146,16 @@ struct hsaqm_ctx {
 	pthread_t timer_thread;
 
 	struct hsaqm_ctx *reg_next; /* the atexit registry */
+
+	/* hsaqm_ctx_set_idle_hook(): written once under lock, then idle_set (release). */
+	void (*idle_fn)(void *arg);
+	void *idle_arg;
+	uint32_t idle_set;
 };
 
 /* ctx.c */
+/* Call the context's idle hook, if any (no lib lock may be held). */
+void hsaqm_ctx_idle_hook_call(struct hsaqm_ctx *ctx);
 int hsaqm_ctx_create_opts(struct hsaqm_ctx **out, const struct hsaqm_ctx_opts *opts);
 bool hsaqm_ctx_valid(const struct hsaqm_ctx *ctx);
 uint64_t hsaqm_ctx_now(const struct hsaqm_ctx *ctx);

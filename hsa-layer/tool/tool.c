@@ -426,6 +426,8 @@ static struct hsaqm_ctx *tool_ctx(void)
 	/* The same policy on every device the process will use: devices are created on demand. */
 	for (uint32_t dev = 0; dev < 64; dev++)
 		hsaqm_ctx_set_policy(g.ctx, dev, &g.cfg.policy);
+	/* Idle queues are reported to hsaqmd when they go idle, not polled (tool_node.c). */
+	hsaqm_ctx_set_idle_hook(g.ctx, tool_node_idle_hook, NULL);
 	return g.ctx;
 }
 
@@ -710,9 +712,9 @@ W_ADD(w_add_write_screlease, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCRELEASE)
 			NEXT(entry, hsaqm_hsa_signal_store_fn)(s, v);                  \
 		else {                                                                 \
 			/* Before: the daemon hears at once; after: lib's answer stands. */ \
-			tool_node_doorbell(p);                                         \
+			tool_node_doorbell(p, false);                                  \
 			hsaqm_hsa_proxy_doorbell(p, v);                                \
-			tool_node_doorbell(p);                                         \
+			tool_node_doorbell(p, true);                                   \
 		}                                                                      \
 	}
 

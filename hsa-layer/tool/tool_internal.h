@@ -91,6 +91,8 @@ struct tool_node_host {
  * Returns 1 when a client is open (connected, or reconnecting by itself), 0 when no daemon.
  */
 int tool_node_start(const struct tool_node_host *host, int priority);
+/* lib's idle hook for the tool's context: wakes the watcher that tells the daemon. */
+void tool_node_idle_hook(void *arg);
 /* Leave the daemon (its queues are dropped, whoever they held back resumes) and stop. */
 void tool_node_stop(void);
 /* Register @tq; when the process is held on that device, hold it before returning (TC3). */
@@ -104,15 +106,16 @@ void tool_node_priority(int priority);
 /* Re-apply @tq's hold after the process was suspended or resumed by hand. */
 void tool_node_apply_hold(struct tool_queue *tq);
 /*
- * The doorbell of proxy @p rang and lib took its packets: mark the queue ready. Without a
- * daemon one relaxed load; with one, a lookup and one load while the queue is marked already.
+ * The doorbell of proxy @p rang: mark the queue ready, before lib gets the packets and again
+ * (@after) once it took them, unless they already completed. Without a daemon one relaxed
+ * load; with one, a lookup and one load while the queue is marked already.
  */
 extern uint32_t tool_node_on;
-void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p);
-static inline void tool_node_doorbell(struct hsaqm_hsa_proxy *p)
+void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p, bool after);
+static inline void tool_node_doorbell(struct hsaqm_hsa_proxy *p, bool after)
 {
 	if (__builtin_expect(HSAQM_READ_ONCE(tool_node_on) != 0, 0))
-		tool_node_doorbell_proxy(p);
+		tool_node_doorbell_proxy(p, after);
 }
 /* A JSON object describing the daemon connection (docs/tool.md), or "null"; malloc'ed. */
 char *tool_node_json(void);

@@ -9,10 +9,13 @@
  * at Lv2, the hardware queue is suspended at Lv3, nothing more is released at Lv1),
  * RESUME = hsaqm_xq_resume() unless the process is suspended by hand too.
  *
- * Ready and idle: lib has no event hook, so the tool reports what it sees. The doorbell
- * wrapper marks a queue ready before it hands the packets to lib (so the daemon hears at
- * once) and checks again after lib took them (one load each while it is marked already); a watcher thread, awake only while some queue is marked, asks lib every
- * NODE_IDLE_POLL_US whether a marked queue has gone idle and marks it idle. The race
+ * Ready and idle: the doorbell wrapper marks a queue ready before it hands the packets to
+ * lib (so the daemon hears at once) and checks again after lib took them (one load each
+ * while it is marked already). lib's idle hook (hsaqm_ctx_set_idle_hook(), called when a
+ * queue completed everything) wakes a watcher thread, which asks lib whether each marked
+ * queue is idle and marks it idle; while queues are marked it also looks every
+ * NODE_IDLE_FALLBACK_US, for a doorbell that brought no new packet (no completion will
+ * follow it). The race
  * between the two is closed by lib's device lock: the watcher clears `marked` before it
  * reads the queue's state under that lock, and the doorbell reads `marked` after
  * hsaqm_xq_submitted() took the same lock, so one of them sees the other (see
@@ -42,13 +45,12 @@
 #include "tool_internal.h"
 
 /*
- * How often the watcher asks lib whether a marked queue went idle. It bounds how long the
- * daemon believes an idle queue still has work (a lower process stays held that much longer
- * after a higher one finished); it costs one hsaqm_xq_get_info() per marked queue per poll,
- * only while queues are marked. Assumption: 200 us is small beside the millisecond kernels
- * a held process waits behind, and 5000 wake-ups a second of one thread is cheap.
+ * How often the watcher looks at marked queues without an idle hook call. Completions call
+ * the hook, so this only bounds how long a queue marked by a doorbell that brought nothing
+ * stays marked (the daemon holds lower processes meanwhile). Assumption: 5 ms, 200 wake-ups
+ * a second while a queue is marked, is cheap and rare enough (session 2 polled every 200 us).
  */
-#define NODE_IDLE_POLL_US 200u
+#define NODE_IDLE_FALLBACK_US 5000u
 /* How often a process without a daemon looks again (at a queue creation). */
 #define NODE_RETRY_NS (1000ull * 1000 * 1000)
 /* Slots of the proxy -> queue map: twice the daemon's 128 queues per client, a power of 2. */
@@ -82,6 +84,7 @@ static struct {
 	pthread_t watcher;
 	bool watcher_started;
 	bool watch_wake;
+	bool idle_kick; /* lib's idle hook ran since the watcher last looked */
 	/* Counters for the stats document. */
 	uint64_t holds, resumes, losts, connects;
 	uint64_t last_hold_ns, last_resume_ns, last_lost_ns;
@@ -244,15 +247,25 @@ static void wake_watcher(void)
 	pthread_mutex_unlock(&n.lock);
 }
 
-void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p)
+/*
+ * @after: called again once lib took the doorbell's packets. Unmarked then means the watcher
+ * ran in between: either its answer predates the packets (lib has work: mark again) or the
+ * packets already completed and it told the daemon "idle" correctly (lib is idle: marking
+ * would leave the queue marked with no completion to clear it). Asked under mark_lock, which
+ * the watcher takes too, so its next look follows this mark.
+ */
+void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p, bool after)
 {
 	struct tool_node_queue *nq = map_get(p);
+	struct hsaqm_xq_info info;
 
 	/* Marked already: the common case costs the lookup and this load. */
 	if (!nq || HSAQM_READ_ONCE(nq->marked))
 		return;
 	pthread_mutex_lock(&nq->mark_lock);
-	if (!HSAQM_READ_ONCE(nq->marked) && nq->dq) {
+	if (!HSAQM_READ_ONCE(nq->marked) && nq->dq &&
+	    !(after && hsaqm_xq_get_info(nq->tq->xq, &info) == 0 &&
+	      info.state == HSAQM_XQ_IDLE)) {
 		HSAQM_WRITE_ONCE(nq->marked, 1u);
 		hsaqm_dclient_queue_mark(nq->dq, true);
 		hsaqm_fetch_add(&n.nmarked, 1u);
@@ -290,21 +303,52 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 	pthread_mutex_unlock(&nq->mark_lock);
 }
 
+/* lib's idle hook (hsaqm_ctx_set_idle_hook()): on the completing thread, so only a wake-up. */
+void tool_node_idle_hook(void *arg)
+{
+	(void)arg;
+	/* Not "nothing marked": a doorbell may be marking under mark_lock right now, after
+	 * lib told it the queue had work; the watcher's look must follow that mark. */
+	if (!HSAQM_READ_ONCE(tool_node_on))
+		return;
+	pthread_mutex_lock(&n.lock);
+	n.idle_kick = true;
+	pthread_cond_signal(&n.cond);
+	pthread_mutex_unlock(&n.lock);
+}
+
 static void *watcher_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "hsaqm-idle", 0, 0, 0);
 	pthread_mutex_lock(&n.lock);
 	for (;;) {
-		while (!n.exiting && !n.watch_wake && HSAQM_READ_ONCE(n.nmarked) == 0)
+		while (!n.exiting && !n.watch_wake && !n.idle_kick &&
+		       HSAQM_READ_ONCE(n.nmarked) == 0)
 			pthread_cond_wait(&n.cond, &n.lock);
+		n.watch_wake = false;
+		/*
+		 * Queues are marked: wait for the idle hook, not for the doorbell that woke us
+		 * (looking now would catch the queue before lib has its packets and tell the
+		 * daemon "idle" for an instant).
+		 */
+		if (!n.idle_kick && !n.exiting) {
+			struct timespec dl;
+
+			clock_gettime(CLOCK_REALTIME, &dl); /* the condition variable's clock */
+			dl.tv_nsec += NODE_IDLE_FALLBACK_US * 1000l;
+			if (dl.tv_nsec >= 1000000000l) {
+				dl.tv_sec++;
+				dl.tv_nsec -= 1000000000l;
+			}
+			while (!n.idle_kick && !n.exiting &&
+			       pthread_cond_timedwait(&n.cond, &n.lock, &dl) == 0)
+				;
+		}
 		if (n.exiting)
 			break;
-		n.watch_wake = false;
+		n.idle_kick = false;
 		pthread_mutex_unlock(&n.lock);
-		struct timespec ts = { 0, NODE_IDLE_POLL_US * 1000l };
-
-		nanosleep(&ts, NULL);
 		tool_queues_foreach(watch_queue, NULL);
 		pthread_mutex_lock(&n.lock);
 	}

@@ -162,6 +162,20 @@ HSAQM_API int hsaqm_ctx_get_policy(struct hsaqm_ctx *ctx, uint32_t device,
 HSAQM_API int hsaqm_ctx_foreach_xq(struct hsaqm_ctx *ctx, int (*fn)(struct hsaqm_xq *xq, void *arg),
 				   void *arg);
 
+/**
+ * hsaqm_ctx_set_idle_hook() - call @fn(@arg) each time a queue of @ctx has completed
+ * everything submitted to it (it went idle), so that a caller who reports idleness elsewhere
+ * (the tool library to hsaqmd) need not poll.
+ *
+ * The hook runs on the thread that reported the completion (the backend's, inside
+ * hsaqm_xq_marker_done()), after lib released its locks: it may call any hsaqm function,
+ * but it delays the completions behind it, so it should only note or wake. It names no
+ * queue (the queue may be detached by the time it runs): ask hsaqm_xq_get_info() about the
+ * queues you track. One hook per context, for its lifetime.
+ * Return: 0; -EINVAL for a NULL @fn or a foreign @ctx; -EBUSY when a hook is set already.
+ */
+HSAQM_API int hsaqm_ctx_set_idle_hook(struct hsaqm_ctx *ctx, void (*fn)(void *arg), void *arg);
+
 /* ---------------------------------------------------------------------------------------
  * xqueues: one per hardware queue
  */
