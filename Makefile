@@ -88,6 +88,7 @@ experiments: build
 	experiments/runner/hsaqm-experiment --max-length 30s --trace native:2s,lv2:2s \
 		--trace-only w1-intensive $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
 		$(WL)/w3.wl $(WL)/w3-tc1.wl || rc=1; \
+	experiments/runner/hsaqm-experiment $(WL)/w3-tc3.wl || rc=1; \
 	$(BUILD)/experiments/bench/hsaqm-bench-w4 || rc=1; \
 	exit $$rc
 

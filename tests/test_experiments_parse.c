@@ -28,6 +28,7 @@ static const char good[] =
 	"warmup = 500ms\n"
 	"seed = 42\n"
 	"time_scale = 2\n"
+	"edge_checks = yes\n"
 	"\n"
 	"[process online]\n"
 	"role = online\n"
@@ -40,10 +41,12 @@ static const char good[] =
 	"host_lock = yes\n"
 	"stream = name=a priority=low\n"
 	"stream = name=b hsaqm_priority=-50\n"
+	"stream = name=late create=10ms\n"
 	"task = name=train stream=a model=big arrival=closed depth=2\n"
 	"task = name=burst stream=b model=small arrival=burst burst=4 period=100ms requests=8 "
 	"launch=20us start=10ms\n"
 	"task = name=think stream=b model=small arrival=closed think=20ms jitter=2ms\n"
+	"task = name=later stream=late model=small arrival=periodic period=1s start=10ms\n"
 	"\n"
 	"[model small]\n"
 	"kernel = count=10 wg=16 waves=4 time=30us\n"
@@ -80,7 +83,9 @@ static const char good[] =
 	"online.latency_p99_ms = 2.71\n"
 	"[pass]\n"
 	"online_p99 = 1.10\n"
-	"offline_throughput = 0.30\n";
+	"offline_throughput = 0.30\n"
+	"online_max_ms = 50\n"
+	"offline_loss = 0.05\n";
 
 static void test_good_file_gives_every_field(void)
 {
@@ -115,10 +120,14 @@ static void test_good_file_gives_every_field(void)
 
 	CU_ASSERT_EQUAL(off->role, HSAQM_WL_ROLE_OFFLINE);
 	CU_ASSERT_TRUE(off->host_lock);
-	CU_ASSERT_EQUAL(off->nstreams, 2);
+	CU_ASSERT_EQUAL(off->nstreams, 3);
 	CU_ASSERT_EQUAL(off->streams[0].hsaqm_priority, -10);
 	CU_ASSERT_EQUAL(off->streams[1].hsaqm_priority, -50);
 	CU_ASSERT_EQUAL(off->streams[1].ring, 4096); /* default */
+	CU_ASSERT_EQUAL(off->streams[1].create_ns, 0); /* at set-up */
+	CU_ASSERT_EQUAL(off->streams[2].create_ns, 10000000ull);
+	CU_ASSERT_EQUAL(off->tasks[3].stream, 2);
+	CU_ASSERT_EQUAL(off->tasks[3].start_ns, 10000000ull); /* start = create is allowed */
 	CU_ASSERT_EQUAL(off->tasks[0].arrival, HSAQM_WL_ARR_CLOSED);
 	CU_ASSERT_EQUAL(off->tasks[0].depth, 2);
 	CU_ASSERT_EQUAL(off->tasks[0].model, 1);
@@ -170,6 +179,9 @@ static void test_good_file_gives_every_field(void)
 	CU_ASSERT_DOUBLE_EQUAL(wl.pass_offline_tput, 0.30, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(wl.latency_tolerance, 0.25, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(wl.throughput_tolerance, 0.10, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(wl.pass_online_max_ms, 50.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(wl.pass_offline_loss, 0.05, 1e-12);
+	CU_ASSERT_TRUE(wl.edge_checks);
 	CU_ASSERT_EQUAL(hsaqm_wl_find_config(&wl, "lv2"), 3);
 	CU_ASSERT_EQUAL(hsaqm_wl_find_config(&wl, "lv9"), -ENOENT);
 	CU_ASSERT_EQUAL(hsaqm_wl_find_process(&wl, "offline"), 1);
@@ -190,6 +202,10 @@ static void test_minimal_file_gets_defaults(void)
 	CU_ASSERT_EQUAL(wl.nconfigs, 1); /* an implicit native run */
 	CU_ASSERT_EQUAL(wl.configs[0].mode, HSAQM_WL_MODE_NATIVE);
 	CU_ASSERT_EQUAL(wl.pass_online_p99, 0); /* not evaluated */
+	CU_ASSERT_EQUAL(wl.pass_online_max_ms, 0);
+	CU_ASSERT_EQUAL(wl.pass_offline_loss, 0);
+	CU_ASSERT_FALSE(wl.edge_checks);
+	CU_ASSERT_EQUAL(wl.procs[0].streams[0].create_ns, 0);
 }
 
 static void test_dump_json_is_produced(void)
@@ -202,6 +218,12 @@ static void test_dump_json_is_produced(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"arrival\":\"burst\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"mode\":\"hip-priority\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"lo\":19.4,\"hi\":19.8"));
+	/* What the runner's edge criteria read. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"edge_checks\":true"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"name\":\"late\",\"priority\":\"normal\","
+					  "\"hsaqm_priority\":0,\"ring\":4096,\"create_ms\":10.000000"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"start_ms\":10.000000,\"jitter_ms\":0}"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"online_max_ms\":50,\"offline_loss\":0.05"));
 	free(js);
 	CU_ASSERT_EQUAL(hsaqm_wl_dump_json(NULL, &js), -EINVAL);
 }
@@ -294,6 +316,16 @@ static const struct bad bads[] = {
 	{ HEAD "[reference standalone]\np.latency_p99_ms = 5..3\n", 9, "LOW <= HIGH" },
 	{ HEAD "[pass]\nonline_p99 = 1.1\nbogus = 2\n", 10, "[pass]: unknown key 'bogus'" },
 	{ HEAD "[pass]\noffline_throughput = 1.5\n", 9, "out of range" },
+	{ HEAD "[pass]\nonline_max_ms = 0\n", 9, "online_max_ms: 0 is out of range" },
+	{ HEAD "[pass]\noffline_loss = 2\n", 9, "offline_loss: 2 is out of range" },
+	{ HEAD "stream = name=s create=5\n", 8, "stream create: '5' needs a unit" },
+	{ HEAD "stream = name=s create=-1s\n", 8, "stream create: '-1s' is not a duration" },
+	{ HEAD "[process q]\nstream = name=s create=2s\ntask = name=u stream=s model=k "
+	  "arrival=closed start=1s\n", 10, "task u: start= (1 s) is before stream s's create= (2 s)" },
+	{ HEAD "[process q]\nstream = name=s create=2s\ntask = name=u model=k arrival=periodic "
+	  "rate=1\n", 10, "task u: start= (0 s) is before stream s's create=" },
+	{ "[workload]\nname=b\nlength=1s\nedge_checks = maybe\n", 4,
+	  "edge_checks: 'maybe' is not yes or no" },
 	{ "[workload]\nname=b\n[process p]\ntask = name=t model=k arrival=closed\n"
 	  "[model k]\nkernel = wg=1 time=1ms\n", 0, "[workload] needs length=" },
 	{ "[workload]\nlength=1s\n", 0, "[workload] needs name=" },
@@ -345,7 +377,8 @@ static void test_long_line_and_null_input_are_refused(void)
 static void test_shipped_workload_files_parse(void)
 {
 	static const char *const files[] = { "w1-light.wl", "w1-intensive.wl", "w2.wl",
-					     "w3.wl", "w3-tc1.wl", "calib.wl", "w2-native.wl" };
+					     "w3.wl", "w3-tc1.wl", "w3-tc3.wl", "calib.wl",
+					     "w2-native.wl" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char path[512];

@@ -22,7 +22,7 @@
  *
  * Usage: hsaqm-wl FILE [--config NAME] [--process NAME]... [--out JSON] [--seed N]
  *                 [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]
- *                 [--trace FILE] [--progress] [--dump] [--check] [--quiet]
+ *                 [--trace FILE] [--request-log] [--progress] [--dump] [--check] [--quiet]
  * Every figure it writes is a MODEL FIGURE.
  */
 #include <errno.h>
@@ -68,11 +68,18 @@ struct wl_hsa {
 	bool inited;
 };
 
-/* One HSA queue: a stream of a process. */
+/*
+ * One HSA queue: a stream of a process. A stream with create= is created by the first of its
+ * tasks to get there, at that model instant (m serialises them); the others wait on m too.
+ */
 struct wl_queue {
 	struct run *r;
 	struct hsaqm_hsa_queue *q;      /* what the application writes (a proxy under the tool) */
 	bool used;
+	unsigned int pi, si;
+	pthread_mutex_t m;
+	int create_rc;
+	uint64_t create_call, created;  /* model ns: hsa_queue_create called, returned */
 };
 
 /*
@@ -89,8 +96,10 @@ struct ticket_lock {
 };
 
 struct req {
+	uint64_t planned; /* model ns: the arrival process's instant (closed loop: the submission) */
 	uint64_t arrival; /* model ns: submitted */
 	uint64_t start;   /* model ns: latency counted from here (see reap()) */
+	uint64_t launch;  /* model ns: the device launched the request's last kernel */
 	uint64_t end;     /* model ns; 0 = not complete */
 };
 
@@ -112,6 +121,9 @@ struct task_run {
 	uint64_t arrivals;
 	uint64_t lat_avg; /* model ns, running average */
 	uint64_t prev_end; /* model ns, the last completion reaped */
+	/* --request-log: a signal on the first kernel of the first request, to time its launch. */
+	struct hsaqm_hsa_signal first_sig;
+	bool first_sig_used;
 	int error;
 	pthread_t th;
 	bool started, joined;
@@ -137,6 +149,7 @@ struct run {
 	unsigned int ntasks;
 	uint64_t t_start, win_lo, win_hi; /* model ns */
 	bool progress, quiet;
+	bool request_log;                 /* every request's times and the streams' in the JSON */
 	const char *trace;
 };
 
@@ -295,9 +308,19 @@ static int submit_request(struct task_run *tr, struct hsaqm_hsa_signal cs)
 	for (unsigned int g = 0; g < m->nk; g++) {
 		for (uint32_t c = 0; c < m->k[g].count; c++) {
 			bool final = ++done == m->kernels;
+			uint64_t sig = final ? cs.handle : 0;
+
+			/*
+			 * The first kernel the task ever submits carries a signal of its own when it
+			 * is not also the last (whose signal times the request): its launch time says
+			 * when the stream first ran (a queue created while its process was held).
+			 */
+			if (done == 1 && !final && tr->first_sig.handle && !tr->first_sig_used) {
+				sig = tr->first_sig.handle;
+				tr->first_sig_used = true;
+			}
 			union hsaqm_aql_packet pk =
-				wl_dispatch(r->kobj[tr->model - r->wl->models][g], &m->k[g],
-					    final ? cs.handle : 0);
+				wl_dispatch(r->kobj[tr->model - r->wl->models][g], &m->k[g], sig);
 
 			if (launch && in_chunk == 0 && tr->host_lock) {
 				ticket_lock(tr->host_lock);
@@ -344,8 +367,8 @@ static int record_arrival(struct task_run *tr, uint64_t t)
 		tr->reqs = n;
 		tr->capreq = cap;
 	}
+	memset(&tr->reqs[tr->nreq], 0, sizeof(tr->reqs[tr->nreq]));
 	tr->reqs[tr->nreq].arrival = t;
-	tr->reqs[tr->nreq].end = 0;
 	tr->nreq++;
 	return 0;
 }
@@ -366,6 +389,7 @@ static uint64_t reap(struct task_run *tr)
 		struct req *q = &tr->reqs[tr->pool_req[tr->tail % POOL]];
 
 		q->end = dt.end ? dt.end : model_now(r);
+		q->launch = dt.start;
 		/*
 		 * A back-to-back loop (closed, no think time, several in flight) keeps the
 		 * stream busy, as a synchronous loop does on a real host whose wake-up costs
@@ -423,10 +447,10 @@ static int arrive(struct task_run *tr, uint64_t planned)
 	 * their launch time, as the users' measurement does.
 	 */
 	t = model_now(r);
-	(void)planned;
 	rc = record_arrival(tr, t);
 	if (rc)
 		return rc;
+	tr->reqs[tr->nreq - 1].planned = planned;
 	tr->pool_req[tr->head % POOL] = tr->nreq - 1;
 	tr->head++;
 	return submit_request(tr, cs);
@@ -471,16 +495,51 @@ static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
 		sched_yield();
 }
 
+static int create_queue(struct run *r, unsigned int pi, unsigned int si);
+
+/*
+ * A stream with create=: its queue is made at that model instant, by whichever of its tasks
+ * gets there first, while the other processes run (under hsaqm the tool's queue_create
+ * registers it with hsaqmd then, so a queue created while its process is held starts held).
+ */
+static int late_queue(struct task_run *tr)
+{
+	struct wl_queue *wq = tr->wq;
+	struct run *r = tr->r;
+	int rc;
+
+	sleep_until_model(r, r->t_start + tr->proc->streams[tr->task->stream].create_ns);
+	pthread_mutex_lock(&wq->m);
+	if (!wq->q && !wq->create_rc) {
+		wq->create_call = model_now(r);
+		wq->create_rc = create_queue(r, wq->pi, wq->si);
+		wq->created = model_now(r);
+	}
+	rc = wq->create_rc;
+	pthread_mutex_unlock(&wq->m);
+	return rc;
+}
+
 static void *task_main(void *arg)
 {
 	struct task_run *tr = arg;
 	struct run *r = tr->r;
 	const struct hsaqm_wl_task *t = tr->task;
-	uint64_t next, think_until = 0;
+	uint64_t next, think_until;
 	bool closed = t->arrival == HSAQM_WL_ARR_CLOSED;
 
 	sleep_until_model(r, r->t_start);
+	if (tr->proc->streams[t->stream].create_ns) {
+		/* A stream made after the run ended never existed: nothing to submit. */
+		if (r->t_start + tr->proc->streams[t->stream].create_ns >= r->win_hi)
+			return NULL;
+		tr->error = late_queue(tr);
+		if (tr->error)
+			return NULL;
+	}
 	next = r->t_start + t->start_ns;
+	/* A closed loop's first request waits for start= too. */
+	think_until = next;
 	if (t->arrival == HSAQM_WL_ARR_POISSON)
 		next += next_gap(tr);
 	for (;;) {
@@ -529,6 +588,9 @@ static void *task_main(void *arg)
 		if (more)
 			wake = closed ? (tr->head - tr->tail < t->depth ? think_until : UINT64_MAX)
 				      : next;
+		/* An arrival after the window never comes: do not sleep past the window's end. */
+		if (wake != UINT64_MAX && wake > r->win_hi)
+			wake = r->win_hi;
 		if (tr->tail < tr->head) {
 			wait_oldest(tr, now, wake);
 		} else if (wake != UINT64_MAX) {
@@ -698,7 +760,6 @@ static int create_queue(struct run *r, unsigned int pi, unsigned int si)
 	struct wl_queue *wq = &r->queues[pi][si];
 	bool call;
 
-	wq->r = r;
 	/* A plain HSA queue: under hsaqm-run the tool's queue_create makes it a proxy. */
 	if (r->h.core->hsa_queue_create_fn(r->h.gpu[0], s->ring, HSAQM_HSA_QUEUE_TYPE_MULTI,
 					   NULL, NULL, 0, 0, &wq->q) != HSAQM_HSA_STATUS_SUCCESS)
@@ -736,6 +797,15 @@ static int setup(struct run *r)
 		pthread_mutex_init(&r->locks[pi].m, NULL);
 		pthread_cond_init(&r->locks[pi].cv, NULL);
 		for (unsigned int si = 0; si < pr->nstreams; si++) {
+			struct wl_queue *wq = &r->queues[pi][si];
+
+			wq->r = r;
+			wq->pi = pi;
+			wq->si = si;
+			pthread_mutex_init(&wq->m, NULL);
+			/* Streams with create= are made by their tasks, at that instant. */
+			if (pr->streams[si].create_ns)
+				continue;
 			rc = create_queue(r, pi, si);
 			if (rc)
 				return rc;
@@ -761,6 +831,11 @@ static int setup(struct run *r)
 				if (!tr->pool[i].handle)
 					return -ENOMEM;
 			}
+			if (r->request_log) {
+				r->h.core->hsa_signal_create_fn(1, 0, NULL, &tr->first_sig);
+				if (!tr->first_sig.handle)
+					return -ENOMEM;
+			}
 		}
 	}
 	return 0;
@@ -782,6 +857,8 @@ static void teardown(struct run *r)
 		for (unsigned int k = 0; k < POOL; k++)
 			if (tr->pool[k].handle)
 				r->h.core->hsa_signal_destroy_fn(tr->pool[k]);
+		if (tr->first_sig.handle)
+			r->h.core->hsa_signal_destroy_fn(tr->first_sig);
 		free(tr->reqs);
 		free(tr);
 	}
@@ -966,6 +1043,90 @@ static void agg_json(FILE *f, struct agg *a)
 	fprintf(f, "]");
 }
 
+/*
+ * When the task's first kernel was launched by the device (model ns), 0 when unknown: the
+ * first kernel's own signal, or for one-kernel requests the first request's signal.
+ */
+static uint64_t first_launch(const struct task_run *tr)
+{
+	const struct run *r = tr->r;
+	struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
+
+	if (tr->first_sig_used) {
+		if (r->h.core->hsa_signal_load_scacquire_fn(tr->first_sig) != 0)
+			return 0;
+		r->h.amd->hsa_amd_profiling_get_dispatch_time_fn(r->h.gpu[0], tr->first_sig, &dt);
+		return dt.start;
+	}
+	return tr->nreq && tr->model->kernels == 1 && tr->reqs[0].end ? tr->reqs[0].launch : 0;
+}
+
+static void ms_or_null(FILE *f, uint64_t ns)
+{
+	if (ns)
+		fprintf(f, "%.6f", (double)ns / 1e6);
+	else
+		fputs("null", f);
+}
+
+/*
+ * --request-log: the streams (when each queue was created and its queue id, which the tool's
+ * statistics name) and every request of every task in absolute model ms (the device's clock,
+ * common to the processes of a run): [planned, submitted, last kernel launched, completed].
+ */
+static void request_log_json(FILE *f, const struct run *r, unsigned int pi)
+{
+	const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
+
+	fprintf(f, ",\"t_start_ms\":%.6f,\"streams\":[", (double)r->t_start / 1e6);
+	for (unsigned int si = 0; si < pr->nstreams; si++) {
+		const struct wl_queue *wq = &r->queues[pi][si];
+
+		fprintf(f, "%s{\"name\":\"%s\",\"create_ms\":%.6f,\"queue_id\":", si ? "," : "",
+			pr->streams[si].name, (double)pr->streams[si].create_ns / 1e6);
+		if (wq->q)
+			fprintf(f, "%llu", (unsigned long long)wq->q->id);
+		else
+			fputs("null", f);
+		fputs(",\"create_call_ms\":", f);
+		ms_or_null(f, wq->create_call);
+		fputs(",\"created_ms\":", f);
+		ms_or_null(f, wq->created);
+		fputc('}', f);
+	}
+	fputs("],\"tasks\":[", f);
+	bool first = true;
+
+	for (unsigned int i = 0; i < r->ntasks; i++) {
+		const struct task_run *tr = r->tasks[i];
+		size_t done = 0;
+
+		if (tr->pi != pi)
+			continue;
+		for (size_t k = 0; k < tr->nreq; k++)
+			done += tr->reqs[k].end != 0;
+		fprintf(f, "%s{\"name\":\"%s\",\"stream\":\"%s\",\"submitted\":%zu,"
+			   "\"completed\":%zu,\"dropped\":%" PRIu64 ",\"first_launch_ms\":",
+			first ? "" : ",", tr->task->name, pr->streams[tr->task->stream].name, tr->nreq,
+			done, tr->dropped);
+		first = false;
+		ms_or_null(f, first_launch(tr));
+		fputs(",\"log\":[", f);
+		for (size_t k = 0; k < tr->nreq; k++) {
+			const struct req *q = &tr->reqs[k];
+
+			fprintf(f, "%s[%.6f,%.6f,", k ? "," : "", (double)q->planned / 1e6,
+				(double)q->arrival / 1e6);
+			ms_or_null(f, q->launch);
+			fputc(',', f);
+			ms_or_null(f, q->end);
+			fputc(']', f);
+		}
+		fputs("]}", f);
+	}
+	fputc(']', f);
+}
+
 /* How this run's processes ran: said in every result. */
 static const char *exec_note(const struct run *r)
 {
@@ -1038,7 +1199,10 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 			fprintf(f, "}");
 			free(ga.lat);
 		}
-		fprintf(f, "]}");
+		fprintf(f, "]");
+		if (r->request_log)
+			request_log_json(f, r, pi);
+		fprintf(f, "}");
 	}
 	fprintf(f, "]");
 	if (r->tool_stats) {
@@ -1072,7 +1236,7 @@ static void usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s FILE [--config NAME|standalone] [--process NAME]... [--out JSON]\n"
 		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]\n"
-		"       [--trace FILE]\n"
+		"       [--trace FILE] [--request-log]\n"
 		"       [--progress] [--quiet] | FILE --dump | FILE --check\n", argv0);
 }
 
@@ -1127,6 +1291,8 @@ int main(int argc, char **argv)
 			r->progress = true;
 		} else if (!strcmp(a, "--quiet")) {
 			r->quiet = true;
+		} else if (!strcmp(a, "--request-log")) {
+			r->request_log = true;
 		} else if (!strcmp(a, "--dump")) {
 			dump = true;
 		} else if (!strcmp(a, "--check")) {

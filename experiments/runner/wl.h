@@ -64,6 +64,7 @@ struct hsaqm_wl_stream {
 	enum hsaqm_wl_prio prio;
 	int hsaqm_priority;          /* xqueue priority in hsaqm configurations */
 	uint32_t ring;               /* packets, power of two */
+	uint64_t create_ns;          /* created this long after the run's start; 0 = at set-up */
 	int line;
 };
 
@@ -130,6 +131,7 @@ struct hsaqm_wl_file {
 	uint64_t seed;
 	double time_scale;           /* REAL-mode model ns per wall ns */
 	bool calibration;            /* each process runs alone only (calibration rows) */
+	bool edge_checks;            /* log every request; the runner evaluates the edge criteria */
 	struct hsaqm_wl_model models[HSAQM_WL_MAX_MODELS];
 	unsigned int nmodels;
 	struct hsaqm_wl_process procs[HSAQM_WL_MAX_PROCESSES];
@@ -143,6 +145,8 @@ struct hsaqm_wl_file {
 	double pass_offline_tput;    /* offline throughput >= this x its standalone */
 	double latency_tolerance;    /* calibration: +- share for latencies (0.25) */
 	double throughput_tolerance; /* calibration: +- share for throughputs (0.10) */
+	double pass_online_max_ms;   /* every online request's latency < this; 0 = not evaluated */
+	double pass_offline_loss;    /* offline closed loops lose < this share of standalone; 0 = no */
 };
 
 /**

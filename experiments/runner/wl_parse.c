@@ -354,7 +354,9 @@ static int stream_token(struct parser *p, void *obj, const char *k, const char *
 			return fail(p, "stream ring: %u is not a power of two", t->s->ring);
 		return rc;
 	}
-	return fail(p, "stream: unknown key '%s' (name, priority, hsaqm_priority, ring)", k);
+	if (!strcmp(k, "create"))
+		return parse_duration(p, "stream create", v, true, &t->s->create_ns);
+	return fail(p, "stream: unknown key '%s' (name, priority, hsaqm_priority, ring, create)", k);
 }
 
 struct ttok {
@@ -671,8 +673,12 @@ static int pass_key(struct parser *p, const char *key, char *v)
 		return parse_double(p, key, v, 0.0, 10, &wl->latency_tolerance);
 	if (!strcmp(key, "throughput_tolerance"))
 		return parse_double(p, key, v, 0.0, 10, &wl->throughput_tolerance);
+	if (!strcmp(key, "online_max_ms"))
+		return parse_double(p, key, v, 0.001, 1e6, &wl->pass_online_max_ms);
+	if (!strcmp(key, "offline_loss"))
+		return parse_double(p, key, v, 0.0001, 1.0, &wl->pass_offline_loss);
 	return fail(p, "[pass]: unknown key '%s' (online_p99, offline_throughput, "
-		    "latency_tolerance, throughput_tolerance)", key);
+		    "latency_tolerance, throughput_tolerance, online_max_ms, offline_loss)", key);
 }
 
 static int workload_key(struct parser *p, const char *key, char *v)
@@ -695,8 +701,10 @@ static int workload_key(struct parser *p, const char *key, char *v)
 		return parse_double(p, key, v, 0.01, 1000, &wl->time_scale);
 	if (!strcmp(key, "calibration"))
 		return parse_bool(p, key, v, &wl->calibration);
+	if (!strcmp(key, "edge_checks"))
+		return parse_bool(p, key, v, &wl->edge_checks);
 	return fail(p, "[workload]: unknown key '%s' (name, description, length, warmup, seed, "
-		    "time_scale, calibration)", key);
+		    "time_scale, calibration, edge_checks)", key);
 }
 
 /* ---- Sections ---------------------------------------------------------------------------- */
@@ -883,6 +891,12 @@ static int finish(struct parser *p)
 			if (!found)
 				return fail(p, "task %s: no stream '%s' in process %s", task->name,
 					    pe->stream, pr->name);
+			/* A stream's queue does not exist before its create= instant. */
+			if (task->start_ns < pr->streams[task->stream].create_ns)
+				return fail(p, "task %s: start= (%.6g s) is before stream %s's create= "
+					    "(%.6g s)", task->name, (double)task->start_ns / 1e9,
+					    pr->streams[task->stream].name,
+					    (double)pr->streams[task->stream].create_ns / 1e9);
 			found = false;
 			for (unsigned int m = 0; m < wl->nmodels; m++)
 				if (!strcmp(wl->models[m].name, pe->model)) {
@@ -1149,12 +1163,14 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 	fprintf(f, ",\"description\":");
 	json_str(f, wl->description);
 	fprintf(f, ",\"length_s\":%.9g,\"warmup_s\":%.9g,\"seed\":%llu,\"time_scale\":%g,"
-		   "\"calibration\":%s", (double)wl->length_ns / 1e9, (double)wl->warmup_ns / 1e9,
-		(unsigned long long)wl->seed, wl->time_scale, wl->calibration ? "true" : "false");
+		   "\"calibration\":%s,\"edge_checks\":%s", (double)wl->length_ns / 1e9,
+		(double)wl->warmup_ns / 1e9, (unsigned long long)wl->seed, wl->time_scale,
+		wl->calibration ? "true" : "false", wl->edge_checks ? "true" : "false");
 	fprintf(f, ",\"pass\":{\"online_p99\":%g,\"offline_throughput\":%g,"
-		   "\"latency_tolerance\":%g,\"throughput_tolerance\":%g}",
+		   "\"latency_tolerance\":%g,\"throughput_tolerance\":%g,\"online_max_ms\":%g,"
+		   "\"offline_loss\":%g}",
 		wl->pass_online_p99, wl->pass_offline_tput, wl->latency_tolerance,
-		wl->throughput_tolerance);
+		wl->throughput_tolerance, wl->pass_online_max_ms, wl->pass_offline_loss);
 	fprintf(f, ",\"models\":[");
 	for (unsigned int m = 0; m < wl->nmodels; m++) {
 		const struct hsaqm_wl_model *md = &wl->models[m];
@@ -1187,9 +1203,10 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 			pr->host_lock ? "true" : "false");
 		for (unsigned int s = 0; s < pr->nstreams; s++)
 			fprintf(f, "%s{\"name\":\"%s\",\"priority\":\"%s\",\"hsaqm_priority\":%d,"
-				   "\"ring\":%u}", s ? "," : "", pr->streams[s].name,
-				hsaqm_wl_prio_name(pr->streams[s].prio),
-				pr->streams[s].hsaqm_priority, pr->streams[s].ring);
+				   "\"ring\":%u,\"create_ms\":%.6f}", s ? "," : "",
+				pr->streams[s].name, hsaqm_wl_prio_name(pr->streams[s].prio),
+				pr->streams[s].hsaqm_priority, pr->streams[s].ring,
+				(double)pr->streams[s].create_ns / 1e6);
 		fprintf(f, "],\"tasks\":[");
 		for (unsigned int t = 0; t < pr->ntasks; t++) {
 			const struct hsaqm_wl_task *tk = &pr->tasks[t];
@@ -1197,11 +1214,13 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 			fprintf(f, "%s{\"name\":\"%s\",\"group\":\"%s\",\"stream\":\"%s\","
 				   "\"model\":\"%s\",\"arrival\":\"%s\",\"period_ms\":%.6g,"
 				   "\"rate\":%.6g,\"think_ms\":%.6g,\"depth\":%u,\"burst\":%u,"
-				   "\"requests\":%u,\"launch_us\":%.6g}", t ? "," : "", tk->name,
+				   "\"requests\":%u,\"launch_us\":%.6g,\"start_ms\":%.6f,"
+				   "\"jitter_ms\":%.6g}", t ? "," : "", tk->name,
 				tk->group, pr->streams[tk->stream].name, wl->models[tk->model].name,
 				hsaqm_wl_arrival_name(tk->arrival), (double)tk->period_ns / 1e6,
 				tk->rate, (double)tk->think_ns / 1e6, tk->depth, tk->burst,
-				tk->requests, (double)tk->launch_ns / 1e3);
+				tk->requests, (double)tk->launch_ns / 1e3, (double)tk->start_ns / 1e6,
+				(double)tk->jitter_ns / 1e6);
 		}
 		fprintf(f, "]}");
 	}

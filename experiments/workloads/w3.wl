@@ -3,7 +3,7 @@
 # priority 2 (training, long kernels). Criteria: online latency < 50 ms; the offline job
 # finishes with correct results; throughput loss < 5 % (at most 10 %).
 # TC3 (edge cases: suspending an empty queue, simultaneous submissions, a queue created while
-# offline work is suspended) is not a workload: the backend's tests cover those paths.
+# offline work is suspended) is w3-tc3.wl, with its criteria evaluated per run (edge_checks).
 #
 # MODEL ASSUMPTIONS: online = ResNet-18 batch 1 (as W1); offline "training" = 40 kernels of
 # 1280 workgroups x 5 ms (two rounds of the GPU each, 10 ms per kernel, 400 ms per step).
