@@ -463,6 +463,46 @@ static void test_hsaqmctl_sets_queue_priority_and_policy(void)
 	t_client_stop(&b);
 }
 
+/*
+ * The daemon arbitrates processes; lib orders the queues inside one (its floor included).
+ * Process A: queue 0 at +10 (adjustment), queue 1 at -10; process B: one queue at 0.
+ */
+static void test_daemon_holds_processes_not_queues_within_one(void)
+{
+	static const unsigned int gpu[] = { 13001 };
+	struct t_client a, b;
+	char line[256];
+
+	CU_ASSERT_FATAL(t_client_start(&a, &dmn, 0, T_SAME_UID, line, sizeof(line)) == 0);
+	t_client_send(&a, "add 13001 10");
+	CU_ASSERT_FATAL(t_client_expect(&a, "added 0", WAIT_MS, line, sizeof(line)) == 0);
+	t_client_send(&a, "add 13001 -10");
+	CU_ASSERT_FATAL(t_client_expect(&a, "added 1", WAIT_MS, line, sizeof(line)) == 0);
+	/* Both of A's queues ready and nobody else: A's low one is lib's business, not ours. */
+	t_client_send(&a, "ready 1");
+	t_client_send(&a, "ready 0");
+	CU_ASSERT_FALSE(t_client_sees(&a, "ev preempt", 300));
+	/* B at 0 joins: A's high queue outranks it, so B's queue starts held, and A's low
+	 * queue stays with A (lib holds it in-process). */
+	CU_ASSERT_FATAL(t_client_start(&b, &dmn, 0, T_SAME_UID, line, sizeof(line)) == 0);
+	t_client_send(&b, "add %u", gpu[0]);
+	CU_ASSERT_FATAL(t_client_expect(&b, "added 0", WAIT_MS, line, sizeof(line)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "held=1"));
+	t_client_send(&b, "ready 0");
+	CU_ASSERT_FALSE(t_client_sees(&a, "ev preempt", 300));
+	/* A's high queue goes idle: A now competes at -10, below B: B runs, A's low is held. */
+	t_client_send(&a, "idle 0");
+	CU_ASSERT(t_client_sees(&b, "ev resume 0", WAIT_MS));
+	CU_ASSERT(t_client_sees(&a, "ev preempt 1", WAIT_MS));
+	/* A's high queue is ready again: A competes at 10, B is held and A's low released. */
+	t_client_send(&a, "ready 0");
+	CU_ASSERT(t_client_sees(&b, "ev preempt 0", WAIT_MS));
+	CU_ASSERT(t_client_sees(&a, "ev resume 1", WAIT_MS));
+	t_client_stop(&a);
+	CU_ASSERT(t_client_sees(&b, "ev resume 0", WAIT_MS));
+	t_client_stop(&b);
+}
+
 /* Busy-polling spins only while a submission in one process could preempt another. */
 static void test_busy_poll_spins_only_with_two_clients(void)
 {
@@ -539,6 +579,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_client_killed_daemon_resumes_others_within_100ms),
 	T_CASE(test_malformed_messages_close_only_that_client),
 	T_CASE(test_hsaqmctl_sets_queue_priority_and_policy),
+	T_CASE(test_daemon_holds_processes_not_queues_within_one),
 	T_CASE(test_busy_poll_spins_only_with_two_clients),
 	T_CASE(test_config_busy_poll_takes_yes_or_no_only),
 	T_CASE(test_no_daemon_is_quiet_enoent),

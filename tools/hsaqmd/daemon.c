@@ -106,6 +106,9 @@ struct dclient {
 	struct dqueue *slot[HSAQMD_SLOTS];
 	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
 	unsigned int nqueues;
+	/* dev_decide() scratch: the highest priority among its ready queues on that device. */
+	bool arb_set;
+	int arb_prio;
 };
 
 struct hsaqmd {
@@ -283,13 +286,38 @@ static void client_kick(struct hsaqmd *d, struct dclient *cl)
 		d->st.kicks_out++;
 }
 
+/*
+ * The daemon arbitrates between processes, not within one: each process's tool library runs
+ * lib's policy over its own queues already, with its own floor and the in-process reaction.
+ * Holding a queue here for a higher queue of the same process would add a second decider
+ * whose floor slices never line up with lib's (a held queue runs only when both let it: the
+ * floor was lost). So every queue of a process competes at the highest priority among that
+ * process's ready queues on the device (its own when none is ready): a process is held only
+ * for another process's higher ready queue, and lib orders the queues inside it.
+ */
+static void process_priorities(struct ddev *dev)
+{
+	for (size_t i = 0; i < dev->n; i++)
+		dev->q[i]->cl->arb_set = false;
+	for (size_t i = 0; i < dev->n; i++) {
+		struct dqueue *q = dev->q[i];
+		int p = effective_priority(q);
+
+		if (q->active && (!q->cl->arb_set || p > q->cl->arb_prio)) {
+			q->cl->arb_prio = p;
+			q->cl->arb_set = true;
+		}
+	}
+}
+
 static void dev_decide(struct hsaqmd *d, struct ddev *dev, uint64_t now)
 {
+	process_priorities(dev);
 	for (size_t i = 0; i < dev->n; i++) {
 		struct dqueue *q = dev->q[i];
 		struct hsaqm_policy_queue *pq = &dev->pq[i];
 
-		pq->priority = effective_priority(q);
+		pq->priority = q->cl->arb_set ? q->cl->arb_prio : effective_priority(q);
 		/* UTIL groups: the process, or a group inside it; never across processes. */
 		pq->group = (uint64_t)q->cl->id << 32 | q->group;
 		pq->share_permille = q->share;
