@@ -13,7 +13,7 @@ SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_er
 TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 .PHONY: all deps build build-san build-tsan test test-normal test-san test-tsan fuzz fuzz-smoke \
-	fuzz-msg fuzz-msg-smoke demo bench experiments clean
+	fuzz-msg fuzz-msg-smoke demo bench experiments experiments-extra clean
 
 all: build
 
@@ -85,12 +85,19 @@ experiments: build
 	@rc=0; \
 	experiments/runner/hsaqm-experiment --calibrate $(WL)/calib.wl $(WL)/w2-native.wl \
 		$(WL)/w1-light.wl $(WL)/w1-intensive.wl || rc=1; \
-	experiments/runner/hsaqm-experiment --max-length 30s --trace native:2s,lv2:2s \
+	experiments/runner/hsaqm-experiment --max-length 30s --trace native:2s,lv2:2s,lv3:2s \
 		--trace-only w1-intensive $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
 		$(WL)/w3.wl $(WL)/w3-tc1.wl || rc=1; \
+	experiments/runner/trace_delay.py experiments/out/w1-intensive/trace-lv3.perfetto.json \
+		--standalone-ms 2.35 --md experiments/out/w1-intensive/trace-lv3-delay.md \
+		>/dev/null || rc=1; \
 	experiments/runner/hsaqm-experiment $(WL)/w3-tc3.wl || rc=1; \
 	$(BUILD)/experiments/bench/hsaqm-bench-w4 || rc=1; \
 	exit $$rc
+
+# Beyond the users' workloads: W2 with a saturating low group (docs/results.md), about 3 minutes.
+experiments-extra: build
+	experiments/runner/hsaqm-experiment $(WL)/w2-sat.wl
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
