@@ -140,8 +140,16 @@ int64_t sim_signal_cas_at(struct hsaqm_sim *sim, struct sim_signal *s, int64_t e
 			  uint64_t t);
 /* Apply the doorbells of @q up to model time @t. Returns the earliest later one (UINT64_MAX none). */
 uint64_t sim_hwq_apply_doorbells(struct sim_hwq *q, uint64_t t);
-/* Run the async handlers once (VIRTUAL mode: from the event loop). Returns true if one ran. */
-bool sim_signal_handlers_poll(struct hsaqm_sim *sim);
+/*
+ * VIRTUAL mode. sim_signal_handlers_collect(): the event loop marks the async handlers whose
+ * condition holds as due (it never runs them itself). Returns true if it marked any.
+ * sim_signal_handlers_drain(): run the due handlers, one drainer at a time, marked in-engine
+ * (blocking model calls from them are -EDEADLK, as from any callback). The caller holds no
+ * model or face lock. @wait: block until the current drainer is done (a waiter that wants
+ * their effects); else leave them to it. A no-op in REAL mode (the handler thread runs them).
+ */
+bool sim_signal_handlers_collect(struct hsaqm_sim *sim);
+void sim_signal_handlers_drain(struct hsaqm_sim *sim, bool wait);
 void sim_signal_handlers_stop(struct hsaqm_sim *sim);
 bool sim_cond_holds(enum sim_cond cond, int64_t v, int64_t compare);
 
@@ -566,6 +574,8 @@ struct hsaqm_sim {
 	/* Async signal handlers. */
 	pthread_mutex_t handler_lock;
 	struct sim_handler *handlers;
+	pthread_mutex_t handler_run_lock; /* VIRTUAL: held by the one thread running due handlers */
+	uint32_t handlers_pending;        /* VIRTUAL: due or running handlers (atomic) */
 	pthread_t handler_thread;
 	bool handler_thread_started;
 	uint32_t handler_stop;
@@ -613,6 +623,12 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req);
 
 /* VIRTUAL: run the loop until *@done is non-zero or nothing is left to happen. Return 0 or -EDEADLK. */
 int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done);
+/*
+ * VIRTUAL, caller holds vloop_lock and is marked in-engine: if handlers are due and this
+ * thread holds no face lock, release the loop, run them (sim_signal_handlers_drain), take the
+ * loop again and return true (the caller re-checks its condition); else return false.
+ */
+bool sim_vloop_drain(struct hsaqm_sim *sim);
 /*
  * VIRTUAL, caller holds vloop_lock and is marked in-engine: do everything due at the current
  * model time; if there was nothing, move time to the next event if it is at or before

@@ -92,9 +92,9 @@ bool hsa_face_is_open(struct hsa_face *f)
 {
 	bool open;
 
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	open = f->init_count > 0;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	return open;
 }
 
@@ -124,14 +124,14 @@ static hsaqm_hsa_status_t face_init(struct hsa_face *f)
 {
 	if (!f)
 		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	if (f->init_count == INT32_MAX) {
-		pthread_mutex_unlock(&f->lock);
+		hsa_face_unlock(f);
 		return HSAQM_HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
 	}
 	if (f->init_count++ == 0)
 		hsa_face_tools_load(f); /* as ROCr, under its init lock */
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
@@ -141,19 +141,19 @@ static hsaqm_hsa_status_t face_shut_down(struct hsa_face *f)
 
 	if (!f)
 		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	if (f->init_count == 0) {
-		pthread_mutex_unlock(&f->lock);
+		hsa_face_unlock(f);
 		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
 	}
 	last = f->init_count == 1;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	/* As ROCr: the tools' OnUnload while the runtime is still open, before the queues go. */
 	if (last)
 		hsa_face_tools_unload(f);
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	last = f->init_count > 0 && --f->init_count == 0;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	/* As ROCr unloading: the runtime's last reference takes its queues with it. */
 	if (last)
 		hsa_face_queues_destroy_all(f);

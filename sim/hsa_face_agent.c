@@ -514,10 +514,10 @@ static hsaqm_hsa_status_t pool_alloc(struct hsa_face_pool *p, size_t size, void 
 		return HSAQM_HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 	}
 	rec->ptr = ptr;
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	rec->next = f->allocs[alloc_bucket(ptr)];
 	f->allocs[alloc_bucket(ptr)] = rec;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	*out = ptr;
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
@@ -533,7 +533,7 @@ static hsaqm_hsa_status_t pool_free(void *ptr)
 	f = hsa_face_of_mem(ptr, 1);
 	if (!f)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	for (struct hsa_face_alloc **pp = &f->allocs[alloc_bucket(ptr)]; *pp; pp = &(*pp)->next) {
 		if ((*pp)->ptr == ptr) {
 			rec = *pp;
@@ -541,7 +541,7 @@ static hsaqm_hsa_status_t pool_free(void *ptr)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	if (!rec)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
 	sim_mem_free(f->sim, ptr);

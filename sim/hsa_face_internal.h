@@ -305,6 +305,21 @@ struct hsa_face {
 
 /* ---- Shared between the face's files ------------------------------------------------- */
 
+/*
+ * The face's lock, taken through the core (sim_face_lock): the face calls the KFD face with
+ * it held (its KFD open), so it comes first in the model's lock order, HSA face -> KFD face
+ * -> core. VIRTUAL-time async handlers never run under it; they may take it.
+ */
+static inline void hsa_face_lock(struct hsa_face *f)
+{
+	sim_face_lock(&f->lock);
+}
+
+static inline void hsa_face_unlock(struct hsa_face *f)
+{
+	sim_face_unlock(f->sim, &f->lock);
+}
+
 /* The face whose model memory holds [p, p + len), or NULL. */
 struct hsa_face *hsa_face_of_mem(const void *p, size_t len);
 /* Agent / pool handles checked against every live face; NULL if not one of ours. */

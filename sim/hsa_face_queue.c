@@ -197,9 +197,9 @@ int hsa_face_kfd_ready(struct hsaqm_sim *sim)
 		return -EINVAL;
 	/* The table is the face's root member: step back to the face. */
 	f = (struct hsa_face *)((char *)root - offsetof(struct hsa_face, root));
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	err = f->via_kfd ? kfd_open(f) : -EINVAL;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	return err;
 }
 
@@ -223,7 +223,7 @@ static int hwq_create_kfd(struct hsa_face_queue *fq, uint32_t size_packets)
 	unsigned int dev = fq->agent->dev;
 	int err;
 
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	err = kfd_open(f);
 	/*
 	 * The CWSR area: ROCr gives each queue (cwsr + debug) x XCCs, 49 MiB on MI308X. The model
@@ -236,7 +236,7 @@ static int hwq_create_kfd(struct hsa_face_queue *fq, uint32_t size_packets)
 		if (!k->cwsr_area[dev])
 			err = -ENOMEM;
 	}
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	if (err)
 		return err;
 	fq->eop = sim_mem_alloc(
@@ -382,7 +382,7 @@ static bool retire_handler(struct hsa_face_queue *fq)
 	if (tl_handler_queue == fq)
 		return false; /* destroyed from its own callback: the handler finishes after us */
 	if (sim_config(sim)->time_mode == HSAQM_SIM_TIME_VIRTUAL) {
-		/* The handler runs in the event loop: run it at the current instant. */
+		/* The loop finds it due and runs it (no face lock held here), at this instant. */
 		if (hsaqm_sim_advance(sim, 0))
 			return false;
 		return handler_retired(fq);
@@ -454,7 +454,7 @@ static struct hsa_face_queue *queue_lookup(const struct hsaqm_hsa_queue *queue, 
 
 	if (!f)
 		return NULL;
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	for (struct hsa_face_queue **pp = &f->queues; *pp; pp = &(*pp)->next) {
 		if (&(*pp)->amd->hsa_queue == queue) {
 			fq = *pp;
@@ -463,7 +463,7 @@ static struct hsa_face_queue *queue_lookup(const struct hsaqm_hsa_queue *queue, 
 			break;
 		}
 	}
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	return fq;
 }
 
@@ -483,10 +483,10 @@ static void queue_link(struct hsa_face_queue *fq)
 {
 	struct hsa_face *f = fq->face;
 
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	fq->next = f->queues;
 	f->queues = fq;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 }
 
 static void amd_queue_init(struct hsa_face_queue *fq, uint32_t size, uint32_t type)
@@ -638,11 +638,11 @@ static hsaqm_hsa_status_t face_queue_inactivate(struct hsaqm_hsa_queue *queue)
 void hsa_face_queues_destroy_all(struct hsa_face *f)
 {
 	for (;;) {
-		pthread_mutex_lock(&f->lock);
+		hsa_face_lock(f);
 		struct hsa_face_queue *fq = f->queues;
 		if (fq)
 			f->queues = fq->next;
-		pthread_mutex_unlock(&f->lock);
+		hsa_face_unlock(f);
 		if (!fq)
 			break;
 		if (queue_teardown(fq)) {
@@ -652,7 +652,14 @@ void hsa_face_queues_destroy_all(struct hsa_face *f)
 			break;
 		}
 	}
-	/* Queues of this face whose handler had not retired: last chance before the model goes. */
+	/*
+	 * Queues of this face whose handler had not retired: last chance before the model goes.
+	 * Taken off the graveyard first and waited for without graveyard_lock: running the loop
+	 * under it would run the handlers under it too (VIRTUAL), and a handler's callback may
+	 * destroy a queue, which takes it.
+	 */
+	struct hsa_face_queue *mine = NULL;
+
 	pthread_mutex_lock(&graveyard_lock);
 	for (struct hsa_face_queue **pp = &graveyard; *pp;) {
 		struct hsa_face_queue *fq = *pp;
@@ -661,12 +668,20 @@ void hsa_face_queues_destroy_all(struct hsa_face *f)
 			pp = &fq->next;
 			continue;
 		}
+		*pp = fq->next;
+		fq->next = mine;
+		mine = fq;
+	}
+	pthread_mutex_unlock(&graveyard_lock);
+	while (mine) {
+		struct hsa_face_queue *fq = mine;
+
+		mine = fq->next;
 		if (!handler_retired(fq) && sim_config(f->sim)->time_mode == HSAQM_SIM_TIME_VIRTUAL)
 			hsaqm_sim_advance(f->sim, 0);
 		uint64_t deadline = mono_ns() + HANDLER_WAIT_NS;
 		while (!handler_retired(fq) && mono_ns() < deadline)
 			sched_yield();
-		*pp = fq->next;
 		if (handler_retired(fq)) {
 			queue_free_memory(fq);
 		} else {
@@ -675,7 +690,6 @@ void hsa_face_queues_destroy_all(struct hsa_face *f)
 				       (void *)fq->amd);
 		}
 	}
-	pthread_mutex_unlock(&graveyard_lock);
 }
 
 /* ------------------------------------------------------------------------------------
@@ -839,12 +853,12 @@ static hsaqm_hsa_status_t face_queue_cu_set_mask(const struct hsaqm_hsa_queue *q
 	if (err)
 		return hsa_face_status_from_errno(err);
 	/* cu_get_mask reports the mask as set (ROCr keeps the requested one). */
-	pthread_mutex_lock(&fq->face->lock);
+	hsa_face_lock(fq->face);
 	memset(fq->cu_mask, 0, sizeof(fq->cu_mask));
 	if (nbits)
 		memcpy(fq->cu_mask, mask, nbits / 8);
 	fq->cu_mask_bits = nbits;
-	pthread_mutex_unlock(&fq->face->lock);
+	hsa_face_unlock(fq->face);
 	return reduced ? HSAQM_HSA_STATUS_CU_MASK_REDUCED : HSAQM_HSA_STATUS_SUCCESS;
 }
 
@@ -860,7 +874,7 @@ static hsaqm_hsa_status_t face_queue_cu_get_mask(const struct hsaqm_hsa_queue *q
 	if (st != HSAQM_HSA_STATUS_SUCCESS)
 		return st;
 	memset(mask, 0, count / 8);
-	pthread_mutex_lock(&fq->face->lock);
+	hsa_face_lock(fq->face);
 	if (fq->cu_mask_bits) {
 		memcpy(mask, fq->cu_mask,
 		       (count < fq->cu_mask_bits ? count : fq->cu_mask_bits) / 8);
@@ -869,7 +883,7 @@ static hsaqm_hsa_status_t face_queue_cu_get_mask(const struct hsaqm_hsa_queue *q
 		for (uint32_t cu = 0; cu < fq->agent->prof->cu_count && cu < count; cu++)
 			mask[cu / 32] |= 1u << (cu % 32);
 	}
-	pthread_mutex_unlock(&fq->face->lock);
+	hsa_face_unlock(fq->face);
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
@@ -1044,11 +1058,11 @@ int hsa_face_set_queue_path(struct hsaqm_sim *sim, bool via_kfd)
 		return -EINVAL;
 	/* The table is the face's root member: step back to the face. */
 	f = (struct hsa_face *)((char *)root - offsetof(struct hsa_face, root));
-	pthread_mutex_lock(&f->lock);
+	hsa_face_lock(f);
 	if (f->queues)
 		err = -EBUSY;
 	else
 		f->via_kfd = via_kfd;
-	pthread_mutex_unlock(&f->lock);
+	hsa_face_unlock(f);
 	return err;
 }

@@ -261,8 +261,9 @@ out:
 }
 
 /*
- * hsa_amd_signal_async_handler: the core's handler thread (REAL mode) or event loop (VIRTUAL)
- * runs @handler when the condition holds; returning true keeps it armed.
+ * hsa_amd_signal_async_handler: the core's handler thread (REAL mode), or the thread that ran
+ * the event loop once it holds no lock (VIRTUAL), runs @handler when the condition holds;
+ * returning true keeps it armed.
  */
 static hsaqm_hsa_status_t face_signal_async_handler(struct hsaqm_hsa_signal signal, uint32_t cond,
 						    int64_t value,

@@ -21,10 +21,12 @@
  *
  * Locking: one mutex per model (the KFD's p->mutex and dqm lock together) held for a whole
  * ioctl, released only by the two waits the KFD also sleeps in (destroy of a suspended queue,
- * RUNTIME_ENABLE while a debugger attaches). doorbell_written() takes no lock: it runs on
- * every doorbell, possibly from a model callback, and finds its queue through atomically
- * published pointers; whoever retires a queue or a process unpublishes it and waits until no
- * doorbell_written() is in flight (db_users) before freeing.
+ * RUNTIME_ENABLE while a debugger attaches). It comes after the HSA face's lock and before the
+ * core's (docs/sim.md, "Locks and callbacks"); in VIRTUAL time the async handlers a control
+ * call's loop finds run after the ioctl let go of it (kfd_unlock). doorbell_written() takes
+ * no lock: it runs on every doorbell, possibly from a model callback, and finds its queue
+ * through atomically published pointers; whoever retires a queue or a process unpublishes it
+ * and waits until no doorbell_written() is in flight (db_users) before freeing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -163,6 +165,21 @@ struct kfd_face {
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
+
+/*
+ * The face's lock, taken through the core (sim_face_lock) so that a VIRTUAL loop run under it
+ * leaves the async handlers it finds for after the unlock: a handler may take the HSA face's
+ * lock, which is taken before this one.
+ */
+static void kfd_lock(struct kfd_face *f)
+{
+	sim_face_lock(&f->lock);
+}
+
+static void kfd_unlock(struct kfd_face *f)
+{
+	sim_face_unlock(f->sim, &f->lock);
+}
 
 static unsigned int ndev(const struct kfd_face *f)
 {
@@ -1302,11 +1319,11 @@ static int face_open(void *ctx)
 	pid_t pid = getpid();
 	int slot;
 
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	for (slot = 0; slot < KFD_MAX_HANDLES && f->handles[slot]; slot++)
 		;
 	if (slot == KFD_MAX_HANDLES) {
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return -EMFILE;
 	}
 	/* kfd_create_process(): the process of this mm if one exists, else a new one. */
@@ -1316,13 +1333,13 @@ static int face_open(void *ctx)
 	if (!p)
 		p = proc_new(f, pid);
 	if (!p) {
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return -ENOMEM;
 	}
 	p->refs++;
 	/* Release: pairs with proc_of()'s acquire. */
 	hsaqm_store_release(&f->handles[slot], p);
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	return KFD_HANDLE_BASE + slot;
 }
 
@@ -1359,23 +1376,23 @@ static int face_close(void *ctx, int handle)
 	struct kfd_face *f = ctx;
 	struct kfd_proc *p;
 
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	p = proc_of(f, handle);
 	if (!p || p->closing) {
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return -EBADF;
 	}
 	if (p->owner != getpid()) {
 		/* A fork child drops its inherited reference; the process lives on in the
 		 * parent. */
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return 0;
 	}
 	/* Release: the handle is gone; a late ioctl on it is EBADF. */
 	hsaqm_store_release(&f->handles[handle - KFD_HANDLE_BASE], (struct kfd_proc *)NULL);
 	if (--p->refs) {
 		/* Another open of this process is still there: the process lives on. */
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return 0;
 	}
 	p->closing = true;
@@ -1392,7 +1409,7 @@ static int face_close(void *ctx, int handle)
 		face_wait(f, &forever);
 	}
 	proc_teardown(f, p);
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	return 0;
 }
 
@@ -1412,20 +1429,20 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	if (!d)
 		return -EINVAL;
 
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	p = proc_of(f, handle);
 	/* Only the process that opened the file may use it ("Using KFD FD in wrong process"). */
 	if (!p || p->closing || p->owner != getpid()) {
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		return -EBADF;
 	}
 	if (!d->fn) {
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		hsaqm_log_debug("sim KFD: ioctl nr 0x%x is not modelled", nr);
 		return d->err;
 	}
 	p->busy++;
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 
 	/* The kernel copies the caller's size in and out, over a buffer of at least its own. */
 	ksize = d->size ? d->size :
@@ -1453,15 +1470,15 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 
 		a->sdma_engine_id = 0;
 		a->metadata_ring_size = 0;
-		pthread_mutex_lock(&f->lock);
+		kfd_lock(f);
 		ret = d->fn(f, p, kdata);
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 		a->sdma_engine_id = keep[0];
 		a->metadata_ring_size = keep[1];
 	} else {
-		pthread_mutex_lock(&f->lock);
+		kfd_lock(f);
 		ret = d->fn(f, p, kdata);
-		pthread_mutex_unlock(&f->lock);
+		kfd_unlock(f);
 	}
 	if (d->dir & _IOC_READ) {
 		if (usize && !arg)
@@ -1471,11 +1488,11 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	}
 out:
 	free(kdata);
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	p->busy--;
 	if (p->closing)
 		pthread_cond_broadcast(&f->cond);
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	return ret;
 }
 
@@ -1489,7 +1506,7 @@ static void *face_mmap(void *ctx, int handle, void *addr, size_t len, int prot, 
 	int dev, err = 0;
 
 	(void)prot;
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	p = proc_of(f, handle);
 	dev = sim_kfd_gpu_dev(f->sim, (uint32_t)((off & KFD_MMAP_GPU_ID_MASK) >>
 						 KFD_MMAP_GPU_ID_SHIFT));
@@ -1509,7 +1526,7 @@ static void *face_mmap(void *ctx, int handle, void *addr, size_t len, int prot, 
 		err = EINVAL; /* kfd_doorbell_mmap(): exactly the process's doorbell slice */
 	else if (!(page = doorbells_of(f, p, (unsigned int)dev)))
 		err = ENOMEM;
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	if (err) {
 		errno = err;
 		return MAP_FAILED;
@@ -1612,7 +1629,7 @@ static void kfd_face_fini(struct hsaqm_sim *sim, void *state)
 	struct kfd_face *f = state;
 
 	(void)sim;
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	for (unsigned int h = 0; h < KFD_MAX_HANDLES; h++)
 		f->handles[h] = NULL;
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
@@ -1625,7 +1642,7 @@ static void kfd_face_fini(struct hsaqm_sim *sim, void *state)
 				      (int)p->owner);
 		proc_teardown(f, p);
 	}
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
@@ -1651,14 +1668,14 @@ struct sim_hwq *sim_kfd_face_hwq(struct hsaqm_sim *sim, int handle, uint32_t que
 
 	if (!f)
 		return NULL;
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	p = proc_of(f, handle);
 	if (p) {
 		struct kfd_queue *q = find_queue(p, queue_id);
 
 		hwq = q ? q->hwq : NULL;
 	}
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	return hwq;
 }
 
@@ -1669,11 +1686,11 @@ unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim)
 
 	if (!f)
 		return 0;
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++)
 		for (struct kfd_queue *q = f->procs[s] ? f->procs[s]->queues : NULL; q; q = q->next)
 			n++;
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	return n;
 }
 
@@ -1686,7 +1703,7 @@ int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsig
 
 	if (!f || !out || !n)
 		return -EINVAL;
-	pthread_mutex_lock(&f->lock);
+	kfd_lock(f);
 	/* One entry per queue, one more per process: the bound is known under the lock. */
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
 		if (!f->procs[s])
@@ -1715,7 +1732,7 @@ int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsig
 				.size = q->ring_size,
 			};
 	}
-	pthread_mutex_unlock(&f->lock);
+	kfd_unlock(f);
 	if (err)
 		return err;
 	*out = v;

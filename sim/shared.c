@@ -1526,6 +1526,7 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 	sim->cfg.seed = m->u.welcome.seed;
 	pthread_mutex_init(&sim->vloop_lock, NULL);
 	pthread_mutex_init(&sim->handler_lock, NULL);
+	pthread_mutex_init(&sim->handler_run_lock, NULL); /* VIRTUAL only; destroy expects it */
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);

@@ -35,7 +35,10 @@ struct sim_handler {
 	void *arg;
 	bool fired;        /* ran at least once and asked to stay armed */
 	uint32_t fired_seq; /* seq of the signal when it last ran */
-	bool dead;         /* running now (not picked again meanwhile) */
+	bool dead;         /* due or running now (not picked again meanwhile) */
+	bool due;          /* VIRTUAL: ready, waiting for a drainer (sim_signal_handlers_drain) */
+	int64_t due_v;     /* the value it is run with, and the seq it re-arms with */
+	uint32_t due_seq;
 	bool orphan;       /* its signal was destroyed while it ran: freed after, s untouched */
 };
 
@@ -75,10 +78,11 @@ void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s)
 		return;
 	HSAQM_WRITE_ONCE(s->magic, 0u);
 	/*
-	 * Handlers still armed on it go with it (the handler thread or loop would otherwise read
-	 * freed memory): idle ones are unlinked here; one running now is marked, and its runner
-	 * frees it afterwards without touching the signal. Its function may still be running
-	 * with the value it was given, which needs nothing of the signal.
+	 * Handlers still armed on it go with it (the handler thread or a drainer would otherwise
+	 * read freed memory): idle ones are unlinked here; one due or running now is marked, and
+	 * its drainer or runner frees it afterwards without touching the signal (a due one never
+	 * runs). Its function may still be running with the value it was given, which needs
+	 * nothing of the signal.
 	 */
 	pthread_mutex_lock(&sim->handler_lock);
 	for (struct sim_handler **pp = &sim->handlers; *pp;) {
@@ -299,6 +303,8 @@ static void vwait(struct hsaqm_sim *sim, uint64_t deadline, bool (*done)(void *)
 	for (;;) {
 		if (done(arg))
 			break;
+		if (sim_vloop_drain(sim))
+			continue; /* handlers ran: they may have given us our value */
 		if (!sim_vloop_step(sim, deadline)) {
 			/* Nothing more happens before the deadline: time jumps to it (or stays, if forever). */
 			if (deadline != UINT64_MAX && deadline > hsaqm_load_acquire(&sim->vnow))
@@ -438,65 +444,180 @@ static void handler_unlink(struct hsaqm_sim *sim, struct sim_handler *h)
 	*pp = h->next;
 }
 
+/* A ready handler, taken off the pickable set: what its runner passes and re-arms with. */
+struct handler_run {
+	struct sim_handler *h;
+	int64_t v;
+	uint32_t seq;
+};
+
 /*
- * Async handlers. A handler runs when its condition holds; if it asks to stay armed it runs
- * again only after the signal changed (so a condition that stays true does not spin a core).
- * Returns true if any handler ran.
+ * Mark the handlers whose condition holds as taken (dead) and fill @runs with up to @max of
+ * them; the caller holds handler_lock. A handler asked to stay armed is ready again only
+ * after its signal changed (so a condition that stays true does not spin a core).
  */
-bool sim_signal_handlers_poll(struct hsaqm_sim *sim)
+static unsigned int handlers_pick(struct hsaqm_sim *sim, struct handler_run *runs,
+				  unsigned int max)
 {
-	struct run {
-		struct sim_handler *h;
-		int64_t v;
-		uint32_t seq;
-	} runs[16];
+	unsigned int n = 0;
+
+	for (struct sim_handler *h = sim->handlers; h && n < max; h = h->next) {
+		if (h->dead || h->orphan)
+			continue;
+		/* Acquire: the value read next is at least as new as this seq. */
+		uint32_t seq = hsaqm_load_acquire(&h->s->seq);
+		int64_t v = sim_signal_load(h->s);
+
+		if (h->fired && seq == h->fired_seq)
+			continue;
+		if (!sim_cond_holds(h->cond, v, h->compare))
+			continue;
+		h->dead = true; /* not picked again while it waits or runs */
+		runs[n++] = (struct handler_run){ h, v, seq };
+	}
+	return n;
+}
+
+/* Run @r's function (no model lock held), then re-arm, unlink or free it as it asked. */
+static void handler_run(struct hsaqm_sim *sim, const struct handler_run *r)
+{
+	struct sim_handler *h = r->h;
+	bool keep = h->fn(r->v, h->arg);
+
+	pthread_mutex_lock(&sim->handler_lock);
+	if (h->orphan) {
+		/* Its signal is gone (sim_signal_destroy): drop it, touch nothing. */
+		handler_unlink(sim, h);
+		free(h);
+	} else if (keep) {
+		h->dead = false;
+		h->fired = true;
+		h->fired_seq = r->seq;
+	} else {
+		handler_unlink(sim, h);
+		if (sim->mode == HSAQM_SIM_TIME_REAL)
+			hsaqm_fetch_sub(&h->s->host_waiters, 1u);
+		free(h);
+	}
+	pthread_mutex_unlock(&sim->handler_lock);
+}
+
+/* REAL mode, the handler thread: run every ready handler. Returns true if any ran. */
+static bool handlers_poll(struct hsaqm_sim *sim)
+{
+	struct handler_run runs[16];
 	bool any = false;
 
 	for (;;) {
-		unsigned int nrun = 0;
-
 		pthread_mutex_lock(&sim->handler_lock);
-		for (struct sim_handler *h = sim->handlers; h && nrun < 16; h = h->next) {
-			if (h->dead || h->orphan)
-				continue;
-			/* Acquire: the value read next is at least as new as this seq. */
-			uint32_t seq = hsaqm_load_acquire(&h->s->seq);
-			int64_t v = sim_signal_load(h->s);
-
-			if (h->fired && seq == h->fired_seq)
-				continue;
-			if (!sim_cond_holds(h->cond, v, h->compare))
-				continue;
-			h->dead = true; /* not picked again while it runs */
-			runs[nrun++] = (struct run){ h, v, seq };
-		}
+		unsigned int nrun = handlers_pick(sim, runs, 16);
 		pthread_mutex_unlock(&sim->handler_lock);
 		if (!nrun)
 			break;
 		any = true;
-		for (unsigned int i = 0; i < nrun; i++) {
-			struct sim_handler *h = runs[i].h;
-			bool keep = h->fn(runs[i].v, h->arg); /* no model lock held */
-
-			pthread_mutex_lock(&sim->handler_lock);
-			if (h->orphan) {
-				/* Its signal is gone (sim_signal_destroy): drop it, touch nothing. */
-				handler_unlink(sim, h);
-				free(h);
-			} else if (keep) {
-				h->dead = false;
-				h->fired = true;
-				h->fired_seq = runs[i].seq;
-			} else {
-				handler_unlink(sim, h);
-				if (sim->mode == HSAQM_SIM_TIME_REAL)
-					hsaqm_fetch_sub(&h->s->host_waiters, 1u);
-				free(h);
-			}
-			pthread_mutex_unlock(&sim->handler_lock);
-		}
+		for (unsigned int i = 0; i < nrun; i++)
+			handler_run(sim, &runs[i]);
 	}
 	return any;
+}
+
+/*
+ * VIRTUAL mode. The event loop only collects ready handlers (due, with the value that made
+ * them ready); sim_signal_handlers_drain() runs them once the loop is released and the
+ * draining thread holds no face lock. Running them inside the loop made every handler that
+ * takes a face lock an edge "loop -> face lock", and with the KFD face's "face lock -> loop"
+ * (an ioctl waiting for its request) and the HSA face's "HSA lock -> KFD lock" (its KFD
+ * open) a deadlock between two host threads (docs/sim.md, "Locks and callbacks").
+ */
+bool sim_signal_handlers_collect(struct hsaqm_sim *sim)
+{
+	struct handler_run runs[16];
+	bool any = false;
+	unsigned int n;
+
+	pthread_mutex_lock(&sim->handler_lock);
+	do {
+		n = handlers_pick(sim, runs, 16);
+		for (unsigned int i = 0; i < n; i++) {
+			runs[i].h->due = true;
+			runs[i].h->due_v = runs[i].v;
+			runs[i].h->due_seq = runs[i].seq;
+		}
+		if (n) {
+			/* acq_rel RMW: drainers read the count before taking handler_lock. */
+			hsaqm_fetch_add(&sim->handlers_pending, n);
+			any = true;
+		}
+	} while (n == 16);
+	pthread_mutex_unlock(&sim->handler_lock);
+	return any;
+}
+
+/* Run the due handlers, in list (registration) order; the caller holds handler_run_lock. */
+static void handlers_run_due(struct hsaqm_sim *sim)
+{
+	struct handler_run runs[16];
+
+	for (;;) {
+		unsigned int n = 0;
+
+		pthread_mutex_lock(&sim->handler_lock);
+		for (struct sim_handler *h = sim->handlers, *next; h && n < 16; h = next) {
+			next = h->next;
+			if (!h->due)
+				continue;
+			h->due = false;
+			if (h->orphan) {
+				/* Its signal went while it waited: it never runs. */
+				handler_unlink(sim, h);
+				free(h);
+				hsaqm_fetch_sub(&sim->handlers_pending, 1u);
+				continue;
+			}
+			runs[n++] = (struct handler_run){ h, h->due_v, h->due_seq };
+		}
+		pthread_mutex_unlock(&sim->handler_lock);
+		if (!n)
+			break;
+		for (unsigned int i = 0; i < n; i++) {
+			handler_run(sim, &runs[i]);
+			/* acq_rel RMW: the handler's effects before a drainer sees the drop. */
+			hsaqm_fetch_sub(&sim->handlers_pending, 1u);
+		}
+	}
+}
+
+void sim_signal_handlers_drain(struct hsaqm_sim *sim, bool wait)
+{
+	if (!sim || sim->mode != HSAQM_SIM_TIME_VIRTUAL)
+		return;
+	for (;;) {
+		/* Acquire: pairs with collect's and the runners' RMWs on the count. */
+		if (!hsaqm_load_acquire(&sim->handlers_pending))
+			return;
+		/*
+		 * One drainer at a time keeps the handlers serialized, as one handler thread
+		 * (ROCr's, the model's in REAL mode) does. A waiter blocks for it (it wants the
+		 * handlers' effects); anyone else leaves the work to the drainer, which looks
+		 * again below.
+		 */
+		if (wait)
+			pthread_mutex_lock(&sim->handler_run_lock);
+		else if (pthread_mutex_trylock(&sim->handler_run_lock))
+			return;
+		/* As in the loop: a blocking model call from a handler is -EDEADLK. */
+		sim_engine_enter();
+		handlers_run_due(sim);
+		sim_engine_leave();
+		pthread_mutex_unlock(&sim->handler_run_lock);
+		/*
+		 * Store-load: our unlock before the re-read of the count, against "count raised,
+		 * trylock failed" on another thread; one of us sees the other's write.
+		 */
+		hsaqm_smp_mb();
+		if (wait)
+			return;
+	}
 }
 
 static void *handler_thread(void *arg)
@@ -513,7 +634,7 @@ static void *handler_thread(void *arg)
 
 		if (hsaqm_load_acquire(&sim->handler_stop))
 			break;
-		if (sim_signal_handlers_poll(sim))
+		if (handlers_poll(sim))
 			continue;
 		sim_futex_wait(&h->epoch, e, UINT64_MAX);
 	}
@@ -579,5 +700,7 @@ void sim_signal_handlers_stop(struct hsaqm_sim *sim)
 		sim->handlers = h->next;
 		free(h);
 	}
+	/* Due ones went with the rest: nothing is left for a drainer. */
+	HSAQM_WRITE_ONCE(sim->handlers_pending, 0u);
 	pthread_mutex_unlock(&sim->handler_lock);
 }

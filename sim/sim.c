@@ -9,6 +9,12 @@
  * each runs the loop itself, under vloop_lock, processing every device's events in time
  * order (ties by device index, then by each device's event sequence), so a run is fully
  * determined by its inputs and the seed.
+ *
+ * Lock order (docs/sim.md, "Locks and callbacks"): HSA face lock -> KFD face lock ->
+ * vloop_lock -> the core's own locks (handler_lock, request and doorbell locks, the arena's).
+ * The loop never runs async handlers itself: it marks them due, and the thread that ran it
+ * runs them once it has released vloop_lock and holds no face lock (sim_vloop_drain(), and
+ * sim_face_unlock() when its last face lock goes). A handler may so take any face lock.
  */
 #include <errno.h>
 #include <math.h>
@@ -101,6 +107,7 @@ int hsaqm_sim_create(const struct hsaqm_sim_config *cfg, struct hsaqm_sim **out)
 	sim->scale = sim->cfg.time_scale;
 	pthread_mutex_init(&sim->vloop_lock, NULL);
 	pthread_mutex_init(&sim->handler_lock, NULL);
+	pthread_mutex_init(&sim->handler_run_lock, NULL);
 	/* Recursive: a face's init may ask for another face (the HSA face uses the KFD face). */
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
@@ -168,6 +175,7 @@ void hsaqm_sim_destroy(struct hsaqm_sim *sim)
 	sim_shared_release(sim);
 	pthread_mutex_destroy(&sim->vloop_lock);
 	pthread_mutex_destroy(&sim->handler_lock);
+	pthread_mutex_destroy(&sim->handler_run_lock);
 	pthread_mutex_destroy(&sim->face_lock);
 	free(sim);
 }
@@ -191,7 +199,7 @@ bool sim_vloop_step(struct hsaqm_sim *sim, uint64_t limit)
 
 		for (unsigned int d = 0; d < sim->ndev; d++)
 			any |= sim_device_run(sim->dev[d], t);
-		any |= sim_signal_handlers_poll(sim);
+		any |= sim_signal_handlers_collect(sim);
 		if (!any)
 			break;
 		did = true;
@@ -213,6 +221,41 @@ bool sim_vloop_step(struct hsaqm_sim *sim, uint64_t limit)
 	return true;
 }
 
+/* ------------------------------------------------------------------------------------
+ * Face locks. A thread's count of face locks held tells the loop whether it may run the due
+ * handlers (none held) or must leave them to the face's unlock (any held).
+ */
+static _Thread_local unsigned int face_locks_held;
+
+void sim_face_lock(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+	face_locks_held++;
+}
+
+void sim_face_unlock(struct hsaqm_sim *sim, pthread_mutex_t *m)
+{
+	face_locks_held--;
+	pthread_mutex_unlock(m);
+	/*
+	 * The last face lock gone: handlers a loop run under it left due run now, in the thread
+	 * that ran it, before its call returns (not inside a model callback: those never drain).
+	 */
+	if (!face_locks_held && !sim_in_engine())
+		sim_signal_handlers_drain(sim, false);
+}
+
+bool sim_vloop_drain(struct hsaqm_sim *sim)
+{
+	/* Acquire: pairs with the RMWs on the count (signal.c). */
+	if (face_locks_held || !hsaqm_load_acquire(&sim->handlers_pending))
+		return false;
+	pthread_mutex_unlock(&sim->vloop_lock);
+	sim_signal_handlers_drain(sim, true);
+	pthread_mutex_lock(&sim->vloop_lock);
+	return true;
+}
+
 int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done)
 {
 	int err = 0;
@@ -220,6 +263,8 @@ int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done)
 	pthread_mutex_lock(&sim->vloop_lock);
 	sim_engine_enter();
 	while (!hsaqm_load_acquire(done)) {
+		if (sim_vloop_drain(sim))
+			continue;
 		if (!sim_vloop_step(sim, UINT64_MAX) && !hsaqm_load_acquire(done)) {
 			/* Every request finishes through events: this is a model bug, not a caller error. */
 			hsaqm_log_err("virtual loop ran dry before a request finished");
@@ -253,7 +298,8 @@ static uint64_t vloop_run_for(struct hsaqm_sim *sim, uint64_t ns)
 	uint64_t now = hsaqm_load_acquire(&sim->vnow);
 	uint64_t end = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns;
 
-	while (sim_vloop_step(sim, end))
+	/* Handlers due at an instant run before time moves on, as when the loop ran them. */
+	while (sim_vloop_drain(sim) || sim_vloop_step(sim, end))
 		;
 	return end;
 }

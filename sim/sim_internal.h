@@ -19,6 +19,7 @@
 #ifndef HSAQM_SIM_INTERNAL_H
 #define HSAQM_SIM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -300,18 +301,33 @@ void *sim_face_state(struct hsaqm_sim *sim, enum sim_face face, sim_face_init_fn
 		     sim_face_fini_fn fini);
 
 /*
- * Callbacks (kernel workgroup callbacks, queue error callbacks, and signal async handlers in
- * VIRTUAL mode) run on a model thread with no model lock held: the device's engine thread in
- * REAL mode, the thread driving the event loop in VIRTUAL mode. (REAL-mode async handlers run
- * on the model's handler thread instead, which may block.) They may call the non-blocking functions:
+ * Callbacks (kernel workgroup callbacks, queue error callbacks, and signal async handlers)
+ * run on a model thread with no model lock held: kernel and queue error callbacks on the
+ * device's engine thread in REAL mode, in the event loop (vloop_lock held) in VIRTUAL mode.
+ * Async handlers run on the model's handler thread in REAL mode, which may block; in VIRTUAL
+ * mode on the host thread that ran the loop, after it released the loop and its last face
+ * lock (sim_face_unlock), so they may take any face lock (docs/sim.md, "Locks and callbacks").
+ * Callbacks may call the non-blocking functions:
  * sim_signal_load/store/exchange/cas/add/and/or/xor, sim_hwq_doorbell, sim_hwq_get_info,
- * hsaqm_sim_now_ns, sim_mem_alloc/free, sim_trace_instant. They must not block the model:
+ * hsaqm_sim_now_ns, sim_mem_alloc/free, sim_trace_instant (and, VIRTUAL async handlers, the
+ * faces' calls that do not wait for the model). They must not block the model:
  * sim_signal_wait/wait_any then return at once with the current value, and
  * sim_hwq_create/destroy/update/set_cu_mask/suspend/resume, hsaqm_sim_advance and
  * hsaqm_sim_run_until_idle return -EDEADLK. A face that must react to an error with a
  * blocking call (ROCr deactivates a queue in error) does it from another thread (e.g. its
- * async-handler thread), as ROCr itself does.
+ * async-handler thread), as ROCr itself does. Kernel and queue error callbacks must not take
+ * a face lock (they run inside the loop, which a face may run with its lock held).
  */
+
+/*
+ * The faces' locks (the KFD face's, the HSA face's, the HSA face's graveyard): every face
+ * takes them with these, so the core knows whether the calling thread holds one. The lock
+ * order is HSA face -> KFD face -> the core (vloop_lock and below). A VIRTUAL loop run under
+ * a face lock leaves the async handlers it found due; sim_face_unlock() of the thread's last
+ * face lock runs them (@sim: the model whose handlers to run; NULL for none).
+ */
+void sim_face_lock(pthread_mutex_t *m);
+void sim_face_unlock(struct hsaqm_sim *sim, pthread_mutex_t *m);
 
 /* ------------------------------------------------------------------------------------
  * The KFD's per-process view in the generated sysfs tree (class/kfd/kfd/proc), which is
