@@ -187,6 +187,43 @@ static void test_three_processes_three_priorities_two_devices(void)
 	t_client_stop(&p3);
 }
 
+/* A stopped (or hung) daemon keeps its socket open: the heartbeat is what lets go. */
+static void test_daemon_stopped_held_client_resumes_after_missed_heartbeats(void)
+{
+	static const unsigned int gpu[] = { 14001 };
+	struct t_client hi, lo;
+	char line[256];
+	uint64_t t0, dt;
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t0 = t_now_ns();
+	kill(dmn.pid, SIGSTOP);
+	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", HSAQMD_HEARTBEAT_STALE_MS + WAIT_MS,
+					line, sizeof(line)), 0);
+	dt = t_event_time(line) - t0;
+	printf("\n    daemon SIGSTOP -> held queue resumed in the client: %.0f ms (bound %u ms of "
+	       "silence + one period)\n", dt / 1e6, HSAQMD_HEARTBEAT_STALE_MS);
+	/* It is the heartbeat that let go (the last change seen may predate the stop by up to
+	 * two periods): not much before the bound, and not much after. */
+	CU_ASSERT(dt >= (uint64_t)(HSAQMD_HEARTBEAT_STALE_MS - 300) * 1000000ull);
+	CU_ASSERT(dt < (uint64_t)(HSAQMD_HEARTBEAT_STALE_MS + 1000) * 1000000ull);
+	CU_ASSERT(t_client_sees(&lo, "ev lost", WAIT_MS));
+	/* The higher process held nothing: it stays connected. */
+	CU_ASSERT_FALSE(t_client_sees(&hi, "ev lost", 100));
+	/* The daemon continues: the low process reconnects and is held again. */
+	kill(dmn.pid, SIGCONT);
+	CU_ASSERT(t_client_sees(&lo, "ev connected", WAIT_MS));
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
 static void test_daemon_killed_clients_resume_within_100ms_and_reconnect(void)
 {
 	static const unsigned int gpu[] = { 8001 };
@@ -580,6 +617,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_malformed_messages_close_only_that_client),
 	T_CASE(test_hsaqmctl_sets_queue_priority_and_policy),
 	T_CASE(test_daemon_holds_processes_not_queues_within_one),
+	T_CASE(test_daemon_stopped_held_client_resumes_after_missed_heartbeats),
 	T_CASE(test_busy_poll_spins_only_with_two_clients),
 	T_CASE(test_config_busy_poll_takes_yes_or_no_only),
 	T_CASE(test_no_daemon_is_quiet_enoent),

@@ -75,6 +75,8 @@ struct hsaqm_dclient {
 	struct hsaqm_dclient_queue *queues;
 	struct hsaqm_dclient_queue *grave; /* removed from a callback, not yet freed */
 	struct hsaqm_dclient_queue *slots[HSAQMD_SLOTS];
+	uint32_t hb_seen;    /* the daemon's heartbeat word when last seen changing */
+	uint64_t hb_at_ms;   /* ... and when */
 };
 
 /* One action the thread calls back once the locks it read under are dropped. */
@@ -333,10 +335,40 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 		}
 	}
 	c->connected = true;
+	c->hb_seen = hsaqm_load_acquire(&c->shm->heartbeat);
+	c->hb_at_ms = now_ms();
 	return 0;
 }
 
 /* ---- the client's thread ---------------------------------------------------------------- */
+
+/* Called with c->lock held: a queue is held by the daemon. */
+static bool any_held_locked(const struct hsaqm_dclient *c)
+{
+	for (const struct hsaqm_dclient_queue *q = c->queues; q; q = q->next)
+		if (q->held)
+			return true;
+	return false;
+}
+
+/*
+ * Called with c->lock held, connected: whether the daemon's heartbeat stopped while it holds
+ * some of our queues (a daemon stopped with SIGSTOP, or hung, keeps its socket open: only
+ * the heartbeat tells). A daemon without a heartbeat (heartbeat_ms 0) is never judged.
+ */
+static bool heartbeat_stale_locked(struct hsaqm_dclient *c)
+{
+	uint32_t hb = hsaqm_load_acquire(&c->shm->heartbeat);
+	uint64_t now = now_ms();
+
+	if (hb != c->hb_seen || !any_held_locked(c)) {
+		/* Alive, or nothing at stake: measure staleness from here. */
+		c->hb_seen = hb;
+		c->hb_at_ms = now;
+		return false;
+	}
+	return c->shm->heartbeat_ms && now - c->hb_at_ms > HSAQMD_HEARTBEAT_STALE_MS;
+}
 
 static void run_actions(struct hsaqm_dclient *c, const struct action *acts, size_t n)
 {
@@ -399,7 +431,7 @@ static void scan(struct hsaqm_dclient *c)
 }
 
 /* The daemon is gone: resume everything it held, then say so (cb_lock held). */
-static void lost(struct hsaqm_dclient *c)
+static void lost(struct hsaqm_dclient *c, const char *why)
 {
 	struct action acts[HSAQMD_SLOTS + 1];
 	size_t n = 0;
@@ -418,7 +450,7 @@ static void lost(struct hsaqm_dclient *c)
 	}
 	acts[n++] = (struct action){ HSAQM_DCLIENT_LOST, NULL, 0, false };
 	pthread_mutex_unlock(&c->lock);
-	hsaqm_log_warn("hsaqmd client: the daemon went away; scheduling locally");
+	hsaqm_log_warn("hsaqmd client: %s; scheduling locally", why);
 	run_actions(c, acts, n);
 }
 
@@ -451,6 +483,9 @@ static void *client_thread(void *arg)
 			 * for the daemon hanging up. */
 			pfd[n++] = (struct pollfd){ .fd = c->sock, .events = POLLRDHUP };
 			pfd[n++] = (struct pollfd){ .fd = c->in_fd, .events = POLLIN };
+			/* Held: look at the daemon's heartbeat every period (fail-open on a hang). */
+			if (c->shm->heartbeat_ms && any_held_locked(c))
+				timeout = (int)c->shm->heartbeat_ms;
 		} else {
 			timeout = (int)backoff;
 		}
@@ -484,11 +519,19 @@ static void *client_thread(void *arg)
 									 : backoff * 2;
 			}
 		} else if (pfd[1].revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) {
-			lost(c);
+			lost(c, "the daemon went away");
 		} else {
+			bool stale;
+
 			if (pfd[2].revents & POLLIN)
 				drain(pfd[2].fd);
 			scan(c);
+			pthread_mutex_lock(&c->lock);
+			stale = c->connected && heartbeat_stale_locked(c);
+			pthread_mutex_unlock(&c->lock);
+			if (stale)
+				lost(c, "the daemon stopped answering (no heartbeat while it holds "
+					"queues)");
 		}
 		pthread_mutex_unlock(&c->cb_lock);
 	}

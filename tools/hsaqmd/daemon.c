@@ -45,7 +45,7 @@
 /* Busy-polling looks at the sockets, timer and signals this often (their latency bound). */
 #define POLL_EPOLL_NS 50000ull
 
-enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL };
+enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL, W_BEAT };
 
 struct dclient;
 
@@ -114,8 +114,8 @@ struct dclient {
 struct hsaqmd {
 	struct hsaqmd_config cfg;
 	const char *path;
-	int lfd, epfd, tfd, sfd;
-	struct watch listen_w, timer_w, signal_w;
+	int lfd, epfd, tfd, sfd, hbfd;
+	struct watch listen_w, timer_w, signal_w, beat_w;
 	struct dclient *clients;
 	struct dclient *zombies;
 	unsigned int nclients, nctls;
@@ -594,6 +594,7 @@ static int shm_create(struct dclient *cl, int *memfd)
 	cl->shm->version = HSAQMD_PROTO_VERSION;
 	cl->shm->slots = HSAQMD_SLOTS;
 	cl->shm->size = HSAQMD_SHM_SIZE;
+	cl->shm->heartbeat_ms = HSAQMD_HEARTBEAT_MS;
 	*memfd = fd;
 	return 0;
 }
@@ -1153,6 +1154,15 @@ static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 	return epoll_wait(d->epfd, evs, maxevs, 0);
 }
 
+/* Every client sees the daemon alive: its holds are trusted while this keeps changing. */
+static void heartbeat(struct hsaqmd *d)
+{
+	for (struct dclient *cl = d->clients; cl; cl = cl->next)
+		if (cl->role == HSAQMD_ROLE_CLIENT && !cl->dead && cl->shm)
+			/* Only the change matters: no other word rides on it. */
+			hsaqm_fetch_add(&cl->shm->heartbeat, 1u);
+}
+
 static void free_zombies(struct hsaqmd *d)
 {
 	while (d->zombies) {
@@ -1257,7 +1267,7 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 	if (!d)
 		return -ENOMEM;
 	d->cfg = *cfg;
-	d->lfd = d->epfd = d->tfd = d->sfd = -1;
+	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = -1;
 	d->armed = HSAQM_POLICY_NO_DEADLINE;
 	d->start_ns = now_ns();
 	if (cfg->socket_path[0]) {
@@ -1276,7 +1286,8 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0) {
+	d->hbfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0 || d->hbfd < 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -1285,8 +1296,20 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 		goto out;
 	if ((rc = add_watch(d, d->lfd, &d->listen_w, W_LISTEN)) < 0 ||
 	    (rc = add_watch(d, d->tfd, &d->timer_w, W_TIMER)) < 0 ||
-	    (rc = add_watch(d, d->sfd, &d->signal_w, W_SIGNAL)) < 0)
+	    (rc = add_watch(d, d->sfd, &d->signal_w, W_SIGNAL)) < 0 ||
+	    (rc = add_watch(d, d->hbfd, &d->beat_w, W_BEAT)) < 0)
 		goto out;
+	{
+		const struct itimerspec beat = {
+			.it_interval = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
+			.it_value = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
+		};
+
+		if (timerfd_settime(d->hbfd, 0, &beat, NULL)) {
+			rc = -errno;
+			goto out;
+		}
+	}
 	hsaqm_log_info("listening on %s (mode %03o), policy %s", d->path, cfg->socket_mode,
 		       hsaqm_policy_name(cfg->policy.kind));
 	if (ready_fd >= 0) {
@@ -1332,6 +1355,14 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 				decide_all(d, true);
 				break;
 			}
+			case W_BEAT: {
+				uint64_t v;
+
+				if (read(d->hbfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					break;
+				heartbeat(d);
+				break;
+			}
 			case W_SIGNAL: {
 				struct signalfd_siginfo si;
 
@@ -1368,6 +1399,8 @@ out:
 		close(d->tfd);
 	if (d->sfd >= 0)
 		close(d->sfd);
+	if (d->hbfd >= 0)
+		close(d->hbfd);
 	stopped = d->stop;
 	free(d);
 	return stopped ? 0 : rc;

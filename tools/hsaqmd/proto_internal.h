@@ -26,6 +26,10 @@
 #define HSAQMD_MSG_MAX 512
 /* Queue slots per client: the tool library has at most a few queues per device. */
 #define HSAQMD_SLOTS 128
+/* Heartbeat period, and how long a holding client waits without one (20 periods: a loaded
+ * host may delay a timer, it does not stop a process for seconds). */
+#define HSAQMD_HEARTBEAT_MS 100u
+#define HSAQMD_HEARTBEAT_STALE_MS 2000u
 #define HSAQMD_COMM_LEN 16
 #define HSAQMD_NO_KFD_QUEUE UINT32_MAX
 #define HSAQMD_ALL_GPUS UINT32_MAX
@@ -280,7 +284,14 @@ struct hsaqmd_shm {
 	 * them. Only the 0 -> 1 transition costs an eventfd write. */
 	uint32_t kick_daemon;
 	uint32_t kick_client;
-	uint32_t pad[10];
+	/*
+	 * The daemon adds 1 every heartbeat_ms; 0 there: a daemon without a heartbeat. A client
+	 * holding queues that sees no change for HSAQMD_HEARTBEAT_STALE_MS treats the daemon as
+	 * gone (a stopped or hung daemon must not keep a process held: fail-open).
+	 */
+	uint32_t heartbeat;
+	uint32_t heartbeat_ms;
+	uint32_t pad[8];
 	struct hsaqmd_shm_slot slot[HSAQMD_SLOTS];
 };
 
