@@ -635,16 +635,19 @@ char *tool_node_json(void)
 	if (!f)
 		return NULL;
 	pthread_mutex_lock(&n.lock);
-	if (!n.client) {
+	if (!n.client && !n.connects) {
 		fprintf(f, "{\"client\":false,\"connected\":false,\"error\":\"%s\"}",
 			n.last_try_ns ? strerror(-n.last_err) : "not tried");
 	} else {
-		connected = hsaqm_dclient_connected(n.client) == 1;
+		/* After tool_node_stop() (the exit path, before the stats file is written) the
+		 * counters stay: "client" false, "left" true says the process left the daemon. */
+		connected = n.client && hsaqm_dclient_connected(n.client) == 1;
 		fprintf(f,
-			"{\"client\":true,\"connected\":%s,\"priority\":%d,\"holds\":%llu,"
-			"\"resumes\":%llu,\"lost\":%llu,\"connects\":%llu,\"last_hold_ns\":%llu,"
-			"\"last_resume_ns\":%llu,\"last_lost_ns\":%llu}",
-			connected ? "true" : "false", cur_priority, (unsigned long long)n.holds,
+			"{\"client\":%s,\"connected\":%s,\"left\":%s,\"priority\":%d,"
+			"\"holds\":%llu,\"resumes\":%llu,\"lost\":%llu,\"connects\":%llu,"
+			"\"last_hold_ns\":%llu,\"last_resume_ns\":%llu,\"last_lost_ns\":%llu}",
+			n.client ? "true" : "false", connected ? "true" : "false",
+			n.client ? "false" : "true", cur_priority, (unsigned long long)n.holds,
 			(unsigned long long)n.resumes, (unsigned long long)n.losts,
 			(unsigned long long)n.connects, (unsigned long long)n.last_hold_ns,
 			(unsigned long long)n.last_resume_ns, (unsigned long long)n.last_lost_ns);

@@ -59,7 +59,8 @@ nodaemon_max=$(sed -n 's/.*lat_max_us \([0-9.]*\).*/\1/p' "$tmp/b.out")
 
 # C: with the daemon
 start_daemon || { echo "FAIL hsaqmd did not start: $(cat "$tmp/hsaqmd.out")"; exit 1; }
-"$run" -p low --daemon "$tmp/d.sock" -- "$client" low $T 4 >"$tmp/c-low.out" 2>"$tmp/c-low.err" &
+"$run" -p low --daemon "$tmp/d.sock" --stats "$tmp/c-low.stats.json" -- "$client" low $T 4 \
+  >"$tmp/c-low.out" 2>"$tmp/c-low.err" &
 cl=$!; pids="$pids $cl"
 sleep 0.5
 "$run" -p high --daemon "$tmp/d.sock" -- "$client" high $T 9 20 >"$tmp/c.out" 2>"$tmp/c.err" &
@@ -74,6 +75,9 @@ echo "  alone median ${alone:-?} us; beside the low process without hsaqmd media
      "bound alone + 1.2 T = $(awk "BEGIN{print ${alone:-0} + 1.2 * $T}") us"
 check "C: both processes complete" "[ $chst -eq 0 ] && [ $clst -eq 0 ] && grep -q '^done' '$tmp/c-low.out'"
 check "C: the daemon held the low process" "[ \"\$(field '$tmp/c-low.out' holds)\" -ge 1 ]"
+# The stats file is written at exit, after the tool left the daemon: it keeps the counters.
+check "C: the exit stats file says the process left the daemon and kept its holds" \
+  "grep -q '\"left\":true' '$tmp/c-low.stats.json' && ! grep -q '\"holds\":0,' '$tmp/c-low.stats.json'"
 check "C: high latency with hsaqmd within alone + 1.2 T" \
   "awk 'BEGIN{exit !(${withd:-1e9} <= ${alone:-0} + 1.2 * $T)}'"
 echo "  low kernels launched inside the daemon's holds (each 20 us after the close): " \
