@@ -89,8 +89,8 @@ experiments: build
 		--trace-only w1-intensive $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
 		$(WL)/w3.wl $(WL)/w3-tc1.wl || rc=1; \
 	experiments/runner/trace_delay.py experiments/out/w1-intensive/trace-lv3.perfetto.json \
-		--standalone-ms 2.35 --md experiments/out/w1-intensive/trace-lv3-delay.md \
-		>/dev/null || rc=1; \
+		--log experiments/out/w1-intensive/trace-lv3.json --standalone-ms 2.35 \
+		--md experiments/out/w1-intensive/trace-lv3-delay.md >/dev/null || rc=1; \
 	experiments/runner/hsaqm-experiment $(WL)/w3-tc3.wl || rc=1; \
 	$(BUILD)/experiments/bench/hsaqm-bench-w4 || rc=1; \
 	exit $$rc

@@ -29,8 +29,8 @@ The trace has no instant for the application's doorbell or submission: without -
 results, "sub" is the first dispatch's launch and "launch" is 0 (the latency then misses the
 online process's own launch time). Request logs: `hsaqm-wl ... --request-log` writes every
 request as [planned, submitted, last launch, completed] in absolute model ms, the trace's clock
-(hsaqm-experiment passes it only for files with edge_checks; docs/experiments.md shows a run by
-hand). --window-ms takes the same absolute model ms (a log's t_start_ms + warm-up). Requests are the online
+(hsaqm-experiment passes it for files with edge_checks and for traced runs, whose merged result
+JSON, e.g. trace-lv3.json, then goes to --log). --window-ms takes the same absolute model ms (a log's t_start_ms + warm-up). Requests are the online
 queue's dispatches grouped by the request log's [submitted, completed] intervals, or, without a
 log, by idle gaps longer than --gap-ms.
 
