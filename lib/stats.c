@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_internal.h"
 #include "log_internal.h"
 #include "xq_internal.h"
 
@@ -84,20 +85,6 @@ int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats)
 	return 0;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static void json_xq(FILE *f, const struct hsaqm_xq *xq, uint64_t now)
 {
 	struct hsaqm_xq_stats st;
@@ -106,12 +93,12 @@ static void json_xq(FILE *f, const struct hsaqm_xq *xq, uint64_t now)
 	xq_stats_locked(xq, now, &st);
 	hsaqm_engine_reason(xq, reason, sizeof(reason));
 	fputs("{\"name\":", f);
-	json_string(f, xq->name);
+	hsaqm_json_str(f, xq->name);
 	fprintf(f, ",\"device\":%u,\"priority\":%d,\"group\":%u,\"share_permille\":%u",
 		xq->dev->id, xq->priority, xq->group, xq->share);
 	fprintf(f, ",\"requested_level\":\"%s\",\"effective_level\":\"%s\",\"level_reason\":",
 		hsaqm_level_name(st.requested_level), hsaqm_level_name(st.effective_level));
-	json_string(f, reason);
+	hsaqm_json_str(f, reason);
 	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s",
 		hsaqm_xq_state_name(hsaqm_engine_state(xq)), xq->by_hand ? "true" : "false",
 		xq->failed_open ? "true" : "false");

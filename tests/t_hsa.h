@@ -61,22 +61,42 @@ static inline hsaqm_hsa_status_t t_hsa_collect_agent(struct hsaqm_hsa_agent a, v
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
-/* A model with its table, hsa_init done, the GPU agents found. 0 or -errno. */
-static inline int t_hsa_open_cfg(struct t_hsa *h, const struct hsaqm_sim_config *cfg)
+/* An opened model's table in @h, hsa_init done, the GPU agents found. 0 or -errno. */
+static inline int t_hsa_attach(struct t_hsa *h, struct hsaqm_sim *sim)
 {
-	int rc;
-
-	memset(h, 0, sizeof(*h));
-	rc = hsaqm_sim_create(cfg, &h->sim);
-	if (rc)
-		return rc;
-	h->root = hsaqm_sim_hsa_table(h->sim);
+	h->sim = sim;
+	h->root = hsaqm_sim_hsa_table(sim);
 	h->core = h->root->core;
 	h->amd = h->root->amd_ext;
 	if (h->core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
 		return -EIO;
 	h->core->hsa_iterate_agents_fn(t_hsa_collect_agent, h);
 	return h->ngpu ? 0 : -ENODEV;
+}
+
+/* A model with its table, hsa_init done, the GPU agents found. 0 or -errno. */
+static inline int t_hsa_open_cfg(struct t_hsa *h, const struct hsaqm_sim_config *cfg)
+{
+	struct hsaqm_sim *sim;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	rc = hsaqm_sim_create(cfg, &sim);
+	if (rc)
+		return rc;
+	return t_hsa_attach(h, sim);
+}
+
+/* A plain HSA queue of @size packets on the first GPU, at HSA priority @prio; NULL on failure. */
+static inline struct hsaqm_hsa_queue *t_hsa_queue(struct t_hsa *h, uint32_t size, int prio)
+{
+	struct hsaqm_hsa_queue *q = NULL;
+
+	if (h->core->hsa_queue_create_fn(h->gpu[0], size, HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL,
+					 0, 0, &q) != HSAQM_HSA_STATUS_SUCCESS)
+		return NULL;
+	h->amd->hsa_amd_queue_set_priority_fn(q, (hsaqm_hsa_amd_queue_priority_t)prio);
+	return q;
 }
 
 static inline int t_hsa_open(struct t_hsa *h, enum hsaqm_sim_time_mode mode, unsigned int ndev)

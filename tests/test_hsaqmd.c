@@ -60,6 +60,16 @@ static int client_with_queues(struct t_client *c, int prio, const unsigned int *
 	return 0;
 }
 
+/* A process at 10 and one at 0, a queue each on @gpu, both ready: the lower one is held. */
+static void held_pair(struct t_client *hi, struct t_client *lo, const unsigned int *gpu)
+{
+	CU_ASSERT_FATAL(client_with_queues(hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(lo, 0, gpu, 1) == 0);
+	t_client_send(lo, "ready 0");
+	t_client_send(hi, "ready 0");
+	CU_ASSERT_FATAL(t_client_sees(lo, "ev preempt 0", WAIT_MS));
+}
+
 static void test_registry_lists_processes_and_queues(void)
 {
 	static const unsigned int gpus[] = { 4001, 4002 };
@@ -195,11 +205,7 @@ static void test_daemon_stopped_held_client_resumes_after_missed_heartbeats(void
 	char line[256];
 	uint64_t t0, dt;
 
-	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
-	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
-	t_client_send(&lo, "ready 0");
-	t_client_send(&hi, "ready 0");
-	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	held_pair(&hi, &lo, gpu);
 	t0 = t_now_ns();
 	kill(dmn.pid, SIGSTOP);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", HSAQMD_HEARTBEAT_STALE_MS + WAIT_MS,
@@ -231,11 +237,7 @@ static void test_daemon_killed_clients_resume_within_100ms_and_reconnect(void)
 	char line[256];
 	uint64_t t0;
 
-	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
-	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
-	t_client_send(&lo, "ready 0");
-	t_client_send(&hi, "ready 0");
-	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	held_pair(&hi, &lo, gpu);
 	t0 = t_now_ns();
 	t_daemon_stop(&dmn, SIGKILL);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);
@@ -266,11 +268,7 @@ static void test_client_killed_daemon_resumes_others_within_100ms(void)
 	char line[256], out[4096];
 	uint64_t t0;
 
-	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
-	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
-	t_client_send(&lo, "ready 0");
-	t_client_send(&hi, "ready 0");
-	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	held_pair(&hi, &lo, gpu);
 	t0 = t_now_ns();
 	kill(hi.pid, SIGKILL);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);

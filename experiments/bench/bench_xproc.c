@@ -48,30 +48,23 @@ static uint64_t json_u64(const char *json, const char *key)
 static int open_hsa(void)
 {
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL };
+	struct hsaqm_sim *sim;
 	void *lib;
 
-	if (hsaqm_sim_open_env(&cfg, &h.sim))
+	if (hsaqm_sim_open_env(&cfg, &sim) || t_hsa_attach(&h, sim))
 		return -1;
-	h.root = hsaqm_sim_hsa_table(h.sim);
-	h.core = h.root->core;
-	h.amd = h.root->amd_ext;
-	if (h.core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
-		return -1;
-	h.core->hsa_iterate_agents_fn(t_hsa_collect_agent, &h);
 	lib = dlopen("libhsaqm.so.0", RTLD_NOW | RTLD_NOLOAD);
 	if (lib)
 		*(void **)&stats_json = dlsym(lib, "hsaqm_process_stats_json");
-	return h.ngpu && stats_json ? 0 : -1;
+	return stats_json ? 0 : -1;
 }
 
 static struct hsaqm_hsa_queue *queue(int prio)
 {
-	struct hsaqm_hsa_queue *q = NULL;
+	struct hsaqm_hsa_queue *q = t_hsa_queue(&h, 256, prio);
 
-	if (h.core->hsa_queue_create_fn(h.gpu[0], 256, HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0,
-					0, &q) != HSAQM_HSA_STATUS_SUCCESS)
+	if (!q)
 		exit(99);
-	h.amd->hsa_amd_queue_set_priority_fn(q, (hsaqm_hsa_amd_queue_priority_t)prio);
 	return q;
 }
 

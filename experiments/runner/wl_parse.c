@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_internal.h"
 #include "wl.h"
 
 #define LINE_MAX_LEN 1024
@@ -1132,20 +1133,6 @@ const char *hsaqm_wl_prio_name(enum hsaqm_wl_prio p)
 
 /* ---- JSON dump ---------------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 {
 	static const char *const policies[] = { "hpf", "util", "none" };
@@ -1159,9 +1146,9 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "{\"name\":");
-	json_str(f, wl->name);
+	hsaqm_json_str(f, wl->name);
 	fprintf(f, ",\"description\":");
-	json_str(f, wl->description);
+	hsaqm_json_str(f, wl->description);
 	fprintf(f, ",\"length_s\":%.9g,\"warmup_s\":%.9g,\"seed\":%llu,\"time_scale\":%g,"
 		   "\"calibration\":%s,\"edge_checks\":%s", (double)wl->length_ns / 1e9,
 		(double)wl->warmup_ns / 1e9, (unsigned long long)wl->seed, wl->time_scale,
@@ -1177,9 +1164,9 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 		double ms = 0;
 
 		fprintf(f, "%s{\"name\":", m ? "," : "");
-		json_str(f, md->name);
+		hsaqm_json_str(f, md->name);
 		fprintf(f, ",\"batch\":%u,\"kernels\":%u,\"note\":", md->batch, md->kernels);
-		json_str(f, md->note);
+		hsaqm_json_str(f, md->note);
 		fprintf(f, ",\"groups\":[");
 		for (unsigned int k = 0; k < md->nk; k++) {
 			const struct hsaqm_wl_kernel *kg = &md->k[k];
@@ -1197,7 +1184,7 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 		const struct hsaqm_wl_process *pr = &wl->procs[i];
 
 		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_str(f, pr->name);
+		hsaqm_json_str(f, pr->name);
 		fprintf(f, ",\"role\":\"%s\",\"host_lock\":%s,\"streams\":[",
 			pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline",
 			pr->host_lock ? "true" : "false");
@@ -1229,7 +1216,7 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 		const struct hsaqm_wl_config *cf = &wl->configs[c];
 
 		fprintf(f, "%s{\"name\":\"%s\",\"label\":", c ? "," : "", cf->name);
-		json_str(f, cf->label);
+		hsaqm_json_str(f, cf->label);
 		fprintf(f, ",\"mode\":\"%s\",\"level\":%d,\"lv1_threshold\":%u,\"lv1_batch\":%u,"
 			   "\"lv2_interval\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,"
 			   "\"floor_slice_us\":%u,\"hip_priority\":%s,\"time_scale\":%g}",

@@ -26,6 +26,7 @@
 #include "hsaqm/hsaqm.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/process.h"
+#include "json_internal.h"
 #include "log_internal.h"
 #include "tool_internal.h"
 
@@ -107,20 +108,6 @@ static int queue_priority(int base, int hsa_prio)
 
 /* ---- Statistics -------------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* One queue as a JSON object (docs/tool.md); "destroyed" says whether it is gone. */
 static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
 {
@@ -133,7 +120,7 @@ static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
 		return;
 	}
 	fputs("{\"name\":", f);
-	json_str(f, info.name);
+	hsaqm_json_str(f, info.name);
 	fprintf(f, ",\"queue_id\":%llu,\"size\":%u,\"device\":%u,\"hsa_priority\":\"%s\"",
 		(unsigned long long)hq->id, hq->size, info.device,
 		q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH  ? "high"
@@ -143,7 +130,7 @@ static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
 		info.priority, hsaqm_level_name(info.requested_level),
 		hsaqm_level_name(info.effective_level));
 	fputs(",\"level_reason\":", f);
-	json_str(f, info.level_reason);
+	hsaqm_json_str(f, info.level_reason);
 	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s,\"destroyed\":%s",
 		destroyed ? "destroyed" : hsaqm_xq_state_name(info.state),
 		info.held_by_hand ? "true" : "false", info.failed_open ? "true" : "false",
@@ -219,7 +206,7 @@ static int stats_json_locked(char **out)
 	fprintf(f, "{\"hsaqm_version\":\"%s\",\"pid\":%ld,\"tool\":{\"active\":%s,\"status\":",
 		hsaqm_version_string(), (long)getpid(),
 		hsaqm_load_acquire(&g.state) == TOOL_ACTIVE ? "true" : "false");
-	json_str(f, line);
+	hsaqm_json_str(f, line);
 	fprintf(f, ",\"table_layout\":\"%s\",\"priority\":%d,\"priority_step\":%d,"
 		"\"level\":\"%s\",\"policy\":\"%s\",\"suspended\":%s,\"queues_created\":%llu,"
 		"\"queues_passed_through\":%llu},\"queues\":[",

@@ -43,20 +43,14 @@ int main(int argc, char **argv)
 	unsigned int nd = argc > 3 ? (unsigned int)atoi(argv[3]) : 50;
 	int (*status)(char *, size_t) = NULL;
 	char line[256] = "not loaded";
+	struct hsaqm_sim *sim;
 	uint64_t kobj;
 	void *lib;
 
 	if (nq < 1 || nq > 16)
 		nq = 2;
-	if (open_model(&cfg, &h.sim))
-		return 99;
-	h.root = hsaqm_sim_hsa_table(h.sim);
-	h.core = h.root->core;
-	h.amd = h.root->amd_ext;
-	if (h.core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
-		return 99;
-	h.core->hsa_iterate_agents_fn(t_hsa_collect_agent, &h);
-	if (!h.ngpu || hsaqm_sim_kernel_register(h.sim, &kd, &kobj))
+	if (open_model(&cfg, &sim) || t_hsa_attach(&h, sim) ||
+	    hsaqm_sim_kernel_register(h.sim, &kd, &kobj))
 		return 99;
 	/* What python/hsaqm.py does: the libhsaqm.so the tool loaded, by its soname. */
 	lib = dlopen("libhsaqm.so.0", RTLD_NOW | RTLD_NOLOAD);

@@ -65,12 +65,10 @@ static uint64_t json_u64(const char *json, const char *key)
 
 static struct hsaqm_hsa_queue *make_queue(int prio)
 {
-	struct hsaqm_hsa_queue *q = NULL;
+	struct hsaqm_hsa_queue *q = t_hsa_queue(&h, 256, prio);
 
-	if (h.core->hsa_queue_create_fn(h.gpu[0], 256, HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0,
-					0, &q) != HSAQM_HSA_STATUS_SUCCESS)
+	if (!q)
 		exit(99);
-	h.amd->hsa_amd_queue_set_priority_fn(q, (hsaqm_hsa_amd_queue_priority_t)prio);
 	return q;
 }
 
@@ -314,19 +312,12 @@ int main(int argc, char **argv)
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
 					.seed = 9 };
 	struct timespec rt, mono;
+	struct hsaqm_sim *sim;
 	int rc;
 
 	if (argc < 3)
 		return 2;
-	if (hsaqm_sim_open_env(&cfg, &h.sim))
-		return 99;
-	h.root = hsaqm_sim_hsa_table(h.sim);
-	h.core = h.root->core;
-	h.amd = h.root->amd_ext;
-	if (h.core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
-		return 99;
-	h.core->hsa_iterate_agents_fn(t_hsa_collect_agent, &h);
-	if (!h.ngpu)
+	if (hsaqm_sim_open_env(&cfg, &sim) || t_hsa_attach(&h, sim))
 		return 99;
 	{
 		void *lib = dlopen("libhsaqm.so.0", RTLD_NOW | RTLD_NOLOAD);

@@ -718,6 +718,17 @@ static int queue_config_ok(const struct hsaqm_dclient_queue_config *qc)
 	       qc->share_permille <= HSAQM_SHARE_MAX;
 }
 
+/* Takes @q off the client's list (c->lock held). */
+static void queue_unlink_locked(struct hsaqm_dclient *c, struct hsaqm_dclient_queue *q)
+{
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		c->queues = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+}
+
 int hsaqm_dclient_queue_add(struct hsaqm_dclient *c, const struct hsaqm_dclient_queue_config *qc,
 			    struct hsaqm_dclient_queue **out, int *held)
 {
@@ -759,12 +770,7 @@ int hsaqm_dclient_queue_add(struct hsaqm_dclient *c, const struct hsaqm_dclient_
 	}
 	if (rc) {
 		c->slots[s] = NULL;
-		if (q->prev)
-			q->prev->next = q->next;
-		else
-			c->queues = q->next;
-		if (q->next)
-			q->next->prev = q->prev;
+		queue_unlink_locked(c, q);
 		pthread_mutex_unlock(&c->lock);
 		free(q);
 		return rc;
@@ -878,12 +884,7 @@ int hsaqm_dclient_queue_remove(struct hsaqm_dclient_queue *q)
 		request(c, HSAQMD_QUEUE_DEL, &d, &m, NULL, NULL);
 	}
 	c->slots[q->slot] = NULL;
-	if (q->prev)
-		q->prev->next = q->next;
-	else
-		c->queues = q->next;
-	if (q->next)
-		q->next->prev = q->prev;
+	queue_unlink_locked(c, q);
 	if (on_thread) {
 		/* Later actions of the running batch may name it: free it after them. */
 		q->removed = true;
