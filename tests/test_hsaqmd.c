@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -440,7 +442,7 @@ static void test_malformed_messages_close_only_that_client(void)
 		int fd = raw_connect(), status = 0;
 
 		len = build(buf, HSAQMD_HELLO, &hello);
-		h->version = 2;
+		h->version = HSAQMD_PROTO_VERSION + 1;
 		CU_ASSERT(send(fd, buf, (size_t)len, 0) == len && closed_by_daemon(fd, &status));
 		CU_ASSERT_EQUAL(status, -EPROTONOSUPPORT);
 		close(fd);
@@ -538,6 +540,206 @@ static void test_daemon_holds_processes_not_queues_within_one(void)
 	t_client_stop(&b);
 }
 
+/* ---- hand-off timing ------------------------------------------------------------------- */
+
+/* The number after @key in hsaqmctl's JSON (a field named once there), or -1. */
+static double json_num(const char *json, const char *key)
+{
+	const char *p = strstr(json, key);
+
+	return p ? strtod(p + strlen(key), NULL) : -1.0;
+}
+
+/* One segment's field, e.g. seg "ready_acked", field "max_us". */
+static double handoff_num(const char *json, const char *seg, const char *field)
+{
+	char key[96];
+	const char *p = strstr(json, seg);
+
+	snprintf(key, sizeof(key), "\"%s\": ", field);
+	return p ? json_num(p, key) : -1.0;
+}
+
+/*
+ * Each hold the daemon commands for another process's ready queue is timed from the ready
+ * process's state store to the held process's ack, in three segments that add up to it,
+ * each inside the wall time the test saw pass around them.
+ */
+static void test_handoff_times_each_hold_within_the_wall_time(void)
+{
+	static const unsigned int gpu[] = { 13001 };
+	static const char *const segs[] = { "\"ready_seen\"", "\"seen_sent\"", "\"sent_acked\"",
+					    "\"ready_acked\"" };
+	struct t_daemon saved = dmn;
+	struct t_client hi, lo;
+	char out[4096];
+	uint64_t t0, t1;
+
+	/* A daemon of its own: the figures are this test's samples only. */
+	CU_ASSERT_FATAL(t_daemon_init(&dmn) == 0 && t_daemon_start(&dmn) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	t0 = t_now_ns();
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	/* The ack follows the callback's return: ask until it is counted. */
+	for (int i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+		if (handoff_num(out, segs[3], "count") == 1)
+			break;
+		usleep(10000);
+	}
+	t1 = t_now_ns();
+	double sum = 0, total = handoff_num(out, segs[3], "max_us");
+
+	printf("\n    one hold: ready -> acked %.1f us (the test saw %.1f us pass)\n", total,
+	       (t1 - t0) / 1e3);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(handoff_num(out, segs[i], "count"), 1);
+	for (int i = 0; i < 3; i++) {
+		double v = handoff_num(out, segs[i], "max_us");
+
+		CU_ASSERT(v >= 0 && v <= total);
+		sum += v;
+	}
+	/* One sample: each maximum is exact, and the segments are its parts. */
+	CU_ASSERT(total > 0 && total * 1e3 <= (double)(t1 - t0));
+	CU_ASSERT(sum > total - 0.01 && sum < total + 0.01);
+	CU_ASSERT_EQUAL(json_num(out, "\"holds_unacked\": "), 0);
+	CU_ASSERT_EQUAL(json_num(out, "\"stamps_discarded\": "), 0);
+	/* A resume is not timed; the next hold is. */
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	for (int i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+		if (handoff_num(out, segs[3], "count") == 2)
+			break;
+		usleep(10000);
+	}
+	CU_ASSERT_EQUAL(handoff_num(out, segs[3], "count"), 2);
+	/* The text form shows the same table. */
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "ready -> acked"));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+	t_daemon_fini(&dmn);
+	dmn = saved;
+}
+
+/* A raw client (this process): HELLO as a client, its page mapped, one queue on @gpu. */
+struct raw_client {
+	int fd, kick;
+	struct hsaqmd_shm *shm;
+};
+
+static int raw_client_open(struct raw_client *rc, unsigned int gpu, int prio)
+{
+	struct hsaqmd_hello h = { .role = HSAQMD_ROLE_CLIENT, .priority = prio, .comm = "raw" };
+	struct hsaqmd_queue_add add = { .gpu_id = gpu, .kfd_queue_id = HSAQMD_NO_KFD_QUEUE,
+					.level = 2 };
+	char buf[HSAQMD_MSG_MAX], cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fds[3], len;
+
+	h.pid = (uint32_t)getpid();
+	rc->fd = raw_connect();
+	len = build(buf, HSAQMD_HELLO, &h);
+	if (rc->fd < 0 || send(rc->fd, buf, (size_t)len, 0) != len || recvmsg(rc->fd, &mh, 0) <= 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	rc->shm = mmap(NULL, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	close(fds[0]);
+	close(fds[2]);
+	rc->kick = fds[1];
+	len = build(buf, HSAQMD_QUEUE_ADD, &add);
+	if (rc->shm == MAP_FAILED || send(rc->fd, buf, (size_t)len, 0) != len ||
+	    recv(rc->fd, buf, sizeof(buf), 0) <= 0)
+		return -1;
+	return 0;
+}
+
+static void raw_client_kick(struct raw_client *rc)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(&rc->shm->kick_daemon, 1u, __ATOMIC_SEQ_CST);
+	CU_ASSERT(write(rc->kick, &one, sizeof(one)) == sizeof(one));
+}
+
+/* Whether @c's queue 0 is (or within WAIT_MS becomes) not held. */
+static bool runs_soon(struct t_client *c)
+{
+	char line[256];
+
+	for (int i = 0; i < WAIT_MS / 20; i++) {
+		t_client_send(c, "held 0");
+		if (t_client_expect(c, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
+		    !strcmp(line, "held 0 0"))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * The shared page is the client's to scribble on: random state words, stamps, acks and kick
+ * flags from a raw client at a higher priority never crash the daemon nor keep a lower
+ * process held once the scribbler says idle; bad stamps are dropped from the figures.
+ */
+static void test_client_scribbling_its_page_spoils_only_its_own_stats(void)
+{
+	static const unsigned int gpu[] = { 14001 };
+	struct raw_client raw = { .fd = -1, .kick = -1, .shm = MAP_FAILED };
+	struct t_client lo;
+	char out[4096];
+	unsigned int seed = 14001;
+
+	CU_ASSERT_FATAL(raw_client_open(&raw, gpu[0], 10) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	t_client_send(&lo, "ready 0");
+	uint32_t *words = (uint32_t *)raw.shm;
+
+	for (int i = 0; i < 20000; i++) {
+		/* Any word of the page, header included, any value; 1 often (ready). */
+		size_t w = (size_t)rand_r(&seed) % (HSAQMD_SHM_SIZE / 4);
+		uint32_t v = rand_r(&seed) % 3 ? (uint32_t)rand_r(&seed) : 1u;
+
+		__atomic_store_n(&words[w], v, __ATOMIC_RELAXED);
+		__atomic_store_n(&raw.shm->slot[0].state, rand_r(&seed) & 1, __ATOMIC_RELEASE);
+		if (i % 64 == 0) {
+			raw_client_kick(&raw);
+			usleep(50);
+		}
+	}
+	/* Idle at last: the lower process must run. */
+	__atomic_store_n(&raw.shm->slot[0].state, 0u, __ATOMIC_RELEASE);
+	raw_client_kick(&raw);
+	CU_ASSERT(runs_soon(&lo));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"handoff\""));
+	printf("\n    after 20000 random words: %.0f holds timed, %.0f unacked, %.0f stamps dropped\n",
+	       handoff_num(out, "\"ready_acked\"", "count"), json_num(out, "\"holds_unacked\": "),
+	       json_num(out, "\"stamps_discarded\": "));
+	/* Whatever was kept is a sane figure (a stamp out of range never gets in). */
+	CU_ASSERT(handoff_num(out, "\"ready_acked\"", "max_us") < 1e6 * 3);
+	/* And the scribbler leaving resumes nothing wrongly: the lower one still runs. */
+	munmap(raw.shm, HSAQMD_SHM_SIZE);
+	close(raw.kick);
+	close(raw.fd);
+	CU_ASSERT(runs_soon(&lo));
+	t_client_stop(&lo);
+}
+
 /* Busy-polling spins only while a submission in one process could preempt another. */
 static void test_busy_poll_spins_only_with_two_clients(void)
 {
@@ -617,6 +819,8 @@ static const struct t_case cases[] = {
 	T_CASE(test_daemon_holds_processes_not_queues_within_one),
 	T_CASE(test_daemon_stopped_held_client_resumes_after_missed_heartbeats),
 	T_CASE(test_busy_poll_spins_only_with_two_clients),
+	T_CASE(test_handoff_times_each_hold_within_the_wall_time),
+	T_CASE(test_client_scribbling_its_page_spoils_only_its_own_stats),
 	T_CASE(test_config_busy_poll_takes_yes_or_no_only),
 	T_CASE(test_no_daemon_is_quiet_enoent),
 	/* Last: it kills and restarts the daemon. */

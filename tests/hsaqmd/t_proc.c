@@ -141,10 +141,15 @@ static void split_lines(struct t_client *c)
 	while ((nl = memchr(c->buf, '\n', c->len))) {
 		size_t n = (size_t)(nl - c->buf);
 
-		if (c->nlines < (int)(sizeof(c->lines) / sizeof(c->lines[0]))) {
-			c->lines[c->nlines] = strndup(c->buf, n);
-			c->nlines++;
+		/* Full: the oldest line goes (a busy client's events must not crowd out the
+		 * reply a test waits for). */
+		if (c->nlines == (int)(sizeof(c->lines) / sizeof(c->lines[0]))) {
+			free(c->lines[0]);
+			memmove(&c->lines[0], &c->lines[1], (size_t)(c->nlines - 1) * sizeof(c->lines[0]));
+			c->nlines--;
 		}
+		c->lines[c->nlines] = strndup(c->buf, n);
+		c->nlines++;
 		memmove(c->buf, nl + 1, c->len - n - 1);
 		c->len -= n + 1;
 	}

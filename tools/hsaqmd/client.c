@@ -95,6 +95,26 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* The low 32 bits of CLOCK_MONOTONIC in ns: the hand-off stamps' unit (proto_internal.h). */
+static uint32_t stamp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+/*
+ * Acknowledge @cmd on @slot. The ack of a hold is stamped first: the daemon reads the stamp
+ * after it sees the ack (release/acquire on the ack word) to time its hand-off.
+ */
+static void ack_store(struct hsaqm_dclient *c, uint32_t slot, uint32_t cmd)
+{
+	if (cmd & HSAQMD_CMD_HOLD)
+		HSAQM_WRITE_ONCE(c->shm->stamp[slot].ack_ns, stamp_now());
+	hsaqm_store_release(&c->shm->slot[slot].ack, cmd);
+}
+
 /* ---- the socket ------------------------------------------------------------------------ */
 
 static int connect_path(const char *path)
@@ -331,7 +351,7 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 			q->held = true;
 			acts[(*nacts)++] = (struct action){ HSAQM_DCLIENT_PREEMPT, q, q->cmd_seen, true };
 		} else {
-			hsaqm_store_release(&c->shm->slot[q->slot].ack, q->cmd_seen);
+			ack_store(c, q->slot, q->cmd_seen);
 		}
 	}
 	c->connected = true;
@@ -383,7 +403,7 @@ static void run_actions(struct hsaqm_dclient *c, const struct action *acts, size
 		/* The daemon reads the ack as "its gates are closed": only after the callback.
 		 * Release: whatever the callback stored is visible before the ack. */
 		if (a->ack && !a->q->removed)
-			hsaqm_store_release(&c->shm->slot[a->q->slot].ack, a->cmd);
+			ack_store(c, a->q->slot, a->cmd);
 	}
 	/* Only this thread runs callbacks, and it holds cb_lock: nobody else sees the grave. */
 	while (c->grave) {
@@ -423,7 +443,7 @@ static void scan(struct hsaqm_dclient *c)
 						     q, cmd, true };
 		} else {
 			/* A command that changed twice back to where it was: nothing to do. */
-			hsaqm_store_release(&c->shm->slot[q->slot].ack, cmd);
+			ack_store(c, q->slot, cmd);
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -765,7 +785,7 @@ int hsaqm_dclient_queue_add(struct hsaqm_dclient *c, const struct hsaqm_dclient_
 			rc = 0; /* the thread sees the loss and registers it when it reconnects */
 		} else if (rc == 0) {
 			q->held = q->cmd_seen & HSAQMD_CMD_HOLD;
-			hsaqm_store_release(&c->shm->slot[s].ack, q->cmd_seen);
+			ack_store(c, s, q->cmd_seen);
 		}
 	}
 	if (rc) {
@@ -830,7 +850,10 @@ int hsaqm_dclient_queue_mark(struct hsaqm_dclient_queue *q, bool ready)
 	/* Orders the flag before the word: a reconnection's publish_state() that stored an
 	 * older value after ours re-reads the flag after its own fence and stores again. */
 	hsaqm_smp_mb();
-	/* The slot never moves and the memory is always mapped (the daemon's, or a stand-in). */
+	/* The slot never moves and the memory is always mapped (the daemon's, or a stand-in).
+	 * The stamp goes first: the daemon reads it after the word (release/acquire). */
+	if (r)
+		HSAQM_WRITE_ONCE(c->shm->stamp[q->slot].ready_ns, stamp_now());
 	hsaqm_store_release(&c->shm->slot[q->slot].state, r);
 	/* acq_rel: the word is visible before the flag the daemon clears and reads after.
 	 * Only 0 -> 1 needs the wake-up: a set flag means the daemon has yet to look. */

@@ -218,6 +218,36 @@ static int get_stats(struct hsaqmd_stats_ok *s)
 	return 0;
 }
 
+/* The hand-off segments (docs/daemon.md "Hand-off timing"); closes the JSON object. */
+static void print_handoff(const struct hsaqmd_stats_ok *s, int json)
+{
+	static const char *const names[] = { "ready_seen", "seen_sent", "sent_acked", "ready_acked" };
+	static const char *const labels[] = { "ready -> seen", "seen -> sent", "sent -> acked",
+					      "ready -> acked" };
+	const struct hsaqmd_lat *l[] = { &s->ready_seen, &s->seen_sent, &s->sent_acked,
+					 &s->ready_acked };
+
+	if (json)
+		printf(", \"handoff\": {");
+	else
+		printf("hand-off        holds timed: %llu (%llu unacked before the next command, "
+		       "%llu stamps discarded)\n"
+		       "                   count    P50 us    P90 us    P99 us    max us\n",
+		       (unsigned long long)s->ready_acked.count,
+		       (unsigned long long)s->holds_unacked,
+		       (unsigned long long)s->stamps_discarded);
+	for (int i = 0; i < 4; i++)
+		printf(json ? "%s\"%s\": {\"count\": %llu, \"p50_us\": %.3f, \"p90_us\": %.3f, "
+			      "\"p99_us\": %.3f, \"max_us\": %.3f}"
+			    : "%s%-14s %9llu %9.1f %9.1f %9.1f %9.1f\n",
+		       json ? (i ? ", " : "") : "  ", json ? names[i] : labels[i],
+		       (unsigned long long)l[i]->count, l[i]->p50_ns / 1e3, l[i]->p90_ns / 1e3,
+		       l[i]->p99_ns / 1e3, l[i]->max_ns / 1e3);
+	if (json)
+		printf(", \"holds_unacked\": %llu, \"stamps_discarded\": %llu}}\n",
+		       (unsigned long long)s->holds_unacked, (unsigned long long)s->stamps_discarded);
+}
+
 static int cmd_stats(int json)
 {
 	struct hsaqmd_stats_ok s;
@@ -231,7 +261,7 @@ static int cmd_stats(int json)
 		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
 		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
 		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
-		       "\"fds\": %u, \"busy_polling\": %s}\n"
+		       "\"fds\": %u, \"busy_polling\": %s"
 		     : "uptime          %.1f s\n"
 		       "clients         %u (and %u control connections)\n"
 		       "queues          %u on %u devices\n"
@@ -250,6 +280,7 @@ static int cmd_stats(int json)
 	       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
 	       (unsigned long long)s.rss_kib, s.fds,
 	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"));
+	print_handoff(&s, json);
 	return 0;
 }
 

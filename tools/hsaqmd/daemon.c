@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
+#include "hist_internal.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
 #include "policy_internal.h"
@@ -73,6 +74,12 @@ struct dqueue {
 	bool hold;   /* the last command said hold */
 	uint32_t cmd;
 	uint64_t preemptions;
+	/* A hold commanded for another process's ready queue, timed once its ack is seen. */
+	bool pend;
+	uint32_t pend_cmd;
+	uint32_t pend_ready; /* the ready queue's stamp (proto_internal.h: ns, low 32 bits) */
+	uint64_t pend_seen_ns;
+	uint64_t pend_sent_ns;
 };
 
 struct ddev {
@@ -85,6 +92,10 @@ struct ddev {
 	struct hsaqm_policy_queue *pq;
 	size_t n, cap;
 	uint64_t deadline;
+	/* A queue here went ready since the last decision: the hand-off's trigger. */
+	bool trig;
+	uint32_t trig_ready;
+	uint64_t trig_seen_ns;
 };
 
 struct dclient {
@@ -127,6 +138,8 @@ struct hsaqmd {
 	struct hsaqmd_stats_ok st;
 	bool stop;
 	bool polling; /* busy-polling now (cfg.busy_poll and two or more clients) */
+	/* Hand-off timing, one sample per timed hold (docs/daemon.md "Hand-off timing"). */
+	struct hsaqm_hist h_ready_seen, h_seen_sent, h_sent_acked, h_ready_acked;
 };
 
 static uint64_t now_ns(void)
@@ -257,10 +270,55 @@ static int effective_priority(const struct dqueue *q)
 	return p;
 }
 
+/* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */
+#define HANDOFF_MAX_NS 1000000000u
+
+/*
+ * Times a pending hold once the client acknowledged it. The stamps are the client's words
+ * (proto_internal.h): a sample with a segment outside 0..1 s is dropped and counted, so a
+ * client can spoil only the statistics, never a decision. Return: true when it was acked.
+ */
+static bool handoff_harvest(struct hsaqmd *d, struct dqueue *q)
+{
+	struct hsaqmd_shm *shm = q->cl->shm;
+	uint32_t ack_ns, rs, ss, sa;
+
+	if (!q->pend)
+		return true;
+	if (!shm || hsaqm_load_acquire(&shm->slot[q->slot].ack) != q->pend_cmd)
+		return false;
+	/* After the acquire above: the client stores the stamp before the ack. */
+	ack_ns = HSAQM_READ_ONCE(shm->stamp[q->slot].ack_ns);
+	q->pend = false;
+	rs = (uint32_t)q->pend_seen_ns - q->pend_ready;
+	ss = (uint32_t)(q->pend_sent_ns - q->pend_seen_ns);
+	sa = ack_ns - (uint32_t)q->pend_sent_ns;
+	if (rs >= HANDOFF_MAX_NS || ss >= HANDOFF_MAX_NS || sa >= HANDOFF_MAX_NS) {
+		d->st.stamps_discarded++;
+		return true;
+	}
+	hsaqm_hist_record(&d->h_ready_seen, rs);
+	hsaqm_hist_record(&d->h_seen_sent, ss);
+	hsaqm_hist_record(&d->h_sent_acked, sa);
+	hsaqm_hist_record(&d->h_ready_acked, (uint64_t)rs + ss + sa);
+	return true;
+}
+
+/* A pending hold is about to lose its meaning (a new command, the queue goes away). */
+static void handoff_close(struct hsaqmd *d, struct dqueue *q)
+{
+	if (!handoff_harvest(d, q)) {
+		d->st.holds_unacked++;
+		q->pend = false;
+	}
+}
+
 static void queue_command(struct hsaqmd *d, struct dqueue *q, bool hold)
 {
 	struct dclient *cl = q->cl;
 	uint32_t seq = ++cl->slot_seq[q->slot];
+
+	handoff_close(d, q);
 
 	q->cmd = seq << 1 | (hold ? HSAQMD_CMD_HOLD : 0);
 	q->hold = hold;
@@ -326,11 +384,24 @@ static void dev_decide(struct hsaqmd *d, struct ddev *dev, uint64_t now)
 	dev->deadline = hsaqm_policy_decide(&dev->cfg, &dev->st, dev->pq, dev->n, now);
 	d->st.decisions++;
 	for (size_t i = 0; i < dev->n; i++) {
+		struct dqueue *q = dev->q[i];
 		bool hold = !dev->pq[i].run;
 
-		if (hold != dev->q[i]->hold)
-			queue_command(d, dev->q[i], hold);
+		if (hold == q->hold)
+			continue;
+		/* Taken before the store: the client's ack stamp cannot precede it. */
+		uint64_t sent = hold && dev->trig ? now_ns() : 0;
+
+		queue_command(d, q, hold);
+		if (sent) {
+			q->pend = true;
+			q->pend_cmd = q->cmd;
+			q->pend_ready = dev->trig_ready;
+			q->pend_seen_ns = dev->trig_seen_ns;
+			q->pend_sent_ns = sent;
+		}
 	}
+	dev->trig = false;
 	dev->dirty = false;
 }
 
@@ -438,6 +509,7 @@ static void queue_free(struct hsaqmd *d, struct dqueue *q)
 	struct dclient *cl = q->cl;
 	struct ddev *dev = q->dev;
 
+	handoff_close(d, q);
 	if (dev) {
 		dev_remove_queue(dev, q);
 		/* Decide now, while the device still exists, so the others resume at once. */
@@ -882,6 +954,20 @@ static uint64_t rss_kib(void)
 	return v;
 }
 
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void handoff_lat(struct hsaqmd_lat *l, const struct hsaqm_hist *h)
+{
+	l->count = h->count;
+	l->p50_ns = clamp32(hsaqm_hist_quantile(h, 5000));
+	l->p90_ns = clamp32(hsaqm_hist_quantile(h, 9000));
+	l->p99_ns = clamp32(hsaqm_hist_quantile(h, 9900));
+	l->max_ns = h->count ? clamp32(h->max_ns) : 0;
+}
+
 static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
 {
 	struct hsaqmd_stats_ok s = d->st;
@@ -896,6 +982,15 @@ static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_ms
 	s.rss_kib = rss_kib();
 	s.fds = count_fds();
 	s.polling = d->polling;
+	for (size_t i = 0; i < d->ndevs; i++)
+		for (size_t j = 0; j < d->devs[i]->n; j++)
+			handoff_harvest(d, d->devs[i]->q[j]);
+	s.holds_unacked = d->st.holds_unacked;
+	s.stamps_discarded = d->st.stamps_discarded;
+	handoff_lat(&s.ready_seen, &d->h_ready_seen);
+	handoff_lat(&s.seen_sent, &d->h_seen_sent);
+	handoff_lat(&s.sent_acked, &d->h_sent_acked);
+	handoff_lat(&s.ready_acked, &d->h_ready_acked);
 	return send_msg(cl, HSAQMD_STATS_OK, m->hdr.seq, &s);
 }
 
@@ -1089,6 +1184,12 @@ static bool scan_states(struct dclient *cl)
 			q->active = active;
 			q->dev->dirty = true;
 			changed = true;
+			if (active) {
+				/* After the acquire above: the stamp is stored before the word. */
+				q->dev->trig = true;
+				q->dev->trig_ready = HSAQM_READ_ONCE(cl->shm->stamp[s].ready_ns);
+				q->dev->trig_seen_ns = now_ns();
+			}
 		}
 	}
 	return changed;
@@ -1270,6 +1371,10 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = -1;
 	d->armed = HSAQM_POLICY_NO_DEADLINE;
 	d->start_ns = now_ns();
+	hsaqm_hist_init(&d->h_ready_seen);
+	hsaqm_hist_init(&d->h_seen_sent);
+	hsaqm_hist_init(&d->h_sent_acked);
+	hsaqm_hist_init(&d->h_ready_acked);
 	if (cfg->socket_path[0]) {
 		snprintf(path, sizeof(path), "%s", cfg->socket_path);
 	} else if ((rc = hsaqmd_default_socket(path, sizeof(path))) < 0) {

@@ -134,8 +134,8 @@ static int write_seeds(const char *dir)
 	((struct hsaqmd_hdr *)bad)->type = 99;
 	rc |= write_seed(dir, "seed-unknown-type", bad, (size_t)len);
 	((struct hsaqmd_hdr *)bad)->type = HSAQMD_QUEUE_ADD;
-	((struct hsaqmd_hdr *)bad)->version = 2;
-	rc |= write_seed(dir, "seed-version-2", bad, (size_t)len);
+	((struct hsaqmd_hdr *)bad)->version = HSAQMD_PROTO_VERSION + 1;
+	rc |= write_seed(dir, "seed-other-version", bad, (size_t)len);
 	rc |= write_seed(dir, "seed-config", conf, sizeof(conf) - 1);
 	return rc ? 1 : 0;
 }

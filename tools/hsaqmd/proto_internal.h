@@ -21,7 +21,8 @@
 #include <stdint.h>
 
 #define HSAQMD_MAGIC 0x444d5148u /* "HQMD" in memory order on little-endian hosts */
-#define HSAQMD_PROTO_VERSION 1
+/* 2: the hand-off stamps in shared memory and the hand-off figures in STATS_OK. */
+#define HSAQMD_PROTO_VERSION 2
 /* No message is larger; a datagram of more is malformed (received as truncated). */
 #define HSAQMD_MSG_MAX 512
 /* Queue slots per client: the tool library has at most a few queues per device. */
@@ -190,6 +191,15 @@ struct hsaqmd_end {
 	uint32_t pad;
 };
 
+/* Percentiles of one hand-off segment; all 0 with count 0. */
+struct hsaqmd_lat {
+	uint64_t count;
+	uint32_t p50_ns;
+	uint32_t p90_ns;
+	uint32_t p99_ns;
+	uint32_t max_ns;
+};
+
 struct hsaqmd_stats_ok {
 	uint64_t uptime_ns;
 	uint64_t messages;
@@ -207,6 +217,14 @@ struct hsaqmd_stats_ok {
 	uint32_t devices;
 	uint32_t fds;
 	uint32_t polling;       /* 1 while the daemon busy-polls the state words (busy_poll) */
+	/* Hand-off timing (docs/daemon.md "Hand-off timing"), every hold the daemon commanded
+	 * for a process because another process's queue became ready: */
+	struct hsaqmd_lat ready_seen;  /* that queue's state store -> the daemon read it */
+	struct hsaqmd_lat seen_sent;   /* -> the hold command stored (the decision) */
+	struct hsaqmd_lat sent_acked;  /* -> the held process acknowledged: its gates closed */
+	struct hsaqmd_lat ready_acked; /* the whole reaction, sample by sample */
+	uint64_t holds_unacked;        /* holds replaced or dropped before their ack was seen */
+	uint64_t stamps_discarded;     /* samples outside 0..1 s (another clock, or a bad stamp) */
 };
 
 struct hsaqmd_policy_entry {
@@ -275,6 +293,16 @@ struct hsaqmd_shm_slot {
 	uint32_t pad;
 };
 
+/*
+ * Hand-off stamps, written by the client and read by the daemon for its statistics only:
+ * the low 32 bits of CLOCK_MONOTONIC in ns (a difference is right up to 4.29 s). A client
+ * can only spoil its own samples with them; the daemon drops what falls outside 0..1 s.
+ */
+struct hsaqmd_shm_stamp {
+	uint32_t ready_ns; /* stored before a state word goes 0 -> 1 */
+	uint32_t ack_ns;   /* stored before an ack of a hold command */
+};
+
 struct hsaqmd_shm {
 	uint32_t magic;
 	uint32_t version;
@@ -293,6 +321,7 @@ struct hsaqmd_shm {
 	uint32_t heartbeat_ms;
 	uint32_t pad[8];
 	struct hsaqmd_shm_slot slot[HSAQMD_SLOTS];
+	struct hsaqmd_shm_stamp stamp[HSAQMD_SLOTS];
 };
 
 #define HSAQMD_SHM_SIZE 4096u
