@@ -336,6 +336,27 @@ int main(int argc, char **argv)
 		printf("  daemon CPU while measuring: %.0f %% of one core\n",
 		       100.0 * (double)(cpu_ns(daemon_pid) - cpu0) /
 			       (double)(t_hsa_mono_ns() - wall0));
+		/* The daemon's own view of the same holds (docs/daemon.md "Hand-off timing"): its
+		 * "ready -> acked" is this path from the tool's state store to the gate closed. */
+		{
+			const char *a[] = { HSAQMCTL_PATH, "--socket", dsock, "stats", NULL };
+			char out[300], line[256];
+			bool on = false;
+			FILE *sf;
+			pid_t ctl;
+
+			snprintf(out, sizeof(out), "%s/stats-%d.out", dir, mode);
+			ctl = spawn(a, out);
+			waitpid(ctl, NULL, 0);
+			sf = fopen(out, "r");
+			while (sf && fgets(line, sizeof(line), sf)) {
+				on = on || !strncmp(line, "hand-off", 8);
+				if (on)
+					printf("  hsaqmd %s", line);
+			}
+			if (sf)
+				fclose(sf);
+		}
 		fflush(stdout);
 		kill(low, SIGTERM);
 		waitpid(low, NULL, 0);
