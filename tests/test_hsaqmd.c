@@ -560,6 +560,17 @@ static double handoff_num(const char *json, const char *seg, const char *field)
 	return p ? json_num(p, key) : -1.0;
 }
 
+/* `stats --json` into @out until @n holds are timed (an ack follows its callback's return), or 1 s. */
+static void stats_until_timed(char *out, size_t size, double n)
+{
+	for (int i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, size, "stats", "--json", NULL), 0);
+		if (handoff_num(out, "\"ready_acked\"", "count") == n)
+			return;
+		usleep(10000);
+	}
+}
+
 /*
  * Each hold the daemon commands for another process's ready queue is timed from the ready
  * process's state store to the held process's ack, in three segments that add up to it,
@@ -584,13 +595,7 @@ static void test_handoff_times_each_hold_within_the_wall_time(void)
 	t0 = t_now_ns();
 	t_client_send(&hi, "ready 0");
 	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
-	/* The ack follows the callback's return: ask until it is counted. */
-	for (int i = 0; i < 100; i++) {
-		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
-		if (handoff_num(out, segs[3], "count") == 1)
-			break;
-		usleep(10000);
-	}
+	stats_until_timed(out, sizeof(out), 1);
 	t1 = t_now_ns();
 	double sum = 0, total = handoff_num(out, segs[3], "max_us");
 
@@ -614,12 +619,7 @@ static void test_handoff_times_each_hold_within_the_wall_time(void)
 	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
 	t_client_send(&hi, "ready 0");
 	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
-	for (int i = 0; i < 100; i++) {
-		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
-		if (handoff_num(out, segs[3], "count") == 2)
-			break;
-		usleep(10000);
-	}
+	stats_until_timed(out, sizeof(out), 2);
 	CU_ASSERT_EQUAL(handoff_num(out, segs[3], "count"), 2);
 	/* The text form shows the same table. */
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", NULL), 0);
