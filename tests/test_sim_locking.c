@@ -234,6 +234,26 @@ static bool cross_handler(int64_t value, void *arg)
 	return false;
 }
 
+/* @c zeroed, its model open and its trigger armed: @handler runs when the trigger drops to 0. */
+static void cross_open(struct cross *c, bool (*handler)(int64_t, void *))
+{
+	memset(c, 0, sizeof(*c));
+	env_open(&c->e);
+	CU_ASSERT_EQUAL_FATAL(sem_init(&c->go, 0, 0), 0);
+	c->trigger = sig_new(&c->e, 1);
+	CU_ASSERT_EQUAL(c->e.amd->hsa_amd_signal_async_handler_fn(c->trigger,
+								  HSAQM_HSA_SIGNAL_CONDITION_LT, 1,
+								  handler, c),
+			HSAQM_HSA_STATUS_SUCCESS);
+}
+
+static void cross_close(struct cross *c)
+{
+	c->e.core->hsa_signal_destroy_fn(c->trigger);
+	sem_destroy(&c->go);
+	env_close(&c->e);
+}
+
 static void *cross_kfd_thread(void *arg)
 {
 	struct cross *c = arg;
@@ -261,14 +281,7 @@ static void test_handler_in_a_kfd_ioctl_and_hsa_thread_opening_the_kfd_do_not_de
 	static struct cross c;
 	struct job jobs[2] = { { cross_kfd_thread, &c, 0, 0 }, { cross_hsa_thread, &c, 0, 0 } };
 
-	memset(&c, 0, sizeof(c));
-	env_open(&c.e);
-	CU_ASSERT_EQUAL_FATAL(sem_init(&c.go, 0, 0), 0);
-	c.trigger = sig_new(&c.e, 1);
-	CU_ASSERT_EQUAL(c.e.amd->hsa_amd_signal_async_handler_fn(c.trigger,
-								 HSAQM_HSA_SIGNAL_CONDITION_LT, 1,
-								 cross_handler, &c),
-			HSAQM_HSA_STATUS_SUCCESS);
+	cross_open(&c, cross_handler);
 
 	run_bounded("KFD ioctl + HSA queue create", jobs, 2);
 
@@ -277,9 +290,7 @@ static void test_handler_in_a_kfd_ioctl_and_hsa_thread_opening_the_kfd_do_not_de
 	CU_ASSERT_EQUAL(c.touch_st, HSAQM_HSA_STATUS_SUCCESS);
 	CU_ASSERT_EQUAL(c.create_st, HSAQM_HSA_STATUS_SUCCESS);
 	CU_ASSERT_EQUAL(c.destroy_st, HSAQM_HSA_STATUS_SUCCESS);
-	c.e.core->hsa_signal_destroy_fn(c.trigger);
-	sem_destroy(&c.go);
-	env_close(&c.e);
+	cross_close(&c);
 }
 
 /*
@@ -311,14 +322,7 @@ static void test_hsa_queue_then_handler_in_a_kfd_ioctl_keep_one_lock_order(void)
 	static struct cross c;
 	struct job hsa = { order_hsa_thread, &c, 0, 0 }, kfd = { cross_kfd_thread, &c, 0, 0 };
 
-	memset(&c, 0, sizeof(c));
-	env_open(&c.e);
-	CU_ASSERT_EQUAL_FATAL(sem_init(&c.go, 0, 0), 0);
-	c.trigger = sig_new(&c.e, 1);
-	CU_ASSERT_EQUAL(c.e.amd->hsa_amd_signal_async_handler_fn(c.trigger,
-								 HSAQM_HSA_SIGNAL_CONDITION_LT, 1,
-								 order_handler, &c),
-			HSAQM_HSA_STATUS_SUCCESS);
+	cross_open(&c, order_handler);
 
 	run_bounded("HSA queue create", &hsa, 1);
 	run_bounded("KFD ioctl running a handler", &kfd, 1);
@@ -328,9 +332,7 @@ static void test_hsa_queue_then_handler_in_a_kfd_ioctl_keep_one_lock_order(void)
 	CU_ASSERT_EQUAL(c.update_rc, 0);
 	CU_ASSERT_EQUAL(c.ran, 1);
 	CU_ASSERT_EQUAL(c.touch_st, HSAQM_HSA_STATUS_SUCCESS);
-	c.e.core->hsa_signal_destroy_fn(c.trigger);
-	sem_destroy(&c.go);
-	env_close(&c.e);
+	cross_close(&c);
 }
 
 /* ---- 2: a handler fired inside a KFD ioctl calls both faces (one thread) ---------------- */

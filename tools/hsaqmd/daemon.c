@@ -970,23 +970,24 @@ static void handoff_lat(struct hsaqmd_lat *l, const struct hsaqm_hist *h)
 
 static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
 {
-	struct hsaqmd_stats_ok s = d->st;
+	struct hsaqmd_stats_ok s;
+	uint32_t queues = 0;
 
+	/* Holds acked since their command are timed now, so the counters below include them. */
+	for (size_t i = 0; i < d->ndevs; i++) {
+		queues += (uint32_t)d->devs[i]->n;
+		for (size_t j = 0; j < d->devs[i]->n; j++)
+			handoff_harvest(d, d->devs[i]->q[j]);
+	}
+	s = d->st;
 	s.uptime_ns = now_ns() - d->start_ns;
 	s.clients = d->nclients;
 	s.ctls = d->nctls;
 	s.devices = (uint32_t)d->ndevs;
-	s.queues = 0;
-	for (size_t i = 0; i < d->ndevs; i++)
-		s.queues += (uint32_t)d->devs[i]->n;
+	s.queues = queues;
 	s.rss_kib = rss_kib();
 	s.fds = count_fds();
 	s.polling = d->polling;
-	for (size_t i = 0; i < d->ndevs; i++)
-		for (size_t j = 0; j < d->devs[i]->n; j++)
-			handoff_harvest(d, d->devs[i]->q[j]);
-	s.holds_unacked = d->st.holds_unacked;
-	s.stamps_discarded = d->st.stamps_discarded;
 	handoff_lat(&s.ready_seen, &d->h_ready_seen);
 	handoff_lat(&s.seen_sent, &d->h_seen_sent);
 	handoff_lat(&s.sent_acked, &d->h_sent_acked);
