@@ -15,7 +15,7 @@
 #include "sim_internal.h"
 
 /*
- * ../shared/fixtures/mi308x-sr18/node2.properties, captured 2026-02-17 on an MI308X node
+ * tests/fixtures/mi308x-sr18/node2.properties, captured 2026-02-17 on an MI308X node
  * (amdgpu DKMS 6.12.12). Kept verbatim: tests compare it with the fixture file.
  */
 static const char mi308x_properties[] =

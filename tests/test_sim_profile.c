@@ -15,7 +15,11 @@ static const char *fixture_path(void)
 {
 	const char *dir = getenv("HSAQM_FIXTURES");
 
-	snprintf(fixture, sizeof(fixture), "%s/mi308x-sr18/node2.properties", dir ? dir : "../shared/fixtures");
+	if (!dir) {
+		fprintf(stderr, "HSAQM_FIXTURES is not set (meson test sets it to tests/fixtures)\n");
+		exit(1);
+	}
+	snprintf(fixture, sizeof(fixture), "%s/mi308x-sr18/node2.properties", dir);
 	return fixture;
 }
 
