@@ -344,3 +344,35 @@ bool sim_mem_contains(const struct hsaqm_sim *sim, const void *ptr, size_t len)
 {
 	return sim && sim_arena_contains(&sim->arena, ptr, len);
 }
+
+void *sim_mem_map_at(struct hsaqm_sim *sim, void *ptr, size_t len, void *addr, int prot)
+{
+	const struct sim_arena *a = sim ? &sim->arena : NULL;
+	uintptr_t off;
+	void *m;
+
+	if (!a || !sim_arena_contains(a, ptr, len) || !len) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	off = (uintptr_t)ptr - (uintptr_t)a->base;
+	if ((off | (uintptr_t)addr) & (ARENA_PAGE - 1)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	/* A second view of the same pages of the memfd: what either side writes, both see. */
+	m = mmap(addr, len, prot, MAP_SHARED | MAP_FIXED, a->fd, (off_t)off);
+	return m;
+}
+
+size_t sim_mem_available(const struct hsaqm_sim *sim)
+{
+	const struct sim_arena *a = sim ? &sim->arena : NULL;
+
+	if (!a || !a->hdr)
+		return 0;
+	/* Relaxed, no lock: an advisory snapshot (AVAILABLE_MEMORY); nothing is ordered by it. */
+	uint64_t used = hsaqm_load_relaxed(&a->hdr->used_bytes);
+
+	return used + ARENA_HDR_BYTES < a->size ? a->size - ARENA_HDR_BYTES - (size_t)used : 0;
+}

@@ -42,127 +42,8 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/kfd_uapi.h"
-#include "kfd_face_internal.h"
+#include "kfd_face_state_internal.h"
 #include "log_internal.h"
-
-/* Open handles per model; handles are numbered from KFD_HANDLE_BASE like descriptors. */
-#define KFD_MAX_HANDLES 256
-/* KFD processes per model face (one per OS process that opened it). */
-#define KFD_MAX_PROCS 64
-/* KFD PASIDs start above the graphics ones. */
-#define KFD_PASID_BASE 0x8001u
-#define KFD_HANDLE_BASE 1000
-/* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS (kfd_priv.h): queue ids and doorbells per process. */
-#define KFD_MAX_QUEUES 1024u
-/* SOC15 doorbells are 64-bit; a process's doorbells fill 2 pages (kfd_doorbell.c). */
-#define KFD_DOORBELL_BYTES 8u
-#define KFD_DOORBELL_SLICE (KFD_MAX_QUEUES * KFD_DOORBELL_BYTES)
-/* mmap offset encoding (kfd_priv.h KFD_MMAP_*): type in bits 62-63, gpu_id in bits 46-61. */
-#define KFD_MMAP_TYPE_MASK (3ull << 62)
-#define KFD_MMAP_TYPE_DOORBELL (3ull << 62)
-#define KFD_MMAP_TYPE_EVENTS (2ull << 62)
-#define KFD_MMAP_GPU_ID_SHIFT 46
-#define KFD_MMAP_GPU_ID_MASK (0xffffull << KFD_MMAP_GPU_ID_SHIFT)
-#define KFD_PAGE_SIZE 4096u
-/* VMIDs the KFD owns on gfx9 (8-15): processes a device takes with sched_policy=1. */
-#define KFD_VMIDS 8u
-/* Kernel-internal ENOTSUPP, which set_queue_properties_from_user() leaks for a bad type. */
-#define KFD_ENOTSUPP 524
-/* Watch points per device (kfd_debug.c MAX_WATCH_ADDRESSES). */
-#define KFD_MAX_WATCH 4u
-/* DBG_TRAP SET_FLAGS bits and wave launch modes (kfd_ioctl.h). */
-#define KFD_DBG_FLAG_SINGLE_MEM_OP 1u
-#define KFD_DBG_FLAG_SINGLE_ALU_OP 2u
-#define KFD_DBG_FLAG_LDS_OUT_OF_ADDR_RANGE 4u
-#define KFD_WAVE_LAUNCH_NORMAL 0u
-#define KFD_WAVE_LAUNCH_HALT 1u
-#define KFD_WAVE_LAUNCH_DEBUG 3u
-/*
- * VIRTUAL mode: how long (wall clock) a KFD wait that only another host thread can end
- * (destroy of a suspended queue, a blocked RUNTIME_ENABLE) waits before it fails with
- * EINTR, as the kernel's interruptible wait does when a signal arrives. Model time does not
- * move while it waits; the ioctl wrapper retries EINTR, so a caller waits about 64 x this.
- */
-#define KFD_VIRTUAL_WAIT_NS (5ull * 1000 * 1000)
-
-struct kfd_face;
-struct kfd_proc;
-
-struct kfd_queue {
-	struct kfd_queue *next; /* process list, newest first (the pqm's list_add) */
-	struct kfd_proc *proc;
-	uint32_t id;
-	unsigned int dev;
-	uint32_t doorbell_id;
-	struct sim_hwq *hwq;
-	uint32_t type;
-	uint64_t ring_base;
-	uint32_t ring_size;
-	uint64_t wptr, rptr;
-	uint64_t ctx_save_addr;
-	uint32_t ctx_save_size;
-	uint32_t ctl_stack_size;
-	uint32_t percentage;
-	uint32_t priority;
-	uint64_t exception_status;
-	uint64_t hw_exception; /* atomic: set by the queue's error callback (engine thread) */
-	bool suspended;
-	bool being_destroyed;
-	/* A front end's queue (sim_kfd_face_front_next()): what the packet processor runs. */
-	void *front_ring;
-	sim_hwq_error_fn front_error_fn;
-	void *front_error_ctx;
-};
-
-struct kfd_pdd {
-	void *doorbells;                          /* model memory, KFD_DOORBELL_SLICE; atomic */
-	struct sim_hwq *db_hwq[KFD_MAX_QUEUES];   /* doorbell slot -> queue; atomic */
-	uint8_t db_used[KFD_MAX_QUEUES];
-	uint32_t nqueues;
-	uint64_t exception_status;
-	uint32_t watch_ids;
-};
-
-struct kfd_proc {
-	struct kfd_face *face;
-	int slot;        /* in face->procs */
-	pid_t owner;
-	uint32_t pasid;
-	uint32_t refs;   /* open handles */
-	bool shared_pasid; /* the PASID came from the device process (shared mode) */
-	uint32_t busy;   /* ioctls in progress: close waits for them */
-	bool closing;
-	struct kfd_queue *queues;
-	uint8_t qid_used[KFD_MAX_QUEUES];
-	struct kfd_pdd pdd[HSAQM_SIM_MAX_DEVICES];
-	/* RUNTIME_ENABLE */
-	uint32_t runtime_state;
-	uint64_t r_debug;
-	uint32_t ttmp_setup;
-	bool runtime_retry;
-	uint32_t runtime_sema;
-	/* DBG_TRAP */
-	bool dbg_enabled;
-	int dbg_fd; /* our own reference to the debugger's file, as the KFD's fget() */
-	uint64_t exception_enable_mask;
-	uint64_t exception_status;
-	uint32_t dbg_flags;
-};
-
-struct kfd_face {
-	struct hsaqm_sim *sim;
-	struct hsaqm_kfd_transport tp;
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC: destroy and runtime waits, close */
-	struct kfd_proc *handles[KFD_MAX_HANDLES]; /* handle -> process; atomic */
-	struct kfd_proc *procs[KFD_MAX_PROCS]; /* atomic: doorbell_written reads them unlocked */
-	uint32_t next_pasid;
-	uint32_t db_users; /* doorbell_written() calls in flight */
-	uint32_t minor;
-	bool virtual_time;
-	bool cwsr;
-	int sched_policy;
-};
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -171,12 +52,12 @@ struct kfd_face {
  * leaves the async handlers it finds for after the unlock: a handler may take the HSA face's
  * lock, which is taken before this one.
  */
-static void kfd_lock(struct kfd_face *f)
+void kfd_face_lock(struct kfd_face *f)
 {
 	sim_face_lock(&f->lock);
 }
 
-static void kfd_unlock(struct kfd_face *f)
+void kfd_face_unlock(struct kfd_face *f)
 {
 	sim_face_unlock(f->sim, &f->lock);
 }
@@ -192,11 +73,6 @@ static struct kfd_queue *find_queue(struct kfd_proc *p, uint32_t id)
 		if (q->id == id)
 			return q;
 	return NULL;
-}
-
-static bool mem_ok(const struct kfd_face *f, uint64_t addr, size_t len)
-{
-	return addr && sim_mem_contains(f->sim, (const void *)(uintptr_t)addr, len);
 }
 
 /* Wait until no doorbell_written() can still see a pointer just unpublished. */
@@ -280,7 +156,7 @@ static void fold_hw_exceptions(struct kfd_proc *p)
  * Sleep on the face's condition (lock held). REAL: until woken. VIRTUAL: until @deadline
  * (CLOCK_MONOTONIC), then -ETIMEDOUT. Callers re-check their condition either way.
  */
-static int face_wait(struct kfd_face *f, const struct timespec *deadline)
+int kfd_face_wait(struct kfd_face *f, const struct timespec *deadline)
 {
 	if (!f->virtual_time) {
 		pthread_cond_wait(&f->cond, &f->lock);
@@ -349,8 +225,12 @@ static int suspend_queues(struct kfd_face *f, struct kfd_proc *p, uint32_t n, ui
 				continue;
 			q->suspended = true;
 			ids[idx] &= ~HSAQM_KFD_DBG_QUEUE_INVALID_MASK;
-			/* Already suspended ones count and ride the runlist update again. */
-			hw[nhw++] = q->hwq;
+			/* Already suspended ones count and ride the runlist update again. A front
+			 * end's SDMA queue has no hardware queue in the model: it only counts. */
+			if (q->hwq)
+				hw[nhw++] = q->hwq;
+			else
+				total++;
 		}
 		if (!nhw)
 			continue;
@@ -404,7 +284,8 @@ static int resume_queues(struct kfd_face *f, struct kfd_proc *p, uint32_t n, uin
 				continue;
 			if (q->suspended) {
 				q->suspended = false;
-				hw[nhw++] = q->hwq;
+				if (q->hwq)
+					hw[nhw++] = q->hwq;
 			}
 			if (ids)
 				ids[idx] &= ~HSAQM_KFD_DBG_QUEUE_INVALID_MASK;
@@ -714,7 +595,7 @@ static int sema_down(struct kfd_face *f, struct kfd_proc *p)
 	struct timespec deadline = virtual_deadline();
 
 	while (!p->runtime_sema) {
-		if (face_wait(f, &deadline) == -ETIMEDOUT && !p->runtime_sema)
+		if (kfd_face_wait(f, &deadline) == -ETIMEDOUT && !p->runtime_sema)
 			return -EINTR;
 	}
 	p->runtime_sema--;
@@ -947,8 +828,17 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	dev = sim_kfd_gpu_dev(f->sim, a->gpu_id);
 	if (dev < 0)
 		return -EINVAL;
-	/* The model's packet processors run AQL; PM4 and SDMA engines are not modelled. */
-	if (a->queue_type != HSAQM_KFD_QUEUE_TYPE_COMPUTE_AQL) {
+	const struct sim_kfd_front *fr = tl_front;
+	bool sdma = a->queue_type == HSAQM_KFD_QUEUE_TYPE_SDMA ||
+		    a->queue_type == HSAQM_KFD_QUEUE_TYPE_SDMA_XGMI ||
+		    a->queue_type == HSAQM_KFD_QUEUE_TYPE_SDMA_BY_ENG_ID;
+
+	/*
+	 * The model's packet processors run AQL. SDMA engines are not in the model: a front end
+	 * that runs them itself (the emulated /dev/kfd's) gets the KFD queue, id and doorbell,
+	 * with no hardware queue behind it. PM4 compute queues are not modelled at all.
+	 */
+	if (a->queue_type != HSAQM_KFD_QUEUE_TYPE_COMPUTE_AQL && !(sdma && fr && fr->runs_all)) {
 		hsaqm_log_info("sim KFD: queue type %u is not modelled", a->queue_type);
 		return -EOPNOTSUPP;
 	}
@@ -960,16 +850,15 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 			return -EPERM; /* no oversubscription with sched_policy=1 */
 	}
 	/* What the CP reads and writes must be memory the model's GPU sees: a bad user pointer. */
-	if (!mem_ok(f, a->ring_base_address, a->ring_size) ||
-	    !mem_ok(f, a->write_pointer_address, sizeof(uint64_t)) ||
-	    !mem_ok(f, a->read_pointer_address, sizeof(uint64_t)))
+	if (!kfd_face_mem_ok(f, p, a->ring_base_address, a->ring_size) ||
+	    !kfd_face_mem_ok(f, p, a->write_pointer_address, sizeof(uint64_t)) ||
+	    !kfd_face_mem_ok(f, p, a->read_pointer_address, sizeof(uint64_t)))
 		return -EFAULT;
-	const struct sim_kfd_front *fr = tl_front;
-
-	/* A front end's own ring must be model memory too, of the queue's size. */
-	if (fr && (!mem_ok(f, (uint64_t)(uintptr_t)fr->ring, a->ring_size) ||
-		   !mem_ok(f, (uint64_t)(uintptr_t)fr->write_ptr, sizeof(uint64_t)) ||
-		   !mem_ok(f, (uint64_t)(uintptr_t)fr->read_ptr, sizeof(uint64_t))))
+	/* A front end's own ring must be model memory, of the queue's size. */
+	if (fr && !fr->runs_all &&
+	    (!sim_mem_contains(f->sim, fr->ring, a->ring_size) ||
+	     !sim_mem_contains(f->sim, fr->write_ptr, sizeof(uint64_t)) ||
+	     !sim_mem_contains(f->sim, fr->read_ptr, sizeof(uint64_t))))
 		return -EFAULT;
 	for (id = 0; id < KFD_MAX_QUEUES && p->qid_used[id]; id++)
 		;
@@ -999,10 +888,13 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	q->percentage = pct;
 	q->priority = a->queue_priority;
 	if (fr) {
+		q->front_only = fr->runs_all;
 		q->front_ring = fr->ring;
 		q->front_error_fn = fr->error_fn;
 		q->front_error_ctx = fr->error_ctx;
 	}
+	if (q->front_only)
+		goto created;
 
 	struct sim_hwq_desc desc = {
 		.dev = (unsigned int)dev,
@@ -1023,6 +915,7 @@ static int create_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 		free(q);
 		return err;
 	}
+created:
 	p->qid_used[id] = 1;
 	p->pdd[dev].db_used[db] = 1;
 	p->pdd[dev].nqueues++;
@@ -1048,7 +941,7 @@ static int retire_queue(struct kfd_face *f, struct kfd_proc *p, struct kfd_queue
 	/* Release: unpublish before waiting out the doorbell_written() calls that saw it. */
 	hsaqm_store_release(&pdd->db_hwq[q->doorbell_id], (struct sim_hwq *)NULL);
 	db_quiesce(f);
-	err = sim_hwq_destroy(q->hwq);
+	err = q->hwq ? sim_hwq_destroy(q->hwq) : 0;
 	if (err) {
 		/* Only -EDEADLK from a model callback: the queue lives on, reachable again. */
 		hsaqm_store_release(&pdd->db_hwq[q->doorbell_id], q->hwq);
@@ -1084,7 +977,7 @@ static int destroy_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	deadline = virtual_deadline();
 	/* A queue suspended by the debugger is destroyed only once it is resumed. */
 	while (p->dbg_enabled && q->suspended) {
-		if (face_wait(f, &deadline) == -ETIMEDOUT && p->dbg_enabled && q->suspended) {
+		if (kfd_face_wait(f, &deadline) == -ETIMEDOUT && p->dbg_enabled && q->suspended) {
 			q->being_destroyed = false;
 			return -EINTR;
 		}
@@ -1118,7 +1011,7 @@ static int update_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	q = find_queue(p, a->queue_id);
 	if (!q)
 		return -EFAULT;
-	if (a->ring_base_address && !mem_ok(f, a->ring_base_address, size))
+	if (a->ring_base_address && !kfd_face_mem_ok(f, p, a->ring_base_address, size))
 		return -EFAULT;
 	/* QUEUE_IS_ACTIVE: a ring, a size and a percentage; a NULL ring (6.12+) deactivates. */
 	active = pct > 0 && a->ring_base_address;
@@ -1130,7 +1023,7 @@ static int update_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 
 	if (q->front_ring && ring)
 		ring = q->front_ring;
-	err = sim_hwq_update(q->hwq, ring, size, a->queue_priority, active);
+	err = q->hwq ? sim_hwq_update(q->hwq, ring, size, a->queue_priority, active) : 0;
 	if (err)
 		return err;
 	q->ring_base = a->ring_base_address;
@@ -1156,6 +1049,8 @@ static int set_cu_mask(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	q = find_queue(p, a->queue_id);
 	if (!q)
 		return -EFAULT;
+	if (!q->hwq)
+		return -EINVAL; /* an SDMA queue has no CUs */
 	return sim_hwq_set_cu_mask(q->hwq, (const uint32_t *)(uintptr_t)a->cu_mask_ptr, bits);
 }
 
@@ -1168,7 +1063,7 @@ static int get_wave_state(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	uint32_t used, offset;
 	int err;
 
-	if (!q)
+	if (!q || !q->hwq)
 		return -EFAULT;
 	/* Only the saved state of a queue that is off the hardware, and only with CWSR. */
 	if ((!q->suspended && q->percentage && q->ring_base) || !f->cwsr)
@@ -1230,39 +1125,55 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	[0x01] = { 1, R, sizeof(struct hsaqm_kfd_get_version_args), get_version, 0 },
 	[0x02] = { 1, R | W, 0, create_queue, 0 },
 	[0x03] = { 1, R | W, sizeof(struct hsaqm_kfd_destroy_queue_args), destroy_queue, 0 },
-	[0x04] = { 1, W, 0, NULL, -EOPNOTSUPP },     /* SET_MEMORY_POLICY */
-	[0x05] = { 1, R | W, 0, NULL, -EOPNOTSUPP }, /* GET_CLOCK_COUNTERS */
-	[0x06] = { 1, R, 0, NULL, -EOPNOTSUPP },     /* GET_PROCESS_APERTURES */
+	[0x04] = { 1, W, sizeof(struct hsaqm_kfd_set_memory_policy_args),
+		   kfd_face_set_memory_policy, 0 },
+	[0x05] = { 1, R | W, sizeof(struct hsaqm_kfd_get_clock_counters_args),
+		   kfd_face_get_clock_counters, 0 },
+	[0x06] = { 1, R, sizeof(struct hsaqm_kfd_get_process_apertures_args),
+		   kfd_face_get_process_apertures, 0 },
 	[0x07] = { 1, W, sizeof(struct hsaqm_kfd_update_queue_args), update_queue, 0 },
-	[0x08] = { 1, R | W, 0, NULL, -EOPNOTSUPP }, /* CREATE_EVENT ... WAIT_EVENTS */
-	[0x09] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x0A] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x0B] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x0C] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
+	[0x08] = { 1, R | W, sizeof(struct hsaqm_kfd_create_event_args), kfd_face_create_event,
+		   0 },
+	[0x09] = { 1, W, sizeof(struct hsaqm_kfd_event_id_args), kfd_face_destroy_event, 0 },
+	[0x0A] = { 1, W, sizeof(struct hsaqm_kfd_event_id_args), kfd_face_set_event, 0 },
+	[0x0B] = { 1, W, sizeof(struct hsaqm_kfd_event_id_args), kfd_face_reset_event, 0 },
+	[0x0C] = { 1, R | W, sizeof(struct hsaqm_kfd_wait_events_args), kfd_face_wait_events, 0 },
 	[0x0D] = { 1, W, 0, NULL, -EPERM },          /* the deprecated debugger: EPERM */
 	[0x0E] = { 1, W, 0, NULL, -EPERM },
 	[0x0F] = { 1, W, 0, NULL, -EPERM },
 	[0x10] = { 1, W, 0, NULL, -EPERM },
-	[0x11] = { 1, R | W, 0, NULL, -EOPNOTSUPP }, /* SET_SCRATCH_BACKING_VA ... */
-	[0x12] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x13] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x14] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x15] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x16] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x17] = { 1, W, 0, NULL, -EOPNOTSUPP },
-	[0x18] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x19] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
+	[0x11] = { 1, R | W, sizeof(struct hsaqm_kfd_set_scratch_backing_va_args),
+		   kfd_face_set_scratch_backing_va, 0 },
+	[0x12] = { 1, R | W, sizeof(struct hsaqm_kfd_get_tile_config_args),
+		   kfd_face_get_tile_config, 0 },
+	[0x13] = { 1, W, sizeof(struct hsaqm_kfd_set_trap_handler_args),
+		   kfd_face_set_trap_handler, 0 },
+	[0x14] = { 1, R | W, sizeof(struct hsaqm_kfd_get_process_apertures_new_args),
+		   kfd_face_get_process_apertures_new, 0 },
+	[0x15] = { 1, W, sizeof(struct hsaqm_kfd_acquire_vm_args), kfd_face_acquire_vm, 0 },
+	[0x16] = { 1, R | W, sizeof(struct hsaqm_kfd_alloc_memory_of_gpu_args),
+		   kfd_face_alloc_memory, 0 },
+	[0x17] = { 1, W, sizeof(struct hsaqm_kfd_free_memory_of_gpu_args), kfd_face_free_memory,
+		   0 },
+	[0x18] = { 1, R | W, sizeof(struct hsaqm_kfd_map_memory_to_gpu_args),
+		   kfd_face_map_memory, 0 },
+	[0x19] = { 1, R | W, sizeof(struct hsaqm_kfd_map_memory_to_gpu_args),
+		   kfd_face_unmap_memory, 0 },
 	[0x1A] = { 1, W, sizeof(struct hsaqm_kfd_set_cu_mask_args), set_cu_mask, 0 },
 	[0x1B] = { 1, R | W, sizeof(struct hsaqm_kfd_get_queue_wave_state_args), get_wave_state,
 		   0 },
-	[0x1C] = { 1, R | W, 0, NULL, -EOPNOTSUPP }, /* GET_DMABUF_INFO ... AVAILABLE_MEMORY */
-	[0x1D] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x1E] = { 1, R | W, 0, NULL, -EOPNOTSUPP },
+	/* GET_DMABUF_INFO, IMPORT_DMABUF, ALLOC_QUEUE_GWS, SMI_EVENTS, SVM: not modelled (the
+	 * model presents no GWS, no SVM API, no IPC); the errno a runtime then falls back on. */
+	[0x1C] = { 1, R | W, 0, NULL, -EINVAL },
+	[0x1D] = { 1, R | W, 0, NULL, -EINVAL },
+	[0x1E] = { 1, R | W, 0, NULL, -EINVAL },
 	[0x1F] = { 3, R | W, 0, NULL, -EOPNOTSUPP },
 	[0x20] = { 5, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x21] = { 5, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x22] = { 7, R | W, 0, NULL, -EOPNOTSUPP },
-	[0x23] = { 9, R | W, 0, NULL, -EOPNOTSUPP },
+	[0x21] = { 5, R | W, sizeof(struct hsaqm_kfd_set_xnack_mode_args), kfd_face_set_xnack_mode,
+		   0 },
+	[0x22] = { 7, R | W, 0, NULL, -EOPNOTSUPP }, /* CRIU */
+	[0x23] = { 9, R | W, sizeof(struct hsaqm_kfd_get_available_memory_args),
+		   kfd_face_available_memory, 0 },
 	[0x24] = { 12, R | W, 0, NULL, -EOPNOTSUPP }, /* EXPORT_DMABUF */
 	[0x25] = { 13, R | W, sizeof(struct hsaqm_kfd_runtime_enable_args), runtime_enable, 0 },
 	[0x26] = { 13, R | W, sizeof(struct hsaqm_kfd_dbg_trap_args), dbg_trap, 0 },
@@ -1273,7 +1184,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 
 /* ---- the transport ------------------------------------------------------------------------- */
 
-static struct kfd_proc *proc_of(struct kfd_face *f, int handle)
+struct kfd_proc *kfd_face_proc(struct kfd_face *f, int handle)
 {
 	int slot = handle - KFD_HANDLE_BASE;
 
@@ -1319,11 +1230,11 @@ static int face_open(void *ctx)
 	pid_t pid = getpid();
 	int slot;
 
-	kfd_lock(f);
+	kfd_face_lock(f);
 	for (slot = 0; slot < KFD_MAX_HANDLES && f->handles[slot]; slot++)
 		;
 	if (slot == KFD_MAX_HANDLES) {
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return -EMFILE;
 	}
 	/* kfd_create_process(): the process of this mm if one exists, else a new one. */
@@ -1333,13 +1244,13 @@ static int face_open(void *ctx)
 	if (!p)
 		p = proc_new(f, pid);
 	if (!p) {
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return -ENOMEM;
 	}
 	p->refs++;
-	/* Release: pairs with proc_of()'s acquire. */
+	/* Release: pairs with kfd_face_proc()'s acquire. */
 	hsaqm_store_release(&f->handles[slot], p);
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	return KFD_HANDLE_BASE + slot;
 }
 
@@ -1356,7 +1267,8 @@ static void proc_teardown(struct kfd_face *f, struct kfd_proc *p)
 		if (q->suspended) {
 			/* Only when the debugger session never existed (cannot happen): resume. */
 			q->suspended = false;
-			sim_hwq_resume(&q->hwq, 1);
+			if (q->hwq)
+				sim_hwq_resume(&q->hwq, 1);
 		}
 		if (retire_queue(f, p, q)) {
 			hsaqm_log_err("sim KFD: queue %u of process %d could not be destroyed",
@@ -1364,8 +1276,12 @@ static void proc_teardown(struct kfd_face *f, struct kfd_proc *p)
 			p->queues = q->next; /* leak it rather than loop */
 		}
 	}
-	for (unsigned int d = 0; d < HSAQM_SIM_MAX_DEVICES; d++)
+	kfd_face_event_teardown(f, p);
+	kfd_face_mem_teardown(f, p);
+	for (unsigned int d = 0; d < HSAQM_SIM_MAX_DEVICES; d++) {
 		sim_mem_free(f->sim, p->pdd[d].doorbells);
+		sim_mem_free(f->sim, p->pdd[d].mmio_page);
+	}
 	if (p->shared_pasid)
 		sim_shared_kfd_process(f->sim, false, p->pasid);
 	free(p);
@@ -1376,23 +1292,23 @@ static int face_close(void *ctx, int handle)
 	struct kfd_face *f = ctx;
 	struct kfd_proc *p;
 
-	kfd_lock(f);
-	p = proc_of(f, handle);
+	kfd_face_lock(f);
+	p = kfd_face_proc(f, handle);
 	if (!p || p->closing) {
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return -EBADF;
 	}
 	if (p->owner != getpid()) {
 		/* A fork child drops its inherited reference; the process lives on in the
 		 * parent. */
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return 0;
 	}
 	/* Release: the handle is gone; a late ioctl on it is EBADF. */
 	hsaqm_store_release(&f->handles[handle - KFD_HANDLE_BASE], (struct kfd_proc *)NULL);
 	if (--p->refs) {
 		/* Another open of this process is still there: the process lives on. */
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return 0;
 	}
 	p->closing = true;
@@ -1406,11 +1322,36 @@ static int face_close(void *ctx, int handle)
 			/* A RUNTIME_ENABLE may wait for the semaphore: its bounded wait ends it. */
 			forever = virtual_deadline();
 		}
-		face_wait(f, &forever);
+		kfd_face_wait(f, &forever);
 	}
 	proc_teardown(f, p);
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	return 0;
+}
+
+/*
+ * An ioctl the face does not model: counted (sim_kfd_face_unmodelled(); the emulated
+ * /dev/kfd's tests require none) and logged once per number (HSAQM_LOG=warn), because a
+ * runtime that needs it may then misbehave in ways that are hard to trace back.
+ */
+static void unmodelled(struct kfd_face *f, unsigned int nr)
+{
+	static uint64_t said[4]; /* one bit per nr (0..255) */
+
+	hsaqm_fetch_add(&f->unmodelled, 1ull);
+	nr &= 0xffu;
+	/* Relaxed is enough: a line said twice by two racing threads is harmless. */
+	if (!(hsaqm_fetch_or(&said[nr / 64], 1ull << (nr % 64)) & (1ull << (nr % 64))))
+		hsaqm_log_warn("sim KFD: ioctl nr 0x%02x is not modelled (answered with an error)",
+			       nr);
+}
+
+uint64_t sim_kfd_face_unmodelled(struct hsaqm_sim *sim)
+{
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
+
+	/* Acquire: nothing else to order; a plain atomic read. */
+	return f ? hsaqm_load_acquire(&f->unmodelled) : 0;
 }
 
 static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
@@ -1426,23 +1367,25 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	if (nr < sizeof(kfd_ioctls) / sizeof(kfd_ioctls[0]) && kfd_ioctls[nr].since_minor &&
 	    kfd_ioctls[nr].since_minor <= f->minor)
 		d = &kfd_ioctls[nr];
-	if (!d)
+	if (!d) {
+		unmodelled(f, nr);
 		return -EINVAL;
+	}
 
-	kfd_lock(f);
-	p = proc_of(f, handle);
+	kfd_face_lock(f);
+	p = kfd_face_proc(f, handle);
 	/* Only the process that opened the file may use it ("Using KFD FD in wrong process"). */
 	if (!p || p->closing || p->owner != getpid()) {
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		return -EBADF;
 	}
 	if (!d->fn) {
-		kfd_unlock(f);
-		hsaqm_log_debug("sim KFD: ioctl nr 0x%x is not modelled", nr);
+		kfd_face_unlock(f);
+		unmodelled(f, nr);
 		return d->err;
 	}
 	p->busy++;
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 
 	/* The kernel copies the caller's size in and out, over a buffer of at least its own. */
 	ksize = d->size ? d->size :
@@ -1470,15 +1413,15 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 
 		a->sdma_engine_id = 0;
 		a->metadata_ring_size = 0;
-		kfd_lock(f);
+		kfd_face_lock(f);
 		ret = d->fn(f, p, kdata);
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 		a->sdma_engine_id = keep[0];
 		a->metadata_ring_size = keep[1];
 	} else {
-		kfd_lock(f);
+		kfd_face_lock(f);
 		ret = d->fn(f, p, kdata);
-		kfd_unlock(f);
+		kfd_face_unlock(f);
 	}
 	if (d->dir & _IOC_READ) {
 		if (usize && !arg)
@@ -1488,50 +1431,70 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	}
 out:
 	free(kdata);
-	kfd_lock(f);
+	kfd_face_lock(f);
 	p->busy--;
 	if (p->closing)
 		pthread_cond_broadcast(&f->cond);
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	return ret;
 }
 
+/*
+ * mmap of the KFD file (kfd_mmap()): the type in the offset's top bits says what. Doorbells:
+ * exactly the process's doorbell slice of a device. Events: the page the KFD allocated when
+ * the runtime gave none. MMIO: the remap page of a memory object allocated with the
+ * MMIO_REMAP flag (kfd_face_mem.c). Model memory can be mapped again at a chosen address
+ * (the runtime reserves its address space and maps with MAP_FIXED), so it is the same
+ * memory the face writes, as a device page is the same behind every mapping.
+ */
 static void *face_mmap(void *ctx, int handle, void *addr, size_t len, int prot, int flags,
 		       off_t offset)
 {
 	struct kfd_face *f = ctx;
-	uint64_t off = (uint64_t)offset;
+	uint64_t off = (uint64_t)offset, type = off & KFD_MMAP_TYPE_MASK;
 	struct kfd_proc *p;
-	void *page = NULL;
+	void *page = NULL, *ret = MAP_FAILED;
+	size_t have = 0;
 	int dev, err = 0;
 
-	(void)prot;
-	kfd_lock(f);
-	p = proc_of(f, handle);
+	kfd_face_lock(f);
+	p = kfd_face_proc(f, handle);
 	dev = sim_kfd_gpu_dev(f->sim, (uint32_t)((off & KFD_MMAP_GPU_ID_MASK) >>
 						 KFD_MMAP_GPU_ID_SHIFT));
 	if (!p || p->closing || p->owner != getpid())
 		err = EBADF;
 	else if (!len || (off & (KFD_PAGE_SIZE - 1)))
 		err = EINVAL;
-	else if ((flags & MAP_FIXED) && addr)
-		err = EINVAL; /* the model cannot place its memory at a chosen address */
-	else if ((off & KFD_MMAP_TYPE_MASK) == KFD_MMAP_TYPE_EVENTS)
-		err = EINVAL; /* no events page in the model */
-	else if (dev < 0)
-		err = ENODEV; /* kfd_mmap(): a type that needs a device, an unknown gpu_id */
-	else if ((off & KFD_MMAP_TYPE_MASK) != KFD_MMAP_TYPE_DOORBELL)
-		err = EINVAL; /* MMIO remap and reserved memory are not modelled */
+	else if (type == KFD_MMAP_TYPE_EVENTS) {
+		page = kfd_face_events_page(p, &have);
+		if (!page || len > have)
+			err = EINVAL; /* kfd_event_mmap(): no page, or a size beyond it */
+	} else if (dev < 0)
+		err = ENODEV; /* a type that needs a device, an unknown gpu_id */
+	else if (type == KFD_MMAP_TYPE_MMIO) {
+		kfd_face_unlock(f);
+		return kfd_face_bo_mmap(f, p, addr, len, prot, flags, off, false);
+	} else if (type != KFD_MMAP_TYPE_DOORBELL)
+		err = EINVAL; /* reserved memory is not modelled */
 	else if (len != KFD_DOORBELL_SLICE)
 		err = EINVAL; /* kfd_doorbell_mmap(): exactly the process's doorbell slice */
 	else if (!(page = doorbells_of(f, p, (unsigned int)dev)))
 		err = ENOMEM;
-	kfd_unlock(f);
+	if (!err) {
+		if ((flags & MAP_FIXED) && addr) {
+			ret = sim_mem_map_at(f->sim, page, len, addr, prot);
+			if (ret == MAP_FAILED)
+				err = errno;
+		} else {
+			ret = page; /* model memory is already mapped: that mapping serves */
+		}
+	}
+	kfd_face_unlock(f);
 	if (err) {
 		errno = err;
 		return MAP_FAILED;
 	}
-	return page;
+	return ret;
 }
 
 static int face_munmap(void *ctx, void *addr, size_t len)
@@ -1577,10 +1540,10 @@ static void face_doorbell_written(void *ctx, int handle, volatile void *doorbell
 	hsaqm_fetch_add(&f->db_users, 1u);
 	/* Full barrier: announce ourselves before reading pointers a retirer may clear. */
 	hsaqm_smp_mb();
-	p = proc_of(f, handle);
+	p = kfd_face_proc(f, handle);
 	if (!p || !ring_in(p, nd, doorbell, value)) {
 		for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
-			/* Acquire: as proc_of(). */
+			/* Acquire: as kfd_face_proc(). */
 			p = hsaqm_load_acquire(&f->procs[s]);
 			if (p && ring_in(p, nd, doorbell, value))
 				break;
@@ -1629,7 +1592,7 @@ static void kfd_face_fini(struct hsaqm_sim *sim, void *state)
 	struct kfd_face *f = state;
 
 	(void)sim;
-	kfd_lock(f);
+	kfd_face_lock(f);
 	for (unsigned int h = 0; h < KFD_MAX_HANDLES; h++)
 		f->handles[h] = NULL;
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
@@ -1642,68 +1605,68 @@ static void kfd_face_fini(struct hsaqm_sim *sim, void *state)
 				      (int)p->owner);
 		proc_teardown(f, p);
 	}
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
 
-static struct kfd_face *face_of(struct hsaqm_sim *sim)
+struct kfd_face *kfd_face_of(struct hsaqm_sim *sim)
 {
 	return sim_face_state(sim, SIM_FACE_KFD, kfd_face_init, kfd_face_fini);
 }
 
 const struct hsaqm_kfd_transport *hsaqm_sim_kfd_transport(struct hsaqm_sim *sim)
 {
-	struct kfd_face *f = sim ? face_of(sim) : NULL;
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
 
 	return f ? &f->tp : NULL;
 }
 
 struct sim_hwq *sim_kfd_face_hwq(struct hsaqm_sim *sim, int handle, uint32_t queue_id)
 {
-	struct kfd_face *f = sim ? face_of(sim) : NULL;
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
 	struct sim_hwq *hwq = NULL;
 	struct kfd_proc *p;
 
 	if (!f)
 		return NULL;
-	kfd_lock(f);
-	p = proc_of(f, handle);
+	kfd_face_lock(f);
+	p = kfd_face_proc(f, handle);
 	if (p) {
 		struct kfd_queue *q = find_queue(p, queue_id);
 
 		hwq = q ? q->hwq : NULL;
 	}
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	return hwq;
 }
 
 unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim)
 {
-	struct kfd_face *f = sim ? face_of(sim) : NULL;
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
 	unsigned int n = 0;
 
 	if (!f)
 		return 0;
-	kfd_lock(f);
+	kfd_face_lock(f);
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++)
 		for (struct kfd_queue *q = f->procs[s] ? f->procs[s]->queues : NULL; q; q = q->next)
 			n++;
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	return n;
 }
 
 int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n)
 {
-	struct kfd_face *f = sim ? face_of(sim) : NULL;
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
 	struct sim_proc_queue *v = NULL;
 	unsigned int cap = 0, k = 0;
 	int err = 0;
 
 	if (!f || !out || !n)
 		return -EINVAL;
-	kfd_lock(f);
+	kfd_face_lock(f);
 	/* One entry per queue, one more per process: the bound is known under the lock. */
 	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++) {
 		if (!f->procs[s])
@@ -1728,11 +1691,12 @@ int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsig
 				.pasid = p->pasid,
 				.queue_id = q->id,
 				.gpu_id = sim_kfd_gpu_id(f->sim, q->dev),
-				.type = 0, /* KFD_QUEUE_TYPE_COMPUTE: the face makes AQL queues only */
+				/* kfd/proc's type is the KFD's internal one: 0 compute, 1 SDMA. */
+				.type = q->front_only ? 1 : 0,
 				.size = q->ring_size,
 			};
 	}
-	kfd_unlock(f);
+	kfd_face_unlock(f);
 	if (err)
 		return err;
 	*out = v;

@@ -48,6 +48,12 @@ int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsig
  * hardware queue that runs the front's ring.
  */
 struct sim_kfd_front {
+	/*
+	 * The front runs the queue entirely (the emulated /dev/kfd's SDMA engines): the KFD
+	 * queue, its id and doorbell exist, the model has no hardware queue for it, and the
+	 * fields below are not used.
+	 */
+	bool runs_all;
 	void *ring;          /* model memory, the size CREATE_QUEUE gives */
 	uint64_t *write_ptr; /* model memory: the front's write and read indices */
 	uint64_t *read_ptr;
@@ -72,5 +78,24 @@ void sim_kfd_face_front_next(const struct sim_kfd_front *front);
  * library's own copy of kfd-ioctl finds it; thunk/'s libhsakmt.so.1 defines its own.
  */
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
+
+/*
+ * The emulated /dev/kfd (sim/kfdemu/) needs three things a kfd-ioctl transport does not carry:
+ *
+ * sim_kfd_face_render_mmap() - mmap() of the DRM render node at a memory object's mmap
+ * offset (what ALLOC_MEMORY_OF_GPU returned for VRAM/GTT): the object's model memory mapped
+ * at @addr. Return: the address, or MAP_FAILED with errno set.
+ *
+ * sim_kfd_face_signal_interrupt() - what the CP's end-of-pipe interrupt makes the KFD do for
+ * signal event @event_id of the calling process: signal it if its slot in the events page
+ * was written, and wake its waiters. Return: 0; -ENOENT for no such event.
+ *
+ * sim_kfd_face_unmodelled() - how many ioctls the face answered "not modelled" (known to the
+ * KFD, not modelled; or unknown) since the model was created.
+ */
+void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, int prot, int flags,
+			       uint64_t offset);
+int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id);
+uint64_t sim_kfd_face_unmodelled(struct hsaqm_sim *sim);
 
 #endif /* HSAQM_SIM_KFD_FACE_INTERNAL_H */

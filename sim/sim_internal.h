@@ -93,6 +93,14 @@ void sim_profile_dump(const struct sim_profile *p, FILE *out);
 void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align);
 void sim_mem_free(struct hsaqm_sim *sim, void *ptr);
 bool sim_mem_contains(const struct hsaqm_sim *sim, const void *ptr, size_t len);
+/*
+ * sim_mem_map_at() - map model memory [@ptr, @ptr + @len) a second time, at exactly @addr
+ * (both page-aligned), with @prot: the same pages behind two addresses, as a GPU buffer is
+ * behind each CPU mapping of it. Return: @addr, or MAP_FAILED with errno set.
+ * sim_mem_available() - model memory not allocated (advisory).
+ */
+void *sim_mem_map_at(struct hsaqm_sim *sim, void *ptr, size_t len, void *addr, int prot);
+size_t sim_mem_available(const struct hsaqm_sim *sim);
 
 /* ------------------------------------------------------------------------------------
  * Signals (signal.c). A signal's handle is the address of its struct sim_signal in model

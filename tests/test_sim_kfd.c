@@ -283,8 +283,12 @@ static void test_ioctls_the_model_does_not_have_get_the_kernels_answers(void)
 	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOWR(0x7f, 8), buf), -EINVAL);
 	/* The deprecated debugger ioctls answer EPERM. */
 	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOW(0x0D, 8), buf), -EPERM);
-	/* Known to the KFD, not modelled (clock counters). */
-	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOWR(0x05, 40), buf), -EOPNOTSUPP);
+	/* Known to the KFD, not modelled (CRIU). */
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOWR(0x22, 32), buf), -EOPNOTSUPP);
+	/* Each of the four is counted as not modelled; a modelled one is not. */
+	CU_ASSERT_EQUAL(sim_kfd_face_unmodelled(e.sim), 4);
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_GET_VERSION, buf), 0);
+	CU_ASSERT_EQUAL(sim_kfd_face_unmodelled(e.sim), 4);
 	/* A handle that was never opened. */
 	CU_ASSERT_EQUAL(e.tp->ioctl(e.tp->ctx, 5, HSAQM_KFD_IOC_GET_VERSION, buf), -EBADF);
 	env_close(&e);

@@ -429,6 +429,195 @@ struct hsaqm_kfd_dbg_trap_args {
 	};
 };
 
+/*
+ * ---- process, memory and events: what a runtime's thunk (libhsakmt) issues ------------------
+ * hsaqm itself does not issue these; the model's KFD face answers them for the emulated
+ * /dev/kfd (sim/kfdemu/), so they live here beside the rest of the uapi (kfd_ioctl.h).
+ */
+
+/* AMDKFD_IOC_GET_CLOCK_COUNTERS (0x05) */
+struct hsaqm_kfd_get_clock_counters_args {
+	uint64_t gpu_clock_counter;    /* from KFD */
+	uint64_t cpu_clock_counter;    /* from KFD */
+	uint64_t system_clock_counter; /* from KFD */
+	uint64_t system_clock_freq;    /* from KFD */
+	uint32_t gpu_id;               /* to KFD */
+	uint32_t pad;
+};
+
+/* One GPU's apertures (AMDKFD_IOC_GET_PROCESS_APERTURES 0x06 and _NEW 0x14). */
+struct hsaqm_kfd_process_device_apertures {
+	uint64_t lds_base;
+	uint64_t lds_limit;
+	uint64_t scratch_base;
+	uint64_t scratch_limit;
+	uint64_t gpuvm_base;
+	uint64_t gpuvm_limit;
+	uint32_t gpu_id;
+	uint32_t pad;
+};
+
+/* The old form carries at most this many devices inline. */
+#define HSAQM_KFD_NUM_OF_SUPPORTED_GPUS 7
+
+struct hsaqm_kfd_get_process_apertures_args {
+	struct hsaqm_kfd_process_device_apertures
+		process_apertures[HSAQM_KFD_NUM_OF_SUPPORTED_GPUS]; /* from KFD */
+	uint32_t num_of_nodes; /* from KFD */
+	uint32_t pad;
+};
+
+struct hsaqm_kfd_get_process_apertures_new_args {
+	/* to KFD: an array of num_of_nodes entries; 0 asks only for the count */
+	uint64_t kfd_process_device_apertures_ptr;
+	uint32_t num_of_nodes; /* to KFD: room; from KFD: filled (or the count) */
+	uint32_t pad;
+};
+
+/* AMDKFD_IOC_SET_MEMORY_POLICY (0x04) */
+struct hsaqm_kfd_set_memory_policy_args {
+	uint64_t alternate_aperture_base;
+	uint64_t alternate_aperture_size;
+	uint32_t gpu_id;
+	uint32_t default_policy;   /* 0 coherent, 1 noncoherent */
+	uint32_t alternate_policy;
+	uint32_t pad;
+};
+
+/* AMDKFD_IOC_CREATE_EVENT (0x08) and the rest of the event family (0x09-0x0C). */
+#define HSAQM_KFD_EVENT_TYPE_SIGNAL 0
+#define HSAQM_KFD_EVENT_TYPE_HW_EXCEPTION 3
+#define HSAQM_KFD_EVENT_TYPE_DEBUG 5
+#define HSAQM_KFD_EVENT_TYPE_MEMORY 8
+/* Signal events share one page of 64-bit slots (kfd_events.c KFD_SIGNAL_EVENT_LIMIT). */
+#define HSAQM_KFD_SIGNAL_EVENT_LIMIT 4096u
+
+struct hsaqm_kfd_create_event_args {
+	uint64_t event_page_offset;  /* to KFD: the events page's memory handle; from KFD */
+	uint32_t event_trigger_data; /* from KFD: the value the CP writes */
+	uint32_t event_type;         /* to KFD */
+	uint32_t auto_reset;         /* to KFD */
+	uint32_t node_id;            /* to KFD: only for non-signal events */
+	uint32_t event_id;           /* from KFD */
+	uint32_t event_slot_index;   /* from KFD */
+};
+
+struct hsaqm_kfd_event_id_args { /* DESTROY (0x09), SET (0x0A), RESET (0x0B) */
+	uint32_t event_id;
+	uint32_t pad;
+};
+
+#define HSAQM_KFD_WAIT_COMPLETE 0
+#define HSAQM_KFD_WAIT_TIMEOUT 1
+#define HSAQM_KFD_WAIT_ERROR 2
+
+/* One entry of WAIT_EVENTS' array (struct kfd_event_data): the union is 32 bytes. */
+struct hsaqm_kfd_event_data {
+	union {
+		uint8_t raw[32];
+		uint64_t last_event_age; /* signal events (1.9+): in, then out */
+	};
+	uint64_t kfd_event_data_ext;
+	uint32_t event_id;
+	uint32_t pad;
+};
+
+struct hsaqm_kfd_wait_events_args {
+	uint64_t events_ptr;   /* to KFD: struct hsaqm_kfd_event_data[num_events] */
+	uint32_t num_events;   /* to KFD */
+	uint32_t wait_for_all; /* to KFD */
+	uint32_t timeout;      /* to KFD, ms; 0xffffffff waits forever */
+	uint32_t wait_result;  /* from KFD: HSAQM_KFD_WAIT_* */
+};
+
+/* AMDKFD_IOC_SET_SCRATCH_BACKING_VA (0x11) */
+struct hsaqm_kfd_set_scratch_backing_va_args {
+	uint64_t va_addr;
+	uint32_t gpu_id;
+	uint32_t pad;
+};
+
+/* AMDKFD_IOC_GET_TILE_CONFIG (0x12) */
+struct hsaqm_kfd_get_tile_config_args {
+	uint64_t tile_config_ptr;       /* to KFD: uint32_t[num_tile_configs] */
+	uint64_t macro_tile_config_ptr; /* to KFD */
+	uint32_t num_tile_configs;      /* to KFD: room; from KFD: filled */
+	uint32_t num_macro_tile_configs;
+	uint32_t gpu_id;                /* to KFD */
+	uint32_t gb_addr_config;        /* from KFD */
+	uint32_t num_banks;             /* from KFD */
+	uint32_t num_ranks;             /* from KFD */
+};
+
+/* AMDKFD_IOC_SET_TRAP_HANDLER (0x13) */
+struct hsaqm_kfd_set_trap_handler_args {
+	uint64_t tba_addr;
+	uint64_t tma_addr;
+	uint32_t gpu_id;
+	uint32_t pad;
+};
+
+/* AMDKFD_IOC_ACQUIRE_VM (0x15) */
+struct hsaqm_kfd_acquire_vm_args {
+	uint32_t drm_fd; /* to KFD: the render node whose VM the process takes */
+	uint32_t gpu_id; /* to KFD */
+};
+
+/* AMDKFD_IOC_ALLOC_MEMORY_OF_GPU (0x16) and its flags. */
+#define HSAQM_KFD_ALLOC_MEM_VRAM (1u << 0)
+#define HSAQM_KFD_ALLOC_MEM_GTT (1u << 1)
+#define HSAQM_KFD_ALLOC_MEM_USERPTR (1u << 2)
+#define HSAQM_KFD_ALLOC_MEM_DOORBELL (1u << 3)
+#define HSAQM_KFD_ALLOC_MEM_MMIO_REMAP (1u << 4)
+#define HSAQM_KFD_ALLOC_MEM_WRITABLE (1u << 31)
+#define HSAQM_KFD_ALLOC_MEM_EXECUTABLE (1u << 30)
+#define HSAQM_KFD_ALLOC_MEM_PUBLIC (1u << 29)
+#define HSAQM_KFD_ALLOC_MEM_NO_SUBSTITUTE (1u << 28)
+#define HSAQM_KFD_ALLOC_MEM_AQL_QUEUE_MEM (1u << 27)
+#define HSAQM_KFD_ALLOC_MEM_COHERENT (1u << 26)
+#define HSAQM_KFD_ALLOC_MEM_UNCACHED (1u << 25)
+#define HSAQM_KFD_ALLOC_MEM_EXT_COHERENT (1u << 24)
+#define HSAQM_KFD_ALLOC_MEM_CONTIGUOUS (1u << 23)
+
+struct hsaqm_kfd_alloc_memory_of_gpu_args {
+	uint64_t va_addr;     /* to KFD: GPU virtual address */
+	uint64_t size;        /* to KFD */
+	uint64_t handle;      /* from KFD: gpu_id << 32 | a per-process id */
+	uint64_t mmap_offset; /* to KFD (userptr: the CPU address); from KFD: for mmap() */
+	uint32_t gpu_id;      /* to KFD */
+	uint32_t flags;       /* to KFD: HSAQM_KFD_ALLOC_MEM_* */
+};
+
+struct hsaqm_kfd_free_memory_of_gpu_args {
+	uint64_t handle;
+};
+
+/* MAP_MEMORY_TO_GPU (0x18) and UNMAP_MEMORY_FROM_GPU (0x19) share this layout. */
+struct hsaqm_kfd_map_memory_to_gpu_args {
+	uint64_t handle;               /* to KFD */
+	uint64_t device_ids_array_ptr; /* to KFD: uint32_t gpu_id[n_devices] */
+	uint32_t n_devices;            /* to KFD */
+	uint32_t n_success;            /* to/from KFD: how many are done (resumable) */
+};
+
+/* AMDKFD_IOC_GET_AVAILABLE_MEMORY (0x23) */
+struct hsaqm_kfd_get_available_memory_args {
+	uint64_t available; /* from KFD */
+	uint32_t gpu_id;    /* to KFD */
+	uint32_t pad;
+};
+
+/* AMDKFD_IOC_SET_XNACK_MODE (0x21): -1 queries, 0/1 sets; the mode comes back. */
+struct hsaqm_kfd_set_xnack_mode_args {
+	int32_t xnack_enabled;
+};
+
+/* AMDKFD_IOC_SMI_EVENTS (0x1F) */
+struct hsaqm_kfd_smi_events_args {
+	uint32_t gpuid;    /* to KFD */
+	uint32_t anon_fd;  /* from KFD */
+};
+
 /* ---- the request numbers ---------------------------------------------------------------- */
 
 #define HSAQM_KFD_IOC_GET_VERSION HSAQM_KFD_IOR(0x01, sizeof(struct hsaqm_kfd_get_version_args))
@@ -446,6 +635,52 @@ struct hsaqm_kfd_dbg_trap_args {
 #define HSAQM_KFD_IOC_RUNTIME_ENABLE \
 	HSAQM_KFD_IOWR(0x25, sizeof(struct hsaqm_kfd_runtime_enable_args))
 #define HSAQM_KFD_IOC_DBG_TRAP HSAQM_KFD_IOWR(0x26, sizeof(struct hsaqm_kfd_dbg_trap_args))
+
+#define HSAQM_KFD_IOC_SET_MEMORY_POLICY \
+	HSAQM_KFD_IOW(0x04, sizeof(struct hsaqm_kfd_set_memory_policy_args))
+#define HSAQM_KFD_IOC_GET_CLOCK_COUNTERS \
+	HSAQM_KFD_IOWR(0x05, sizeof(struct hsaqm_kfd_get_clock_counters_args))
+#define HSAQM_KFD_IOC_GET_PROCESS_APERTURES \
+	HSAQM_KFD_IOR(0x06, sizeof(struct hsaqm_kfd_get_process_apertures_args))
+#define HSAQM_KFD_IOC_CREATE_EVENT \
+	HSAQM_KFD_IOWR(0x08, sizeof(struct hsaqm_kfd_create_event_args))
+#define HSAQM_KFD_IOC_DESTROY_EVENT HSAQM_KFD_IOW(0x09, sizeof(struct hsaqm_kfd_event_id_args))
+#define HSAQM_KFD_IOC_SET_EVENT HSAQM_KFD_IOW(0x0A, sizeof(struct hsaqm_kfd_event_id_args))
+#define HSAQM_KFD_IOC_RESET_EVENT HSAQM_KFD_IOW(0x0B, sizeof(struct hsaqm_kfd_event_id_args))
+#define HSAQM_KFD_IOC_WAIT_EVENTS \
+	HSAQM_KFD_IOWR(0x0C, sizeof(struct hsaqm_kfd_wait_events_args))
+#define HSAQM_KFD_IOC_SET_SCRATCH_BACKING_VA \
+	HSAQM_KFD_IOWR(0x11, sizeof(struct hsaqm_kfd_set_scratch_backing_va_args))
+#define HSAQM_KFD_IOC_GET_TILE_CONFIG \
+	HSAQM_KFD_IOWR(0x12, sizeof(struct hsaqm_kfd_get_tile_config_args))
+#define HSAQM_KFD_IOC_SET_TRAP_HANDLER \
+	HSAQM_KFD_IOW(0x13, sizeof(struct hsaqm_kfd_set_trap_handler_args))
+#define HSAQM_KFD_IOC_GET_PROCESS_APERTURES_NEW \
+	HSAQM_KFD_IOWR(0x14, sizeof(struct hsaqm_kfd_get_process_apertures_new_args))
+#define HSAQM_KFD_IOC_ACQUIRE_VM HSAQM_KFD_IOW(0x15, sizeof(struct hsaqm_kfd_acquire_vm_args))
+#define HSAQM_KFD_IOC_ALLOC_MEMORY_OF_GPU \
+	HSAQM_KFD_IOWR(0x16, sizeof(struct hsaqm_kfd_alloc_memory_of_gpu_args))
+#define HSAQM_KFD_IOC_FREE_MEMORY_OF_GPU \
+	HSAQM_KFD_IOW(0x17, sizeof(struct hsaqm_kfd_free_memory_of_gpu_args))
+#define HSAQM_KFD_IOC_MAP_MEMORY_TO_GPU \
+	HSAQM_KFD_IOWR(0x18, sizeof(struct hsaqm_kfd_map_memory_to_gpu_args))
+#define HSAQM_KFD_IOC_UNMAP_MEMORY_FROM_GPU \
+	HSAQM_KFD_IOWR(0x19, sizeof(struct hsaqm_kfd_map_memory_to_gpu_args))
+#define HSAQM_KFD_IOC_SMI_EVENTS HSAQM_KFD_IOWR(0x1F, sizeof(struct hsaqm_kfd_smi_events_args))
+#define HSAQM_KFD_IOC_SET_XNACK_MODE \
+	HSAQM_KFD_IOWR(0x21, sizeof(struct hsaqm_kfd_set_xnack_mode_args))
+#define HSAQM_KFD_IOC_AVAILABLE_MEMORY \
+	HSAQM_KFD_IOWR(0x23, sizeof(struct hsaqm_kfd_get_available_memory_args))
+
+/* mmap offsets of the KFD file (kfd_priv.h KFD_MMAP_*): type in bits 62-63, gpu_id 46-61. */
+#define HSAQM_KFD_MMAP_TYPE_SHIFT 62
+#define HSAQM_KFD_MMAP_TYPE_MASK (3ull << 62)
+#define HSAQM_KFD_MMAP_TYPE_DOORBELL (3ull << 62)
+#define HSAQM_KFD_MMAP_TYPE_EVENTS (2ull << 62)
+#define HSAQM_KFD_MMAP_TYPE_RESERVED_MEM (1ull << 62)
+#define HSAQM_KFD_MMAP_TYPE_MMIO (0ull << 62)
+#define HSAQM_KFD_MMAP_GPU_ID_SHIFT 46
+#define HSAQM_KFD_MMAP_GPU_ID_MASK (0xffffull << 46)
 
 /* The number part of a request, what the KFD dispatches on. */
 #define HSAQM_KFD_IOC_NR(request) (((request) >> _IOC_NRSHIFT) & _IOC_NRMASK)
@@ -543,6 +778,23 @@ HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_dbg_trap_args, 32);
 HSAQM_KFD_ABI_OFF(struct hsaqm_kfd_dbg_trap_args, op, 4);
 HSAQM_KFD_ABI_OFF(struct hsaqm_kfd_dbg_trap_args, suspend_queues, 8);
 HSAQM_KFD_ABI_OFF(struct hsaqm_kfd_dbg_trap_args, queue_snapshot.entry_size, 28);
+
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_get_clock_counters_args, 40);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_process_device_apertures, 56);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_get_process_apertures_args, 400);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_get_process_apertures_new_args, 16);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_set_memory_policy_args, 32);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_create_event_args, 32);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_event_data, 48);
+HSAQM_KFD_ABI_OFF(struct hsaqm_kfd_event_data, event_id, 40);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_wait_events_args, 24);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_set_scratch_backing_va_args, 16);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_get_tile_config_args, 40);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_set_trap_handler_args, 24);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_acquire_vm_args, 8);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_alloc_memory_of_gpu_args, 40);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_map_memory_to_gpu_args, 24);
+HSAQM_KFD_ABI_SIZE(struct hsaqm_kfd_get_available_memory_args, 16);
 
 /* The request numbers as published (asm-generic encoding, which x86-64 and arm64 use). */
 #if defined(__x86_64__) || defined(__aarch64__)
