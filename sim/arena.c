@@ -376,3 +376,8 @@ size_t sim_mem_available(const struct hsaqm_sim *sim)
 
 	return used + ARENA_HDR_BYTES < a->size ? a->size - ARENA_HDR_BYTES - (size_t)used : 0;
 }
+
+size_t sim_mem_size(const struct hsaqm_sim *sim)
+{
+	return sim ? sim->arena.size : 0;
+}

@@ -581,6 +581,9 @@ struct hsaqm_sim {
 	uint32_t handler_stop;
 	uint32_t handler_kick;
 
+	/* The sysfs tree is the one a runtime reads (sim_sysfs_runtime_topology()). */
+	bool runtime_topology;
+
 	/* Faces' per-model state (sim_face_state). */
 	pthread_mutex_t face_lock;
 	void *face_state[SIM_FACE_SLOTS];

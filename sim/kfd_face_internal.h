@@ -96,6 +96,20 @@ const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
 void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, int prot, int flags,
 			       uint64_t offset);
 int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id);
+/*
+ * sim_kfd_face_mem_range() - the memory object of the calling process whose GPU range holds
+ * @p (VRAM, GTT, userptr, doorbell or MMIO object): its start and size. Return: 0; -ENOENT.
+ */
+int sim_kfd_face_mem_range(struct hsaqm_sim *sim, const void *p, uintptr_t *base, uint64_t *size);
 uint64_t sim_kfd_face_unmodelled(struct hsaqm_sim *sim);
+
+/*
+ * sim_kfd_face_set_runtime_topology() - before the sysfs tree is first used: write the
+ * topology a runtime's thunk reads (sysfs.c): every count with its folders (memory banks,
+ * caches, IO links), no xGMI peers, the model's memory as the GPU's local memory, no SVM
+ * API, no GWS. Without it the GPU nodes carry the capture's properties verbatim (what the
+ * probe's inventory is tested against). Return: 0; -EBUSY when the tree exists already.
+ */
+int sim_kfd_face_set_runtime_topology(struct hsaqm_sim *sim);
 
 #endif /* HSAQM_SIM_KFD_FACE_INTERNAL_H */

@@ -426,6 +426,36 @@ void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, in
 	return kfd_face_bo_mmap(f, p, addr, len, prot, flags, offset, true);
 }
 
+int sim_kfd_face_mem_range(struct hsaqm_sim *sim, const void *ptr, uintptr_t *base,
+			   uint64_t *size)
+{
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
+	uint64_t a = (uint64_t)(uintptr_t)ptr;
+	int err = -ENOENT;
+
+	if (!f)
+		return -ENODEV;
+	kfd_face_lock(f);
+	for (unsigned int s = 0; s < KFD_MAX_PROCS && err; s++) {
+		struct kfd_proc *p = f->procs[s];
+
+		if (!p || p->owner != getpid() || p->closing)
+			continue;
+		for (uint32_t i = 0; i < p->nbos; i++) {
+			const struct kfd_bo *bo = p->bos[i];
+
+			if (a >= bo->va && a - bo->va < bo->size) {
+				*base = (uintptr_t)bo->va;
+				*size = bo->size;
+				err = 0;
+				break;
+			}
+		}
+	}
+	kfd_face_unlock(f);
+	return err;
+}
+
 void kfd_face_mem_teardown(struct kfd_face *f, struct kfd_proc *p)
 {
 	for (uint32_t i = 0; i < p->nbos; i++) {

@@ -369,6 +369,16 @@ unsigned int sim_device_count(const struct hsaqm_sim *sim)
 	return sim ? sim->ndev : 0;
 }
 
+bool sim_runtime_topology(const struct hsaqm_sim *sim)
+{
+	return sim && sim->runtime_topology;
+}
+
+void sim_set_runtime_topology(struct hsaqm_sim *sim)
+{
+	sim->runtime_topology = true;
+}
+
 const struct hsaqm_sim_config *sim_config(const struct hsaqm_sim *sim)
 {
 	return sim ? &sim->cfg : NULL;

@@ -101,6 +101,11 @@ bool sim_mem_contains(const struct hsaqm_sim *sim, const void *ptr, size_t len);
  */
 void *sim_mem_map_at(struct hsaqm_sim *sim, void *ptr, size_t len, void *addr, int prot);
 size_t sim_mem_available(const struct hsaqm_sim *sim);
+/* The size of model memory (the arena). */
+size_t sim_mem_size(const struct hsaqm_sim *sim);
+/* Whether the sysfs tree is the runtime's (sysfs.c); set once, before the tree exists. */
+bool sim_runtime_topology(const struct hsaqm_sim *sim);
+void sim_set_runtime_topology(struct hsaqm_sim *sim);
 
 /* ------------------------------------------------------------------------------------
  * Signals (signal.c). A signal's handle is the address of its struct sim_signal in model

@@ -19,6 +19,14 @@
  *                                              fills it with every KFD process of the node)
  * Every node also gets the empty io_links, mem_banks and caches folders a real node has;
  * the counts in a GPU's properties stay those of the capture.
+ *
+ * The runtime topology (sim_kfd_face_set_runtime_topology(), for the emulated /dev/kfd):
+ * what a runtime's thunk reads must hold together, so each GPU node's properties are the
+ * capture's with the counts matching folders written beside them (kfd_topology.c's sysfs
+ * layout): one memory bank (the model's memory, as local memory), an L1 and an L2 cache, one
+ * PCIe link to the CPU node (and the CPU node one to each GPU); no xGMI hive or peers, no
+ * GWS, and the SVM API bit cleared (the model has no SVM ranges). module/amdgpu/initstate
+ * says "live", as for a loaded module (rocminfo checks it).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -185,6 +193,250 @@ static int write_node(const char *root, unsigned int node, uint32_t gpu_id, cons
 	return err;
 }
 
+/* ---- the runtime topology ---------------------------------------------------------------- */
+
+/* HSA heap and link types (hsakmttypes.h: HSA_HEAPTYPE_*, HSA_IOLINKTYPE_PCIEXPRESS). */
+#define TOPO_HEAP_SYSTEM 0
+#define TOPO_HEAP_FB_PUBLIC 1
+#define TOPO_IOLINK_PCIE 2
+/* CRAT cache flags as the KFD prints them in "type": enabled, data, SIMD cache (kfd_crat.h). */
+#define TOPO_CACHE_TYPE_GPU_DATA 0x9u
+/* DRM render node minors start here (drm_render_minor); device d gets base + d. */
+#define SYSFS_RENDER_MINOR_BASE 128u
+/* CRAT_IOLINK_FLAGS_ENABLED. */
+#define TOPO_IOLINK_ENABLED 1u
+/* SVMAPI_SUPPORTED in a node's capability (kfd_sysfs.h). */
+#define TOPO_CAP_SVMAPI 0x08000000ull
+
+/* @text with each "key value" line whose key is in @keys replaced by the matching value. */
+static char *props_rewrite(const char *text, const char *const *keys, const uint64_t *vals,
+			   unsigned int nkeys)
+{
+	size_t cap = strlen(text) + 64u * nkeys + 1, len = 0;
+	char *out = malloc(cap);
+	const char *line = text;
+
+	if (!out)
+		return NULL;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t llen = nl ? (size_t)(nl - line) : strlen(line);
+		unsigned int k;
+
+		for (k = 0; k < nkeys; k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (llen > kl && !strncmp(line, keys[k], kl) && line[kl] == ' ')
+				break;
+		}
+		if (k < nkeys)
+			len += (size_t)snprintf(out + len, cap - len, "%s %llu\n", keys[k],
+						(unsigned long long)vals[k]);
+		else
+			len += (size_t)snprintf(out + len, cap - len, "%.*s\n", (int)llen, line);
+		line = nl ? nl + 1 : NULL;
+	}
+	return out;
+}
+
+/* A property of the profile's properties file (0 when absent). */
+static uint64_t prop_of(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		if (!strncmp(s, key, kl) && s[kl] == ' ')
+			return strtoull(s + kl + 1, NULL, 10);
+	return 0;
+}
+
+static int write_sub(const char *root, unsigned int node, const char *kind, unsigned int i,
+		     const char *props)
+{
+	char rel[160];
+	int err;
+
+	snprintf(rel, sizeof(rel), "class/kfd/kfd/topology/nodes/%u/%s/%u", node, kind, i);
+	err = make_dirs(root, rel);
+	if (!err) {
+		snprintf(rel, sizeof(rel), "class/kfd/kfd/topology/nodes/%u/%s/%u/properties", node,
+			 kind, i);
+		err = write_file(root, rel, "%s", props);
+	}
+	return err;
+}
+
+static int write_link(const char *root, unsigned int from, unsigned int to, unsigned int i)
+{
+	char props[512];
+
+	/* PCIe 5 x16 (assumption: the MI308X's host link; bandwidths in MB/s as the KFD prints). */
+	snprintf(props, sizeof(props),
+		 "type %u\nversion_major 0\nversion_minor 0\nnode_from %u\nnode_to %u\n"
+		 "weight 20\nmin_latency 0\nmax_latency 0\nmin_bandwidth 312\n"
+		 "max_bandwidth 64000\nrecommended_transfer_size 0\nflags %u\n",
+		 TOPO_IOLINK_PCIE, from, to, TOPO_IOLINK_ENABLED);
+	return write_sub(root, from, "io_links", i, props);
+}
+
+/*
+ * The render node's sysfs, as libdrm looks at it: /sys/dev/char/226:<minor>/device holds the
+ * PCI device's ids and a drm/ folder naming its card and render nodes (drmNodeIsDRM,
+ * drmGetMinorNameForFD, drmParsePciDeviceInfo); /sys/class/drm/renderD<minor>/device the same.
+ * The PCI slot comes from the topology's location_id (bus << 8 | device << 3 | function).
+ */
+static int write_drm_device(const char *root, const char *dir, unsigned int d, const char *text)
+{
+	unsigned int minor = SYSFS_RENDER_MINOR_BASE + d;
+	uint64_t loc = prop_of(text, "location_id") + 256u * d;
+	char rel[192];
+	int err;
+
+	snprintf(rel, sizeof(rel), "%s/device/drm/renderD%u", dir, minor);
+	err = make_dirs(root, rel);
+	snprintf(rel, sizeof(rel), "%s/device/drm/card%u", dir, d);
+	if (!err)
+		err = make_dirs(root, rel);
+	snprintf(rel, sizeof(rel), "%s/device/vendor", dir);
+	if (!err)
+		err = write_file(root, rel, "0x%04llx\n",
+				 (unsigned long long)prop_of(text, "vendor_id"));
+	snprintf(rel, sizeof(rel), "%s/device/device", dir);
+	if (!err)
+		err = write_file(root, rel, "0x%04llx\n",
+				 (unsigned long long)prop_of(text, "device_id"));
+	snprintf(rel, sizeof(rel), "%s/device/subsystem_vendor", dir);
+	if (!err)
+		err = write_file(root, rel, "0x%04llx\n",
+				 (unsigned long long)prop_of(text, "vendor_id"));
+	snprintf(rel, sizeof(rel), "%s/device/subsystem_device", dir);
+	if (!err)
+		err = write_file(root, rel, "0x0000\n");
+	snprintf(rel, sizeof(rel), "%s/device/revision", dir);
+	if (!err)
+		err = write_file(root, rel, "0x00\n");
+	snprintf(rel, sizeof(rel), "%s/device/uevent", dir);
+	if (!err)
+		err = write_file(root, rel,
+				 "DRIVER=amdgpu\nPCI_ID=%04llX:%04llX\n"
+				 "PCI_SLOT_NAME=%04llx:%02llx:%02llx.%llx\n",
+				 (unsigned long long)prop_of(text, "vendor_id"),
+				 (unsigned long long)prop_of(text, "device_id"),
+				 (unsigned long long)prop_of(text, "domain"),
+				 (unsigned long long)(loc >> 8) & 0xff,
+				 (unsigned long long)(loc >> 3) & 0x1f,
+				 (unsigned long long)loc & 7);
+	return err;
+}
+
+static int write_drm_node(const char *root, unsigned int d, const char *text)
+{
+	unsigned int minor = SYSFS_RENDER_MINOR_BASE + d;
+	char dir[64];
+	int err;
+
+	snprintf(dir, sizeof(dir), "dev/char/226:%u", minor);
+	err = write_drm_device(root, dir, d, text);
+	snprintf(dir, sizeof(dir), "class/drm/renderD%u", minor);
+	if (!err)
+		err = write_drm_device(root, dir, d, text);
+	return err;
+}
+
+static int write_runtime_gpu(struct hsaqm_sim *sim, const char *root, unsigned int d)
+{
+	const struct sim_profile *pr = sim_device_profile(sim, d);
+	const char *text = pr->properties_text;
+	uint64_t mem = sim_mem_size(sim);
+	uint64_t simd_base = prop_of(text, "simd_id_base");
+	static const char *const keys[] = {
+		"mem_banks_count", "caches_count", "io_links_count", "p2p_links_count", "hive_id",
+		"num_gws", "num_sdma_xgmi_engines", "local_mem_size", "capability",
+		"drm_render_minor", "location_id",
+	};
+	uint64_t vals[] = {
+		1, 2, 1, 0, 0, 0, 0, mem, prop_of(text, "capability") & ~TOPO_CAP_SVMAPI,
+		SYSFS_RENDER_MINOR_BASE + d, prop_of(text, "location_id") + 256u * d,
+	};
+	char props[512], *p;
+	unsigned int node = d + 1;
+	int err;
+
+	p = props_rewrite(text, keys, vals, sizeof(keys) / sizeof(keys[0]));
+	if (!p)
+		return -ENOMEM;
+	err = write_node(root, node, sim_kfd_gpu_id(sim, d), SYSFS_GPU_NAME, p);
+	free(p);
+	/* HBM3, 8 stacks x 1024 bits (MI308X: captured width of the product); clock: assumption. */
+	snprintf(props, sizeof(props),
+		 "heap_type %u\nsize_in_bytes %llu\nflags 0\nwidth 8192\nmem_clk_max 1300\n",
+		 TOPO_HEAP_FB_PUBLIC, (unsigned long long)mem);
+	if (!err)
+		err = write_sub(root, node, "mem_banks", 0, props);
+	/* L1 16 KiB per CU, L2 4 MiB per XCC: assumptions (caches are not modelled). */
+	snprintf(props, sizeof(props),
+		 "processor_id_low %llu\nlevel 1\nsize 16\ncache_line_size 64\n"
+		 "cache_lines_per_tag 1\nassociation 64\nlatency 1\ntype %u\n",
+		 (unsigned long long)simd_base, TOPO_CACHE_TYPE_GPU_DATA);
+	if (!err)
+		err = write_sub(root, node, "caches", 0, props);
+	snprintf(props, sizeof(props),
+		 "processor_id_low %llu\nlevel 2\nsize 4096\ncache_line_size 128\n"
+		 "cache_lines_per_tag 1\nassociation 16\nlatency 1\ntype %u\n",
+		 (unsigned long long)simd_base, TOPO_CACHE_TYPE_GPU_DATA);
+	if (!err)
+		err = write_sub(root, node, "caches", 1, props);
+	if (!err)
+		err = write_link(root, node, 0, 0);
+	if (!err)
+		err = write_drm_node(root, d, text);
+	return err;
+}
+
+/* The CPU node of the runtime topology: system memory and a link to each GPU. */
+static int write_runtime_cpu(struct hsaqm_sim *sim, const char *root)
+{
+	unsigned int n = sim_device_count(sim);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	char props[1024];
+	int err;
+
+	snprintf(props, sizeof(props),
+		 "cpu_cores_count %ld\nsimd_count 0\nmem_banks_count 1\ncaches_count 0\n"
+		 "io_links_count %u\np2p_links_count 0\ncpu_core_id_base 0\nsimd_id_base 0\n"
+		 "max_waves_per_simd 0\nlds_size_in_kb 0\ngds_size_in_kb 0\nnum_gws 0\n"
+		 "wave_front_size 0\narray_count 0\nsimd_arrays_per_engine 0\n"
+		 "cu_per_simd_array 0\nsimd_per_cu 0\nmax_slots_scratch_cu 0\n"
+		 "gfx_target_version 0\nvendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
+		 "drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\nnum_sdma_xgmi_engines 0\n"
+		 "num_sdma_queues_per_engine 0\nnum_cp_queues 0\nmax_engine_clk_fcompute 0\n"
+		 "local_mem_size 0\nfw_version 0\ncapability 0\ndebug_prop 0\n"
+		 "sdma_fw_version 0\nunique_id 0\nnum_xcc 0\nmax_engine_clk_ccompute 0\n",
+		 cores > 0 ? cores : 1, n);
+	err = write_node(root, 0, 0, "", props);
+	snprintf(props, sizeof(props),
+		 "heap_type %u\nsize_in_bytes %llu\nflags 0\nwidth 64\nmem_clk_max 0\n",
+		 TOPO_HEAP_SYSTEM,
+		 (unsigned long long)(pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize :
+							       0));
+	if (!err)
+		err = write_sub(root, 0, "mem_banks", 0, props);
+	for (unsigned int d = 0; !err && d < n; d++)
+		err = write_link(root, 0, d + 1, d);
+	return err;
+}
+
+int sim_kfd_face_set_runtime_topology(struct hsaqm_sim *sim)
+{
+	if (!sim)
+		return -EINVAL;
+	if (sim_face_state(sim, SIM_FACE_SYSFS, NULL, NULL))
+		return -EBUSY;
+	sim_set_runtime_topology(sim);
+	return 0;
+}
+
 /* The CPU node: a host with the cores of this machine and no SIMDs (kfd_crat.c). */
 static int write_cpu_node(const char *root)
 {
@@ -219,12 +471,16 @@ static int write_tree(struct hsaqm_sim *sim, const char *root)
 	if (!err)
 		err = make_dirs(root, "class/kfd/kfd/proc");
 	if (!err)
-		err = write_cpu_node(root);
+		err = sim_runtime_topology(sim) ? write_runtime_cpu(sim, root) : write_cpu_node(root);
 	for (unsigned int d = 0; !err && d < n; d++)
-		err = write_node(root, d + 1, sim_kfd_gpu_id(sim, d), SYSFS_GPU_NAME,
-				 sim_device_profile(sim, d)->properties_text);
+		err = sim_runtime_topology(sim) ?
+			      write_runtime_gpu(sim, root, d) :
+			      write_node(root, d + 1, sim_kfd_gpu_id(sim, d), SYSFS_GPU_NAME,
+					 sim_device_profile(sim, d)->properties_text);
 	if (!err)
 		err = make_dirs(root, "module/amdgpu/parameters");
+	if (!err)
+		err = write_file(root, "module/amdgpu/initstate", "live\n");
 	if (!err)
 		err = write_file(root, "module/amdgpu/parameters/cwsr_enable", "%d\n",
 				 cfg->cwsr_disable ? 0 : 1);

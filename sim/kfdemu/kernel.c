@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kernel.c - kernel descriptors -> model kernels, by name (the emulated /dev/kfd's front end).
+ *
+ * A dispatch's kernel_object is the address of a kernel descriptor that ROCr's loader copied
+ * into memory it allocated through the KFD. The loader copies a code object's loadable segments from
+ * virtual address 0, so the image starts with the ELF header, followed (in the first
+ * segment) by the program headers, .dynsym, .dynstr and .hash, and the kernel descriptors
+ * (.rodata). The face walks back from the descriptor, page by page inside the allocation
+ * that holds it, to an ELF header for EM_AMDGPU, follows PT_DYNAMIC to the dynamic symbol
+ * table, and takes the name of the STT_OBJECT symbol "<kernel>.kd" whose value is the
+ * descriptor's offset in the image: that is the kernel's name. Nothing is read outside the
+ * allocation, and every table is bounds-checked against it.
+ *
+ * The model kernel's per-workgroup duration comes from a table keyed by kernel name
+ * ($HSAQM_KFDEMU_KERNELS: lines "name duration_ns", '#' comments), default
+ * $HSAQM_KFDEMU_KERNEL_NS or 10 us (assumption). Waves per workgroup come from the dispatch
+ * (work-items / 64, rounded up), so one model kernel is registered per (descriptor, waves).
+ *
+ * ROCr's own blit kernels are not code objects: ROCr assembles them behind an
+ * amd_kernel_code_t header whose register counts it sets itself (ROCr amd_gpu_agent.cpp,
+ * AssembleShader: CopyAligned 32 SGPRs / 12 VGPRs, CopyMisaligned 23 / 10, Fill 19 / 8), so
+ * the granulated counts in compute_pgm_rsrc1 tell them apart. These are the kernels that
+ * *do* something on the model: "Kernels do not compute; copies do". Their workgroup callback
+ * (workgroup 0, on the model's thread, when the model runs the kernel) performs the copy or
+ * fill their kernel arguments describe (ROCr amd_blit_kernel.h, KernelArgs: the copy is
+ * [phase1_src_start, last phase end), the fill [phase1_dst_start, phase2_dst_end) of dwords),
+ * only between ranges the face handed out or registered. The loader's copy of a code object
+ * into device memory goes through them, which is how kernel descriptors get their names.
+ * Any other descriptor outside a code object is "rocr-internal-shader".
+ */
+#include <elf.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hsa/amd_hsa_kernel_code.h>
+
+#include "hsaqm/barrier.h"
+#include "hsaqm/sim.h"
+#include "kfd_face_internal.h"
+#include "kfdemu_internal.h"
+#include "log_internal.h"
+
+#ifndef EM_AMDGPU
+#define EM_AMDGPU 224
+#endif
+
+#define KFDEMU_DEFAULT_KERNEL_NS 10000ull /* assumption: a short kernel's workgroup */
+#define KFDEMU_MAX_SCAN (64ull << 20)     /* how far back an image header may be */
+
+enum blit { BLIT_NONE, BLIT_COPY_ALIGNED, BLIT_COPY_MISALIGNED, BLIT_FILL };
+
+struct kstat {
+	char name[128];
+	enum blit blit;
+	uint64_t duration_ns;
+	uint64_t dispatches;  /* atomic */
+	uint64_t workgroups;  /* atomic: the model's workgroup callback counts */
+};
+
+struct kentry {
+	uint64_t kobj;
+	uint32_t waves;
+	uint64_t handle;
+	struct kstat *st;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct kentry *e;
+	size_t n, cap;
+	struct kstat **st;
+	size_t nst, capst;
+} kt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+bool kfdemu_mem_known(const void *p, uint64_t len)
+{
+	uintptr_t base;
+	uint64_t size;
+
+	if (!p || sim_kfd_face_mem_range(kfdemu_sim(), p, &base, &size))
+		return false;
+	return len <= size && (uintptr_t)p - base <= size - len;
+}
+
+/* [off, off + len) inside an image of @size bytes. */
+static bool in_image(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Name of the ".kd" symbol at offset @off of the ELF image at @img (@size readable bytes). */
+static bool name_from_image(const uint8_t *img, uint64_t size, uint64_t off, char *out,
+			    size_t outlen)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	uint64_t symtab = 0, strtab = 0, strsz = 0, hash = 0, dyn = 0, dynsz = 0;
+
+	if (!in_image(0, sizeof(*eh), size) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_AMDGPU ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    !in_image(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), size))
+		return false;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+
+	for (unsigned int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC) {
+			dyn = ph[i].p_vaddr;
+			dynsz = ph[i].p_memsz;
+		}
+	if (!dyn || !in_image(dyn, dynsz, size))
+		return false;
+	for (const Elf64_Dyn *d = (const Elf64_Dyn *)(img + dyn);
+	     (const uint8_t *)(d + 1) <= img + dyn + dynsz && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			symtab = d->d_un.d_ptr;
+		else if (d->d_tag == DT_STRTAB)
+			strtab = d->d_un.d_ptr;
+		else if (d->d_tag == DT_STRSZ)
+			strsz = d->d_un.d_val;
+		else if (d->d_tag == DT_HASH)
+			hash = d->d_un.d_ptr;
+	}
+	if (!symtab || !strtab || !in_image(strtab, strsz, size))
+		return false;
+	uint64_t nsym;
+
+	if (hash && in_image(hash, 8, size))
+		nsym = ((const uint32_t *)(img + hash))[1]; /* nchain = number of symbols */
+	else if (strtab > symtab)
+		nsym = (strtab - symtab) / sizeof(Elf64_Sym); /* lld puts .dynstr after .dynsym */
+	else
+		return false;
+	if (!in_image(symtab, nsym * sizeof(Elf64_Sym), size))
+		return false;
+	const Elf64_Sym *sym = (const Elf64_Sym *)(img + symtab);
+	const char *str = (const char *)(img + strtab);
+
+	for (uint64_t i = 0; i < nsym; i++) {
+		if (sym[i].st_value != off || ELF64_ST_TYPE(sym[i].st_info) != STT_OBJECT ||
+		    sym[i].st_name >= strsz)
+			continue;
+		const char *nm = str + sym[i].st_name;
+		size_t len = strnlen(nm, strsz - sym[i].st_name);
+
+		if (len < 4 || len == strsz - sym[i].st_name || strcmp(nm + len - 3, ".kd"))
+			continue;
+		snprintf(out, outlen, "%.*s", (int)(len - 3), nm);
+		return true;
+	}
+	return false;
+}
+
+/* One of ROCr's assembled blit shaders at @kobj (an amd_kernel_code_t), or BLIT_NONE. */
+static enum blit blit_kind(uint64_t kobj)
+{
+	const amd_kernel_code_t *k = (const amd_kernel_code_t *)(uintptr_t)kobj;
+
+	if (!kfdemu_mem_known(k, sizeof(*k)) ||
+	    k->kernel_code_entry_byte_offset != (int64_t)sizeof(amd_kernel_code_t))
+		return BLIT_NONE;
+	uint32_t vgpr = k->compute_pgm_rsrc1 & 0x3f, sgpr = (k->compute_pgm_rsrc1 >> 6) & 0xf;
+
+	if (sgpr == (32 - 1) / 8 && vgpr == (12 - 1) / 4)
+		return BLIT_COPY_ALIGNED;
+	if (sgpr == (23 - 1) / 8 && vgpr == (10 - 1) / 4)
+		return BLIT_COPY_MISALIGNED;
+	if (sgpr == (19 - 1) / 8 && vgpr == (8 - 1) / 4)
+		return BLIT_FILL;
+	return BLIT_NONE;
+}
+
+static const char *const blit_names[] = {
+	[BLIT_NONE] = "rocr-internal-shader",
+	[BLIT_COPY_ALIGNED] = "rocr-blit-copy-aligned",
+	[BLIT_COPY_MISALIGNED] = "rocr-blit-copy-misaligned",
+	[BLIT_FILL] = "rocr-blit-fill",
+};
+
+/* ROCr's blit kernel arguments (amd_blit_kernel.h, union KernelArgs), as laid out there. */
+struct blit_copy_aligned_args {
+	uint64_t phase_start[8]; /* src/dst pairs of phases 1-4 */
+	uint64_t src_end, dst_end;
+	uint32_t num_workitems;
+};
+struct blit_copy_misaligned_args {
+	uint64_t phase_start[4];
+	uint64_t src_end, dst_end;
+	uint32_t num_workitems;
+};
+struct blit_fill_args {
+	uint64_t phase1_dst_start, phase2_dst_start, phase2_dst_end;
+	uint32_t fill_value, num_workitems;
+};
+
+/* Model thread, once per workgroup: workgroup 0 does the whole copy or fill. */
+static void blit_wg(struct kstat *st, uint32_t wg_index, void *kernarg)
+{
+	if (wg_index != 0 || !kfdemu_mem_known(kernarg, sizeof(struct blit_copy_aligned_args)))
+		return;
+	uint64_t src, dst, len;
+
+	if (st->blit == BLIT_FILL) {
+		const struct blit_fill_args *a = kernarg;
+
+		dst = a->phase1_dst_start;
+		len = a->phase2_dst_end - dst;
+		if (a->phase2_dst_end < dst || !kfdemu_mem_known((void *)(uintptr_t)dst, len)) {
+			hsaqm_log_warn("kfdemu: blit fill outside known memory, skipped");
+			return;
+		}
+		for (uint64_t i = 0; i + 4 <= len; i += 4)
+			memcpy((uint8_t *)(uintptr_t)dst + i, &a->fill_value, 4);
+		return;
+	}
+	if (st->blit == BLIT_COPY_ALIGNED) {
+		const struct blit_copy_aligned_args *a = kernarg;
+
+		src = a->phase_start[0];
+		dst = a->phase_start[1];
+		len = a->src_end - src;
+	} else {
+		const struct blit_copy_misaligned_args *a = kernarg;
+
+		src = a->phase_start[0];
+		dst = a->phase_start[1];
+		len = a->src_end - src;
+	}
+	if (!kfdemu_mem_known((void *)(uintptr_t)src, len) ||
+	    !kfdemu_mem_known((void *)(uintptr_t)dst, len)) {
+		hsaqm_log_warn("kfdemu: blit copy of %llu bytes outside known memory, skipped",
+			       (unsigned long long)len);
+		return;
+	}
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, len);
+}
+
+static void kernel_name(uint64_t kobj, char *out, size_t outlen)
+{
+	uintptr_t base;
+	uint64_t size;
+
+	snprintf(out, outlen, "%s", blit_names[blit_kind(kobj)]);
+	if (sim_kfd_face_mem_range(kfdemu_sim(), (const void *)(uintptr_t)kobj, &base, &size))
+		return;
+	for (uintptr_t img = kobj & ~(uintptr_t)4095; img >= base && kobj - img <= KFDEMU_MAX_SCAN;
+	     img -= 4096) {
+		if (name_from_image((const uint8_t *)img, base + size - img, kobj - img, out,
+				    outlen))
+			return;
+		if (img < 4096)
+			break;
+	}
+}
+
+/* Per-workgroup duration for @name from $HSAQM_KFDEMU_KERNELS, else the default. */
+static uint64_t kernel_duration(const char *name)
+{
+	const char *path = getenv("HSAQM_KFDEMU_KERNELS");
+	const char *dflt = getenv("HSAQM_KFDEMU_KERNEL_NS");
+	uint64_t ns = dflt && *dflt ? strtoull(dflt, NULL, 10) : 0;
+	char line[256], nm[160];
+	FILE *f;
+
+	if (!ns)
+		ns = KFDEMU_DEFAULT_KERNEL_NS;
+	if (!path || !*path || !(f = fopen(path, "r")))
+		return ns;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%159s %llu", nm, &v) == 2 && !strcmp(nm, name) && v) {
+			ns = v;
+			break;
+		}
+	}
+	fclose(f);
+	return ns;
+}
+
+static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *kernarg)
+{
+	struct kstat *st = arg;
+
+	if (st->blit != BLIT_NONE)
+		blit_wg(st, wg_index, kernarg);
+	hsaqm_fetch_add(&st->workgroups, 1u);
+}
+
+static struct kstat *stat_for(const char *name)
+{
+	for (size_t i = 0; i < kt.nst; i++)
+		if (!strcmp(kt.st[i]->name, name))
+			return kt.st[i];
+	if (kt.nst == kt.capst) {
+		size_t cap = kt.capst ? kt.capst * 2 : 16;
+		struct kstat **s = realloc(kt.st, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		kt.st = s;
+		kt.capst = cap;
+	}
+	struct kstat *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	st->duration_ns = kernel_duration(name);
+	for (unsigned int b = BLIT_COPY_ALIGNED; b <= BLIT_FILL; b++)
+		if (!strcmp(name, blit_names[b]))
+			st->blit = (enum blit)b;
+	kt.st[kt.nst++] = st;
+	return st;
+}
+
+/*
+ * Shared mode: the device process never calls into its clients, so the dispatch's workgroups
+ * are counted and a blit's copy is done as the translator hands it over (before the model
+ * runs it: kernels compute nothing, so only copies order against copies, and the translator
+ * keeps each queue's order and holds packets behind unsatisfied barriers).
+ */
+static void shared_dispatch(struct kstat *st, uint64_t nwg, void *kernarg)
+{
+	if (!kfdemu_shared())
+		return;
+	if (st->blit != BLIT_NONE && nwg)
+		blit_wg(st, 0, kernarg);
+	hsaqm_fetch_add(&st->workgroups, nwg);
+}
+
+int kfdemu_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, void *kernarg,
+			  uint64_t *model_handle)
+{
+	struct hsaqm_sim *sim = kfdemu_sim();
+	int err = 0;
+
+	if (!sim)
+		return -ENODEV;
+	pthread_mutex_lock(&kt.lock);
+	for (size_t i = 0; i < kt.n; i++)
+		if (kt.e[i].kobj == kobj && kt.e[i].waves == waves) {
+			*model_handle = kt.e[i].handle;
+			hsaqm_fetch_add(&kt.e[i].st->dispatches, 1u);
+			shared_dispatch(kt.e[i].st, nwg, kernarg);
+			goto out;
+		}
+	char name[128];
+
+	kernel_name(kobj, name, sizeof(name));
+	struct kstat *st = stat_for(name);
+
+	if (!st) {
+		err = -ENOMEM;
+		goto out;
+	}
+	struct hsaqm_sim_kernel_desc d = {
+		.name = name, .duration_ns = st->duration_ns, .dist = HSAQM_SIM_DIST_FIXED,
+		.waves_per_wg = waves,
+		.wg_callback = kfdemu_shared() ? NULL : wg_done, .wg_callback_arg = st,
+	};
+	uint64_t h;
+
+	err = hsaqm_sim_kernel_register(sim, &d, &h);
+	if (err)
+		goto out;
+	if (kt.n == kt.cap) {
+		size_t cap = kt.cap ? kt.cap * 2 : 16;
+		struct kentry *e = realloc(kt.e, cap * sizeof(*e));
+
+		if (!e) {
+			err = -ENOMEM;
+			goto out;
+		}
+		kt.e = e;
+		kt.cap = cap;
+	}
+	kt.e[kt.n++] = (struct kentry){ .kobj = kobj, .waves = waves, .handle = h, .st = st };
+	hsaqm_fetch_add(&st->dispatches, 1u);
+	shared_dispatch(st, nwg, kernarg);
+	hsaqm_log_info("kfdemu: kernel descriptor %#llx is \"%s\" (%u waves/workgroup, %llu ns)",
+		       (unsigned long long)kobj, name, waves, (unsigned long long)st->duration_ns);
+	*model_handle = h;
+out:
+	pthread_mutex_unlock(&kt.lock);
+	return err;
+}
+
+/* One line per kernel name: dispatches, workgroups the model ran, per-workgroup model ns. */
+void kfdemu_kernel_report_to(FILE *f)
+{
+	pthread_mutex_lock(&kt.lock);
+	for (size_t i = 0; i < kt.nst; i++)
+		fprintf(f, "kernel %s dispatches %llu workgroups %llu duration_ns %llu\n",
+			kt.st[i]->name, (unsigned long long)hsaqm_load_acquire(&kt.st[i]->dispatches),
+			(unsigned long long)hsaqm_load_acquire(&kt.st[i]->workgroups),
+			(unsigned long long)kt.st[i]->duration_ns);
+	pthread_mutex_unlock(&kt.lock);
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kfd.c - /dev/kfd of the emulation: one handle of the model's KFD face (sim/kfd_face*.c) per
+ * open(), every ioctl answered by the face with the KFD's own rules and errno. Two requests
+ * also go through the front end (front.c), because the CP reads the runtime's rings and the
+ * model runs its own: CREATE_QUEUE and DESTROY_QUEUE. WAIT_EVENTS first makes the front end
+ * look at every ring, as a doorbell would have (a runtime about to sleep has just rung one).
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "hsaqm/kfd_transport.h"
+#include "hsaqm/kfd_uapi.h"
+#include "kfdemu_internal.h"
+
+int kfdemu_kfd_open(void)
+{
+	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
+
+	if (!tp)
+		return -ENODEV;
+	return tp->open(tp->ctx);
+}
+
+int kfdemu_kfd_close(int handle)
+{
+	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
+
+	return tp ? tp->close(tp->ctx, handle) : -EBADF;
+}
+
+int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg)
+{
+	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
+
+	if (!tp)
+		return -EBADF;
+	if (_IOC_TYPE(request) != HSAQM_KFD_IOCTL_BASE) {
+		kfdemu_unknown_ioctl("kfd", request);
+		return -ENOTTY;
+	}
+	switch (HSAQM_KFD_IOC_NR(request)) {
+	case 0x02: /* CREATE_QUEUE */
+		return kfdemu_front_create(handle, request, arg);
+	case 0x03: /* DESTROY_QUEUE */
+		return kfdemu_front_destroy(handle, request, arg);
+	case 0x0C: /* WAIT_EVENTS */
+		kfdemu_front_kick();
+		break;
+	default:
+		break;
+	}
+	return tp->ioctl(tp->ctx, handle, request, arg);
+}
+
+void *kfdemu_kfd_mmap(int handle, void *addr, size_t len, int prot, int flags, off_t offset)
+{
+	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
+
+	if (!tp) {
+		errno = EBADF;
+		return MAP_FAILED;
+	}
+	return tp->mmap(tp->ctx, handle, addr, len, prot, flags, offset);
+}
