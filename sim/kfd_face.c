@@ -1334,7 +1334,7 @@ static int face_close(void *ctx, int handle)
  * /dev/kfd's tests require none) and logged once per number (HSAQM_LOG=warn), because a
  * runtime that needs it may then misbehave in ways that are hard to trace back.
  */
-static void unmodelled(struct kfd_face *f, unsigned int nr)
+static void unmodelled(struct kfd_face *f, unsigned int nr, unsigned long request)
 {
 	static uint64_t said[4]; /* one bit per nr (0..255) */
 
@@ -1342,8 +1342,16 @@ static void unmodelled(struct kfd_face *f, unsigned int nr)
 	nr &= 0xffu;
 	/* Relaxed is enough: a line said twice by two racing threads is harmless. */
 	if (!(hsaqm_fetch_or(&said[nr / 64], 1ull << (nr % 64)) & (1ull << (nr % 64))))
-		hsaqm_log_warn("sim KFD: ioctl nr 0x%02x is not modelled (answered with an error)",
-			       nr);
+		hsaqm_log_warn("sim KFD: ioctl nr 0x%02x (request %#lx) is not modelled (answered "
+			       "with an error)", nr, request);
+}
+
+uint64_t sim_kfd_face_dkms_only(struct hsaqm_sim *sim)
+{
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
+
+	/* Acquire: nothing else to order; a plain atomic read. */
+	return f ? hsaqm_load_acquire(&f->dkms_only) : 0;
 }
 
 uint64_t sim_kfd_face_unmodelled(struct hsaqm_sim *sim)
@@ -1367,8 +1375,20 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	if (nr < sizeof(kfd_ioctls) / sizeof(kfd_ioctls[0]) && kfd_ioctls[nr].since_minor &&
 	    kfd_ioctls[nr].since_minor <= f->minor)
 		d = &kfd_ioctls[nr];
+	if (!d && nr >= KFD_DKMS_IOCTL_FIRST && nr <= KFD_DKMS_IOCTL_LAST) {
+		/*
+		 * ROCm's out-of-tree driver numbered its own ioctls from 0x80 (IPC handles, the
+		 * old DBG_TRAP, SPM, PC sampling); a thunk of that era probes them and copes
+		 * with the upstream answer. This face is an upstream KFD: -EINVAL, as
+		 * kfd_ioctl() gives for a number past its table, counted apart.
+		 */
+		hsaqm_fetch_add(&f->dkms_only, 1ull);
+		hsaqm_log_info("sim KFD: ROCm-driver-only ioctl %#lx: -EINVAL (upstream KFD)",
+			       request);
+		return -EINVAL;
+	}
 	if (!d) {
-		unmodelled(f, nr);
+		unmodelled(f, nr, request);
 		return -EINVAL;
 	}
 
@@ -1381,7 +1401,7 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 	}
 	if (!d->fn) {
 		kfd_face_unlock(f);
-		unmodelled(f, nr);
+		unmodelled(f, nr, request);
 		return d->err;
 	}
 	p->busy++;

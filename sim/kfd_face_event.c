@@ -90,6 +90,8 @@ static int events_page(struct kfd_face *f, struct kfd_proc *p, struct kfd_events
 		e->nslots = (uint32_t)(size / sizeof(uint64_t) < HSAQM_KFD_SIGNAL_EVENT_LIMIT ?
 					       size / sizeof(uint64_t) :
 					       HSAQM_KFD_SIGNAL_EVENT_LIMIT);
+		/* Every slot unsignaled (kfd_event_page_set fills the page with ones). */
+		memset(e->page, 0xff, (size_t)e->nslots * sizeof(uint64_t));
 		return 0;
 	}
 	e->page = sim_mem_alloc(f->sim, HSAQM_KFD_SIGNAL_EVENT_LIMIT * sizeof(uint64_t),
@@ -98,6 +100,7 @@ static int events_page(struct kfd_face *f, struct kfd_proc *p, struct kfd_events
 		return -ENOMEM;
 	e->nslots = HSAQM_KFD_SIGNAL_EVENT_LIMIT;
 	e->page_owned = true;
+	memset(e->page, 0xff, HSAQM_KFD_SIGNAL_EVENT_LIMIT * sizeof(uint64_t));
 	return 0;
 }
 
@@ -120,10 +123,20 @@ int kfd_face_create_event(struct kfd_face *f, struct kfd_proc *p, void *arg)
 
 	if (!e)
 		return -ENOMEM;
+	/*
+	 * A page given with any event type becomes the signal page (kfd_ioctl_create_event maps
+	 * it before it looks at the type: libhsakmt gives it with its first event, which may be
+	 * a memory-exception event). A second one is refused, as the KFD does.
+	 */
+	if (a->event_page_offset) {
+		if (e->page)
+			return -EINVAL; /* "Event page is already set" */
+		err = events_page(f, p, e, a);
+		if (err)
+			return err;
+	}
 	if (a->event_type == HSAQM_KFD_EVENT_TYPE_SIGNAL ||
 	    a->event_type == HSAQM_KFD_EVENT_TYPE_DEBUG) {
-		bool first = !e->page;
-
 		err = events_page(f, p, e, a);
 		if (err)
 			return err;
@@ -137,8 +150,12 @@ int kfd_face_create_event(struct kfd_face *f, struct kfd_proc *p, void *arg)
 		e->signal[id] = ev;
 		/* Release: a reset slot before the id is handed out (a CP may write it next). */
 		hsaqm_store_release(&e->page[id], KFD_UNSIGNALED_SLOT);
-		/* The KFD-allocated page: its mmap offset, for the runtime's mmap() of it. */
-		a->event_page_offset = first && e->page_owned ? KFD_MMAP_TYPE_EVENTS : 0;
+		/*
+		 * Every signal event gets the events page's mmap offset back (kfd_event_create),
+		 * whoever allocated the page: a thunk takes a non-zero offset to mean "the slot
+		 * index is valid" and points the event's mailbox at it.
+		 */
+		a->event_page_offset = KFD_MMAP_TYPE_EVENTS;
 		a->event_slot_index = id;
 	} else {
 		for (id = 0; id < KFD_MAX_NONSIGNAL && e->other[id]; id++)

@@ -91,17 +91,23 @@ const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
  * was written, and wake its waiters. Return: 0; -ENOENT for no such event.
  *
  * sim_kfd_face_unmodelled() - how many ioctls the face answered "not modelled" (known to the
- * KFD, not modelled; or unknown) since the model was created.
+ * KFD, not modelled; or unknown to it) since the model was created.
  */
 void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, int prot, int flags,
 			       uint64_t offset);
 int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id);
 /*
- * sim_kfd_face_mem_range() - the memory object of the calling process whose GPU range holds
- * @p (VRAM, GTT, userptr, doorbell or MMIO object): its start and size. Return: 0; -ENOENT.
+ * sim_kfd_face_gpu_object() - the memory object of the calling process whose GPU virtual range
+ * holds @va (VRAM, GTT, userptr, doorbell or MMIO object): its GPU start and size, and where
+ * the GPU's accesses land in this process (*@host: its model memory, the runtime's own pages
+ * for a userptr object). What the CP and the DMA engines read and write goes through this:
+ * device memory a runtime never maps for the CPU is still the GPU's. Return: 0; -ENOENT.
  */
-int sim_kfd_face_mem_range(struct hsaqm_sim *sim, const void *p, uintptr_t *base, uint64_t *size);
+int sim_kfd_face_gpu_object(struct hsaqm_sim *sim, uint64_t va, uint64_t *base, uint64_t *size,
+			    void **host);
 uint64_t sim_kfd_face_unmodelled(struct hsaqm_sim *sim);
+/* How many ioctls of ROCm's out-of-tree driver (0x80..0x86) were answered -EINVAL. */
+uint64_t sim_kfd_face_dkms_only(struct hsaqm_sim *sim);
 
 /*
  * sim_kfd_face_set_runtime_topology() - before the sysfs tree is first used: write the

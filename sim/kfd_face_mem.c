@@ -426,11 +426,26 @@ void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, in
 	return kfd_face_bo_mmap(f, p, addr, len, prot, flags, offset, true);
 }
 
-int sim_kfd_face_mem_range(struct hsaqm_sim *sim, const void *ptr, uintptr_t *base,
-			   uint64_t *size)
+/* Where the GPU's accesses to @bo land in this process (lock held). */
+static void *bo_host(struct kfd_proc *p, const struct kfd_bo *bo)
+{
+	switch (bo->kind) {
+	case BO_MEM:
+		return bo->mem;
+	case BO_USERPTR:
+		return (void *)(uintptr_t)bo->mmap_offset; /* the runtime's own pages */
+	case BO_DOORBELL:
+		return p->pdd[bo->dev].doorbells;
+	case BO_MMIO:
+		return p->pdd[bo->dev].mmio_page;
+	}
+	return NULL;
+}
+
+int sim_kfd_face_gpu_object(struct hsaqm_sim *sim, uint64_t va, uint64_t *base, uint64_t *size,
+			    void **host)
 {
 	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
-	uint64_t a = (uint64_t)(uintptr_t)ptr;
 	int err = -ENOENT;
 
 	if (!f)
@@ -441,12 +456,26 @@ int sim_kfd_face_mem_range(struct hsaqm_sim *sim, const void *ptr, uintptr_t *ba
 
 		if (!p || p->owner != getpid() || p->closing)
 			continue;
+		/* The last hit first: copies and signal writes come in runs on one object. */
+		if (p->last_bo < p->nbos) {
+			const struct kfd_bo *bo = p->bos[p->last_bo];
+
+			if (va >= bo->va && va - bo->va < bo->size && bo_host(p, bo)) {
+				*base = bo->va;
+				*size = bo->size;
+				*host = bo_host(p, bo);
+				err = 0;
+				break;
+			}
+		}
 		for (uint32_t i = 0; i < p->nbos; i++) {
 			const struct kfd_bo *bo = p->bos[i];
 
-			if (a >= bo->va && a - bo->va < bo->size) {
-				*base = (uintptr_t)bo->va;
+			if (va >= bo->va && va - bo->va < bo->size && bo_host(p, bo)) {
+				*base = bo->va;
 				*size = bo->size;
+				*host = bo_host(p, bo);
+				p->last_bo = i;
 				err = 0;
 				break;
 			}

@@ -29,6 +29,9 @@ struct kfd_events;
 /* KFD PASIDs start above the graphics ones. */
 #define KFD_PASID_BASE 0x8001u
 #define KFD_HANDLE_BASE 1000
+/* ioctl numbers only ROCm's out-of-tree amdgpu driver had (kfd_ioctl.h "non-upstream"). */
+#define KFD_DKMS_IOCTL_FIRST 0x80u
+#define KFD_DKMS_IOCTL_LAST 0x86u
 /* KFD_MAX_NUM_OF_QUEUES_PER_PROCESS (kfd_priv.h): queue ids and doorbells per process. */
 #define KFD_MAX_QUEUES 1024u
 /* SOC15 doorbells are 64-bit; a process's doorbells fill 2 pages (kfd_doorbell.c). */
@@ -133,6 +136,7 @@ struct kfd_proc {
 	/* Memory objects (kfd_face_mem.c): sorted by id; ids count from 1. */
 	struct kfd_bo **bos;
 	uint32_t nbos, capbos, next_bo_id;
+	uint32_t last_bo; /* index of the last object sim_kfd_face_gpu_object() found */
 	int32_t xnack; /* SET_XNACK_MODE: 0 off (gfx9.4 default without the kernel option) */
 	/* Events (kfd_face_event.c). */
 	struct kfd_events *ev;
@@ -149,6 +153,7 @@ struct kfd_face {
 	uint32_t db_users; /* doorbell_written() calls in flight */
 	uint32_t minor;
 	uint64_t unmodelled; /* ioctls the face does not model, answered with an error; atomic */
+	uint64_t dkms_only;  /* ROCm-driver-only numbers (0x80..), -EINVAL as upstream; atomic */
 	bool virtual_time;
 	bool cwsr;
 	int sched_policy;

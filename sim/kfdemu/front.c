@@ -77,8 +77,10 @@ struct tqueue {
 	uint32_t nslots;
 	volatile uint64_t *wptr;
 	volatile uint64_t *rptr;
+	uint64_t rptr_va;         /* the read pointer's GPU address (amd_queue_t's field) */
 	uint64_t next;            /* next ROCr index to translate */
 	bool blocked;             /* a barrier waits for its dependencies */
+	bool blocked_logged;      /* that wait was logged (debug) */
 	/* the model's side */
 	union hsaqm_aql_packet *shadow;
 	uint64_t *shadow_wptr, *shadow_rptr; /* model memory */
@@ -343,9 +345,20 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 		case HSAQM_AQL_TYPE_BARRIER_AND:
 		case HSAQM_AQL_TYPE_BARRIER_OR:
 			if (!barrier_ready(&p, type)) {
+				if (!q->blocked_logged)
+					hsaqm_log_debug("kfdemu: queue %u packet %llu waits on %#llx=%lld "
+							"%#llx=%lld", q->kfd_id, (unsigned long long)i,
+							(unsigned long long)p.barrier.dep_signal[0],
+							p.barrier.dep_signal[0] ?
+								(long long)rocr_value(p.barrier.dep_signal[0]) : 0,
+							(unsigned long long)p.barrier.dep_signal[1],
+							p.barrier.dep_signal[1] ?
+								(long long)rocr_value(p.barrier.dep_signal[1]) : 0);
+				q->blocked_logged = true;
 				q->blocked = true;
 				goto stop;
 			}
+			q->blocked_logged = false;
 			empty_barrier(&out, hdr, map_completion(sim, q, p.barrier.completion_signal));
 			break;
 		case HSAQM_AQL_TYPE_VENDOR:
@@ -457,10 +470,10 @@ static int translator_start(void)
 
 void kfdemu_event_fire(uint64_t mailbox, uint32_t id)
 {
-	uint64_t *slot = (uint64_t *)(uintptr_t)mailbox;
+	/* The CP writes through the GPU's view of the mailbox: a bad address would fault. */
+	uint64_t *slot = kfdemu_gpu_ptr(mailbox, sizeof(*slot));
 
-	/* The CP writes only where the runtime's memory is: a bad pointer would fault. */
-	if (!kfdemu_mem_known(slot, sizeof(*slot))) {
+	if (!slot) {
 		hsaqm_log_warn("kfdemu: event mailbox %#llx is not runtime memory, interrupt dropped",
 			       (unsigned long long)mailbox);
 		return;
@@ -491,17 +504,18 @@ static int64_t cp_error_code(int hsa_status)
 static void queue_error(void *ctx, struct sim_hwq *hwq, int hsa_status)
 {
 	struct tqueue *q = ctx;
-	amd_queue_t *aq = (amd_queue_t *)((uintptr_t)q->rptr - offsetof(amd_queue_t,
-									  read_dispatch_id));
+	/* The read pointer ROCr names is its amd_queue_t's read_dispatch_id. */
+	amd_queue_t *aq = kfdemu_gpu_ptr(q->rptr_va - offsetof(amd_queue_t, read_dispatch_id),
+					 sizeof(*aq));
 
 	(void)hwq;
 	hsaqm_log_warn("kfdemu: queue %u stopped, status %#x", q->kfd_id, hsa_status);
-	if (!kfdemu_mem_known(aq, sizeof(*aq)) ||
+	if (!aq ||
 	    aq->read_dispatch_id_field_base_byte_offset != offsetof(amd_queue_t, read_dispatch_id))
 		return;
-	amd_signal_t *s = (amd_signal_t *)(uintptr_t)aq->queue_inactive_signal.handle;
+	amd_signal_t *s = kfdemu_gpu_ptr(aq->queue_inactive_signal.handle, sizeof(*s));
 
-	if (!s || !kfdemu_mem_known(s, sizeof(*s)))
+	if (!s)
 		return;
 	int64_t zero = 0;
 
@@ -537,9 +551,14 @@ static int create_sdma(int handle, unsigned long request, struct hsaqm_kfd_creat
 	struct sim_kfd_front front = { .runs_all = true };
 	int err;
 
-	err = kfdemu_sdma_create(q->dev, (void *)(uintptr_t)a->ring_base_address, a->ring_size,
-				 (uint64_t *)(uintptr_t)a->read_pointer_address,
-				 (uint64_t *)(uintptr_t)a->write_pointer_address, &q->sdma);
+	void *ring = kfdemu_gpu_ptr(a->ring_base_address, a->ring_size);
+	uint64_t *rptr = kfdemu_gpu_ptr(a->read_pointer_address, 8);
+	uint64_t *wptr = kfdemu_gpu_ptr(a->write_pointer_address, 8);
+
+	/* What the engine reads must be GPU memory of the process (the KFD checks it too). */
+	if (!ring || !rptr || !wptr)
+		return -EFAULT;
+	err = kfdemu_sdma_create(q->dev, ring, a->ring_size, rptr, wptr, &q->sdma);
 	if (err)
 		return err;
 	err = face_create(handle, request, a, &front);
@@ -562,10 +581,14 @@ static int create_aql(struct hsaqm_sim *sim, int handle, unsigned long request,
 	if (size < 1024 || (size & (size - 1)) || !a->ring_base_address ||
 	    !a->read_pointer_address || !a->write_pointer_address)
 		return -EINVAL;
-	q->ring = (uint8_t *)(uintptr_t)a->ring_base_address;
+	/* The CP reads the ring and pointers through the GPU's view of the process's memory. */
+	q->ring = kfdemu_gpu_ptr(a->ring_base_address, size);
 	q->nslots = size / 64u;
-	q->wptr = (volatile uint64_t *)(uintptr_t)a->write_pointer_address;
-	q->rptr = (volatile uint64_t *)(uintptr_t)a->read_pointer_address;
+	q->wptr = kfdemu_gpu_ptr(a->write_pointer_address, 8);
+	q->rptr = kfdemu_gpu_ptr(a->read_pointer_address, 8);
+	q->rptr_va = a->read_pointer_address;
+	if (!q->ring || !q->wptr || !q->rptr)
+		return -EFAULT; /* the face would refuse it: not memory of the process's GPU */
 	q->shadow = hsaqm_sim_mem_alloc(sim, size, 4096);
 	q->shadow_wptr = hsaqm_sim_mem_alloc(sim, 128, 64);
 	if (!q->shadow || !q->shadow_wptr) {
@@ -573,7 +596,7 @@ static int create_aql(struct hsaqm_sim *sim, int handle, unsigned long request,
 		return -ENOMEM;
 	}
 	q->shadow_rptr = q->shadow_wptr + 8; /* its own cache line */
-	q->next = kfdemu_mem_known((const void *)q->rptr, 8) ? *q->rptr : 0;
+	q->next = *q->rptr;
 	*q->shadow_wptr = q->next;
 	*q->shadow_rptr = q->next;
 	for (uint32_t i = 0; i < q->nslots; i++)

@@ -6,7 +6,8 @@
  * Paths. /dev/kfd and /dev/dri/renderD<128 + n> are opened as the model's devices; the KFD's
  * sysfs (/sys/devices/virtual/kfd/kfd, /sys/class/kfd), amdgpu's (/sys/module/amdgpu) and the
  * render nodes' (/sys/dev/char/226:*, /sys/class/drm/renderD*) are the model's generated tree
- * (sim/sysfs.c), by rewriting the path before the real call: files there are real files, so
+ * (sim/sysfs.c), and /proc/modules lists amdgpu (kfdemu.c), by rewriting the path before the
+ * real call: files there are real files, so
  * read(), readdir() and stat() work unchanged on what is returned. Every other path passes
  * through untouched, without taking a lock or making the model.
  *
@@ -90,6 +91,8 @@ static const struct prefix prefixes[] = {
 	{ "/sys/dev/char/226:", "dev/char/226:", true },
 	{ "/sys/class/drm/renderD", "class/drm/renderD", true },
 	{ "/sys/class/drm/card", "class/drm/card", true },
+	/* The module list with amdgpu in it (kfdemu.c writes it): lsmod reads it. */
+	{ "/proc/modules", "proc/modules", false },
 };
 
 enum map { MAP_PASS, MAP_PATH, MAP_KFD, MAP_RENDER, MAP_FAIL };
@@ -114,7 +117,7 @@ static enum map map_path(const char *path, char *out, size_t outlen, unsigned in
 {
 	size_t n;
 
-	if (!path || path[0] != '/' || (path[1] != 's' && path[1] != 'd'))
+	if (!path || path[0] != '/' || (path[1] != 's' && path[1] != 'd' && path[1] != 'p'))
 		return MAP_PASS;
 	if (!strcmp(path, "/dev/kfd"))
 		return kfdemu_sysfs_root() ? MAP_KFD : MAP_FAIL;

@@ -77,14 +77,16 @@ static struct {
 	size_t nst, capst;
 } kt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-bool kfdemu_mem_known(const void *p, uint64_t len)
+void *kfdemu_gpu_ptr(uint64_t va, uint64_t len)
 {
-	uintptr_t base;
-	uint64_t size;
+	uint64_t base, size;
+	void *host;
 
-	if (!p || sim_kfd_face_mem_range(kfdemu_sim(), p, &base, &size))
-		return false;
-	return len <= size && (uintptr_t)p - base <= size - len;
+	if (!va || sim_kfd_face_gpu_object(kfdemu_sim(), va, &base, &size, &host))
+		return NULL;
+	if (len > size || va - base > size - len)
+		return NULL; /* runs past the object: a GPU would fault there */
+	return (char *)host + (va - base);
 }
 
 /* [off, off + len) inside an image of @size bytes. */
@@ -158,10 +160,9 @@ static bool name_from_image(const uint8_t *img, uint64_t size, uint64_t off, cha
 /* One of ROCr's assembled blit shaders at @kobj (an amd_kernel_code_t), or BLIT_NONE. */
 static enum blit blit_kind(uint64_t kobj)
 {
-	const amd_kernel_code_t *k = (const amd_kernel_code_t *)(uintptr_t)kobj;
+	const amd_kernel_code_t *k = kfdemu_gpu_ptr(kobj, sizeof(*k));
 
-	if (!kfdemu_mem_known(k, sizeof(*k)) ||
-	    k->kernel_code_entry_byte_offset != (int64_t)sizeof(amd_kernel_code_t))
+	if (!k || k->kernel_code_entry_byte_offset != (int64_t)sizeof(amd_kernel_code_t))
 		return BLIT_NONE;
 	uint32_t vgpr = k->compute_pgm_rsrc1 & 0x3f, sgpr = (k->compute_pgm_rsrc1 >> 6) & 0xf;
 
@@ -198,23 +199,27 @@ struct blit_fill_args {
 };
 
 /* Model thread, once per workgroup: workgroup 0 does the whole copy or fill. */
-static void blit_wg(struct kstat *st, uint32_t wg_index, void *kernarg)
+static void blit_wg(struct kstat *st, uint32_t wg_index, uint64_t kernarg_va)
 {
-	if (wg_index != 0 || !kfdemu_mem_known(kernarg, sizeof(struct blit_copy_aligned_args)))
-		return;
+	const void *kernarg = kfdemu_gpu_ptr(kernarg_va, sizeof(struct blit_copy_aligned_args));
 	uint64_t src, dst, len;
+	void *d;
+	const void *s;
 
+	if (wg_index != 0 || !kernarg)
+		return;
 	if (st->blit == BLIT_FILL) {
 		const struct blit_fill_args *a = kernarg;
 
 		dst = a->phase1_dst_start;
 		len = a->phase2_dst_end - dst;
-		if (a->phase2_dst_end < dst || !kfdemu_mem_known((void *)(uintptr_t)dst, len)) {
-			hsaqm_log_warn("kfdemu: blit fill outside known memory, skipped");
+		d = a->phase2_dst_end >= dst ? kfdemu_gpu_ptr(dst, len) : NULL;
+		if (!d) {
+			hsaqm_log_warn("kfdemu: blit fill outside the process's GPU memory, skipped");
 			return;
 		}
 		for (uint64_t i = 0; i + 4 <= len; i += 4)
-			memcpy((uint8_t *)(uintptr_t)dst + i, &a->fill_value, 4);
+			memcpy((uint8_t *)d + i, &a->fill_value, 4);
 		return;
 	}
 	if (st->blit == BLIT_COPY_ALIGNED) {
@@ -230,27 +235,30 @@ static void blit_wg(struct kstat *st, uint32_t wg_index, void *kernarg)
 		dst = a->phase_start[1];
 		len = a->src_end - src;
 	}
-	if (!kfdemu_mem_known((void *)(uintptr_t)src, len) ||
-	    !kfdemu_mem_known((void *)(uintptr_t)dst, len)) {
-		hsaqm_log_warn("kfdemu: blit copy of %llu bytes outside known memory, skipped",
-			       (unsigned long long)len);
+	s = kfdemu_gpu_ptr(src, len);
+	d = kfdemu_gpu_ptr(dst, len);
+	if (!s || !d) {
+		hsaqm_log_warn("kfdemu: blit copy of %llu bytes outside the process's GPU memory, "
+			       "skipped", (unsigned long long)len);
 		return;
 	}
-	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, len);
+	memmove(d, s, len);
 }
 
 static void kernel_name(uint64_t kobj, char *out, size_t outlen)
 {
-	uintptr_t base;
-	uint64_t size;
+	uint64_t base, size;
+	void *host;
 
 	snprintf(out, outlen, "%s", blit_names[blit_kind(kobj)]);
-	if (sim_kfd_face_mem_range(kfdemu_sim(), (const void *)(uintptr_t)kobj, &base, &size))
+	/* The image is read where the GPU reads it: the object's memory (device memory too). */
+	if (sim_kfd_face_gpu_object(kfdemu_sim(), kobj, &base, &size, &host))
 		return;
-	for (uintptr_t img = kobj & ~(uintptr_t)4095; img >= base && kobj - img <= KFDEMU_MAX_SCAN;
-	     img -= 4096) {
-		if (name_from_image((const uint8_t *)img, base + size - img, kobj - img, out,
-				    outlen))
+	const uint8_t *obj = host;
+	uint64_t off = kobj - base;
+
+	for (uint64_t img = off & ~(uint64_t)4095; off - img <= KFDEMU_MAX_SCAN; img -= 4096) {
+		if (name_from_image(obj + img, size - img, off - img, out, outlen))
 			return;
 		if (img < 4096)
 			break;
@@ -289,7 +297,7 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *ke
 	struct kstat *st = arg;
 
 	if (st->blit != BLIT_NONE)
-		blit_wg(st, wg_index, kernarg);
+		blit_wg(st, wg_index, (uint64_t)(uintptr_t)kernarg);
 	hsaqm_fetch_add(&st->workgroups, 1u);
 }
 
@@ -331,7 +339,7 @@ static void shared_dispatch(struct kstat *st, uint64_t nwg, void *kernarg)
 	if (!kfdemu_shared())
 		return;
 	if (st->blit != BLIT_NONE && nwg)
-		blit_wg(st, 0, kernarg);
+		blit_wg(st, 0, (uint64_t)(uintptr_t)kernarg);
 	hsaqm_fetch_add(&st->workgroups, nwg);
 }
 

@@ -12,6 +12,7 @@
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/kfd_uapi.h"
 #include "kfdemu_internal.h"
+#include "log_internal.h"
 
 int kfdemu_kfd_open(void)
 {
@@ -29,16 +30,9 @@ int kfdemu_kfd_close(int handle)
 	return tp ? tp->close(tp->ctx, handle) : -EBADF;
 }
 
-int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg)
+static int kfd_ioctl(const struct hsaqm_kfd_transport *tp, int handle, unsigned long request,
+		     void *arg)
 {
-	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
-
-	if (!tp)
-		return -EBADF;
-	if (_IOC_TYPE(request) != HSAQM_KFD_IOCTL_BASE) {
-		kfdemu_unknown_ioctl("kfd", request);
-		return -ENOTTY;
-	}
 	switch (HSAQM_KFD_IOC_NR(request)) {
 	case 0x02: /* CREATE_QUEUE */
 		return kfdemu_front_create(handle, request, arg);
@@ -51,6 +45,24 @@ int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg)
 		break;
 	}
 	return tp->ioctl(tp->ctx, handle, request, arg);
+}
+
+int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg)
+{
+	const struct hsaqm_kfd_transport *tp = kfdemu_kfd();
+	int r;
+
+	if (!tp)
+		return -EBADF;
+	if (_IOC_TYPE(request) != HSAQM_KFD_IOCTL_BASE) {
+		kfdemu_unknown_ioctl("kfd", request);
+		return -ENOTTY;
+	}
+	r = kfd_ioctl(tp, handle, request, arg);
+	/* HSAQM_LOG=debug traces every request: what strace would show on a real KFD. */
+	hsaqm_log_debug("kfdemu: kfd ioctl nr 0x%02lx -> %d", (unsigned long)HSAQM_KFD_IOC_NR(request),
+			r);
+	return r;
 }
 
 void *kfdemu_kfd_mmap(int handle, void *addr, size_t len, int prot, int flags, off_t offset)

@@ -114,7 +114,11 @@ int kfdemu_kernel_resolve(uint64_t kernel_object, uint32_t waves, uint64_t nwg, 
 			  uint64_t *model_handle);
 /* The report's per-kernel lines (dispatches, workgroups, model duration) into @f. */
 void kfdemu_kernel_report_to(FILE *f);
-/* True when [p, p + len) lies inside memory the runtime allocated or registered. */
-bool kfdemu_mem_known(const void *p, uint64_t len);
+/*
+ * Where a GPU access to [@va, @va + @len) lands in this process (the memory object's model
+ * memory, or the runtime's own pages for userptr memory), or NULL when no single memory object
+ * of the process holds it (where a GPU would fault).
+ */
+void *kfdemu_gpu_ptr(uint64_t va, uint64_t len);
 
 #endif /* HSAQM_KFDEMU_INTERNAL_H */

@@ -73,9 +73,10 @@ static struct {
 	unsigned int count[HSAQM_SIM_MAX_DEVICES];
 } sq = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static bool addr_ok(uint64_t addr, uint64_t len)
+/* Where the engine's access to GPU address [@va, @va + @len) lands, or NULL (a fault). */
+static void *gpu(uint64_t va, uint64_t len)
 {
-	return kfdemu_mem_known((const void *)(uintptr_t)addr, len);
+	return kfdemu_gpu_ptr(va, len);
 }
 
 static uint32_t dw(const uint32_t *p, unsigned int i)
@@ -119,11 +120,13 @@ static void copy_rect(struct kfdemu_sdma *q, const uint32_t *p)
 			uint64_t s = src + ((sx + (sy + y) * spitch + (sz + z) * sslice) << el);
 			uint64_t d = dst + ((dx + (dy + y) * dpitch + (dz + z) * dslice) << el);
 
-			if (!addr_ok(s, row) || !addr_ok(d, row)) {
-				hsaqm_log_warn("kfdemu: sdma rect row outside known memory, skipped");
+			void *hs = gpu(s, row), *hd = gpu(d, row);
+
+			if (!hs || !hd) {
+				hsaqm_log_warn("kfdemu: sdma rect row outside GPU memory, skipped");
 				continue;
 			}
-			memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, row);
+			memmove(hd, hs, row);
 			q->bytes += row;
 		}
 }
@@ -155,6 +158,8 @@ static int execute(struct hsaqm_sim *sim, struct kfdemu_sdma *q, const uint32_t 
 {
 	unsigned int op = dw(p, 0) & 0xff, sub = (dw(p, 0) >> 8) & 0xff;
 	uint64_t a, len;
+	const void *hs;
+	void *h;
 
 	switch (op) {
 	case SDMA_OP_NOP:
@@ -169,13 +174,14 @@ static int execute(struct hsaqm_sim *sim, struct kfdemu_sdma *q, const uint32_t 
 			return 1;
 		}
 		len = (dw(p, 1) & 0x3fffff) + 1ull;
-		a = addr64(p, 3);
-		if (!addr_ok(a, len) || !addr_ok(addr64(p, 5), len)) {
-			hsaqm_log_warn("kfdemu: sdma copy of %llu bytes outside known memory, skipped",
+		hs = gpu(addr64(p, 3), len);
+		h = gpu(addr64(p, 5), len);
+		if (!hs || !h) {
+			hsaqm_log_warn("kfdemu: sdma copy of %llu bytes outside GPU memory, skipped",
 				       (unsigned long long)len);
 			return 1;
 		}
-		memmove((void *)(uintptr_t)addr64(p, 5), (const void *)(uintptr_t)a, len);
+		memmove(h, hs, len);
 		q->bytes += len;
 		q->busy_until = hsaqm_sim_now_ns(sim) + len / SDMA_BYTES_PER_NS;
 		return 1;
@@ -184,26 +190,27 @@ static int execute(struct hsaqm_sim *sim, struct kfdemu_sdma *q, const uint32_t 
 		uint32_t v = dw(p, 3);
 
 		len = (dw(p, 4) & 0x3fffff) + (1ull << fillsize);
-		a = addr64(p, 1);
-		if (fillsize != 2 || !addr_ok(a, len)) {
+		h = fillsize == 2 ? gpu(addr64(p, 1), len) : NULL;
+		if (!h) {
 			hsaqm_log_warn("kfdemu: sdma fill (size code %u, %llu bytes) skipped", fillsize,
 				       (unsigned long long)len);
 			return 1;
 		}
 		for (uint64_t i = 0; i + 4 <= len; i += 4)
-			memcpy((uint8_t *)(uintptr_t)a + i, &v, 4);
+			memcpy((uint8_t *)h + i, &v, 4);
 		q->bytes += len;
 		q->busy_until = hsaqm_sim_now_ns(sim) + len / SDMA_BYTES_PER_NS;
 		return 1;
 	}
 	case SDMA_OP_FENCE:
 		a = addr64(p, 1);
-		if (!addr_ok(a, 4) || (a & 3)) {
+		h = (a & 3) ? NULL : gpu(a, 4);
+		if (!h) {
 			hsaqm_log_warn("kfdemu: sdma fence to an unknown address, skipped");
 			return 1;
 		}
 		/* Release: every earlier packet's bytes before the fence value. */
-		hsaqm_store_release((uint32_t *)(uintptr_t)a, dw(p, 3));
+		hsaqm_store_release((uint32_t *)h, dw(p, 3));
 		return 1;
 	case SDMA_OP_TRAP:
 		/* The fence before it wrote the event's slot; the interrupt signals the event. */
@@ -215,12 +222,13 @@ static int execute(struct hsaqm_sim *sim, struct kfdemu_sdma *q, const uint32_t 
 		if (!((dw(p, 0) >> 31) & 1))
 			return 1; /* a register poll (HDP flush): no registers in the model */
 		a = addr64(p, 1);
-		if (!addr_ok(a, 4) || (a & 3)) {
+		h = (a & 3) ? NULL : gpu(a, 4);
+		if (!h) {
 			hsaqm_log_warn("kfdemu: sdma poll of an unknown address, skipped");
 			return 1;
 		}
 		/* Acquire: what the writer of the polled value did before it, before what follows. */
-		uint32_t v = hsaqm_load_acquire((uint32_t *)(uintptr_t)a);
+		uint32_t v = hsaqm_load_acquire((uint32_t *)h);
 
 		/* retry_count 0xfff is "forever" (ROCr's only use): every poll waits until true. */
 		return poll_holds(func, v & dw(p, 4), dw(p, 3) & dw(p, 4)) ? 1 : 0;
@@ -231,23 +239,26 @@ static int execute(struct hsaqm_sim *sim, struct kfdemu_sdma *q, const uint32_t 
 		a = addr64(p, 1);
 		if (opn != SDMA_ATOMIC_ADD64)
 			return -1;
-		if (!addr_ok(a, 8) || (a & 7)) {
+		h = (a & 7) ? NULL : gpu(a, 8);
+		if (!h) {
 			hsaqm_log_warn("kfdemu: sdma atomic on an unknown address, skipped");
 			return 1;
 		}
 		/* Acq_rel: the copies before it are visible to whoever sees the new value. */
-		hsaqm_fetch_add((uint64_t *)(uintptr_t)a, addr64(p, 3));
+		hsaqm_fetch_add((uint64_t *)h, addr64(p, 3));
 		return 1;
 	}
 	case SDMA_OP_TIMESTAMP:
 		if (sub == 0)
 			return 1; /* set the local timestamp: the model's clock is not settable */
 		a = addr64(p, 1);
-		if (!addr_ok(a, 8) || (a & 7)) {
+		h = (a & 7) ? NULL : gpu(a, 8);
+		if (!h) {
 			hsaqm_log_warn("kfdemu: sdma timestamp to an unknown address, skipped");
 			return 1;
 		}
-		hsaqm_store_release((uint64_t *)(uintptr_t)a, hsaqm_sim_now_ns(sim));
+		/* Release: the timestamp is the packet's only effect; ROCr reads it after a fence. */
+		hsaqm_store_release((uint64_t *)h, hsaqm_sim_now_ns(sim));
 		return 1;
 	}
 	return -1;

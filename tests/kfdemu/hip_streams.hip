@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 //
-// Proof 3 of issue 9 (docs/real-stack.md): a HIP program built here with Debian's hipcc for
-// gfx90a, run by Debian's libamdhip64 5.2.3 on the real ROCr over the device model through
-// thunk/'s libhsakmt.so.1. hipMalloc, hipMemcpy both ways (pageable and pinned host memory,
+// The HIP program of the ROCm matrix (docs/real-stack.md): built with each Debian root's own
+// hipcc, run by that release's libamdhip64 and ROCr over the device model through the emulated
+// /dev/kfd (sim/kfdemu/). hipMalloc, hipMemcpy both ways (pageable and pinned host memory,
 // aligned and odd sizes; every byte checked), kernels on two streams created with the lowest
-// and the highest stream priority, hipDeviceSynchronize, clean exit.
+// and the highest stream priority, HIP events, hipDeviceSynchronize, clean exit.
 //
-// Kernels do not compute on the model: each takes the per-workgroup model time the face's
-// kernel table gives its name (hsaqm_hip_low 2 ms, hsaqm_hip_high 50 us in the test). The
-// copies do move bytes: ROCr sends them to the SDMA queues the face models.
+// Kernels do not compute on the model: each takes the per-workgroup model time the emulation's
+// kernel table gives its name (hsaqm_hip_low 2 ms, hsaqm_hip_high 50 us in the tests). The
+// copies do move bytes: ROCr sends them to the SDMA engines the emulation models, or, with
+// HSA_ENABLE_SDMA=0, to its blit kernels, which the emulation performs.
 //
+// $HSAQM_TEST_ARCH: the architecture the agent must report (default gfx942).
 // Output: "high-latency-us N" per high-priority dispatch (model time, from HIP events, i.e.
-// ROCr's profiling timestamps, which the face writes in model ns), then "PASS" or a FAIL line.
-// Exit 0 on success, 1 on failure.
+// ROCr's profiling timestamps, which the emulation writes in model ns), then "PASS" or a FAIL
+// line. Exit 0 on success, 1 on failure.
 #include <hip/hip_runtime.h>
 
 #include <stdint.h>
@@ -93,12 +95,16 @@ int main(void)
 {
 	hipDeviceProp_t prop;
 	int n = 0, least = 0, greatest = 0;
+	const char *arch = getenv("HSAQM_TEST_ARCH");
 
+	if (!arch || !*arch)
+		arch = "gfx942";
 	CHECK(hipGetDeviceCount(&n));
 	CHECK(hipGetDeviceProperties(&prop, 0));
 	printf("device %s arch %s CUs %d\n", prop.name, prop.gcnArchName, prop.multiProcessorCount);
-	if (n != 1 || strncmp(prop.gcnArchName, "gfx90a", 6) || prop.multiProcessorCount != 80) {
-		printf("FAIL: not the model's gfx90a agent\n");
+	if (n != 1 || strncmp(prop.gcnArchName, arch, strlen(arch)) ||
+	    prop.multiProcessorCount != 80) {
+		printf("FAIL: not the model's %s agent with 80 CUs\n", arch);
 		return 1;
 	}
 
