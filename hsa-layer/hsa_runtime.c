@@ -358,6 +358,35 @@ static void lv3_check_runtime(struct hsaqm_hsa_rt_private *rtp)
 	rtp->lv3_ok = true;
 }
 
+int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt)
+{
+	struct hsaqm_hsa_rt_private *rtp = rt ? rt->priv : NULL;
+	int rc = -EOPNOTSUPP;
+
+	if (!rtp)
+		return -EINVAL;
+	pthread_mutex_lock(&rtp->lock);
+	if (!rtp->lv3_checked)
+		lv3_check_runtime(rtp);
+	if (rtp->lv3_ok && rtp->kfd) {
+		/*
+		 * The KFD suspends queues only for a process whose runtime is enabled, and enables
+		 * it only while the process has no queue (EEXIST after). ROCr from 5.5 enables it in
+		 * hsa_init (EBUSY here: nothing to do); ROCm 5.2's libhsakmt tries its out-of-tree
+		 * driver's ioctl instead, which an upstream KFD refuses, so such a process would
+		 * never be suspendable: enable it now, as ROCr would, without an r_debug (a debugger
+		 * attaching later then finds no code object list).
+		 */
+		rc = hsaqm_kfd_runtime_enable(rtp->kfd, 0, false);
+		if (rc == -EBUSY)
+			rc = 0;
+		else if (rc)
+			hsaqm_log_info("RUNTIME_ENABLE: %s (Lv3 suspends will tell)", strerror(-rc));
+	}
+	pthread_mutex_unlock(&rtp->lock);
+	return rc;
+}
+
 int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
 			size_t why_len)
 {

@@ -470,6 +470,13 @@ static int write_tree(struct hsaqm_sim *sim, const char *root)
 				 "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
 	if (!err)
 		err = make_dirs(root, "class/kfd/kfd/proc");
+	/*
+	 * The emulated /dev/kfd says what it is where a reader of the topology can see it: a file
+	 * the KFD never has. hsa-queue-probe reads it and labels its figures model figures.
+	 */
+	if (!err && sim_runtime_topology(sim))
+		err = write_file(root, "class/kfd/kfd/topology/hsaqm_model",
+				 "emulated by libhsaqm-kfdemu: the hsaqm device model (sim/), not a GPU\n");
 	if (!err)
 		err = sim_runtime_topology(sim) ? write_runtime_cpu(sim, root) : write_cpu_node(root);
 	for (unsigned int d = 0; !err && d < n; d++)

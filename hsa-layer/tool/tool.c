@@ -949,6 +949,9 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 		return true;
 	}
 	g.rt_ok = true;
+	/* Before the runtime's first queue, or a ROCm 5.x process could never be suspended. */
+	if (g.cfg.level >= HSAQM_LEVEL_3)
+		hsaqm_hsa_lv3_prepare(&g.rt);
 	for (size_t i = 0; i < NWRAPPERS; i++) {
 		slots[wrappers[i].entry] = hsaqm_api_table_slot(table, &g.rt.layout,
 								 wrappers[i].entry);

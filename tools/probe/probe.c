@@ -432,6 +432,18 @@ int hsaqm_probe_exit_code(const struct hsaqm_probe_report *r)
 	return r->is_model ? HSAQM_PROBE_EXIT_MODEL : HSAQM_PROBE_EXIT_HARDWARE;
 }
 
+/*
+ * The emulated /dev/kfd (sim/kfdemu/) says so in its topology, with a file no KFD has: the
+ * real path then measures the model, and every figure is a model figure.
+ */
+static bool emulated_kfd(const char *sysfs_root)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/class/kfd/kfd/topology/hsaqm_model", sysfs_root);
+	return access(path, F_OK) == 0;
+}
+
 int hsaqm_probe_env_system(struct hsaqm_probe_env *env)
 {
 	if (!env)
@@ -443,5 +455,8 @@ int hsaqm_probe_env_system(struct hsaqm_probe_env *env)
 	env->queues_via_kfd = false;
 	/* ROCr has enabled the runtime in hsa_init: the probe's own enable answers EBUSY. */
 	env->runtime_enable = true;
+	env->is_model = emulated_kfd(env->sysfs_root);
+	if (env->is_model)
+		env->model_name = "hsaqm device model behind an emulated /dev/kfd (libhsaqm-kfdemu)";
 	return 0;
 }

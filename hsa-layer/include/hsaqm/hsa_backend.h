@@ -81,6 +81,20 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
 			   const struct hsaqm_kfd_transport *kfd);
 
 /**
+ * hsaqm_hsa_lv3_prepare() - what Lv3 needs before the process's first queue: open the KFD
+ * the runtime's queues live on and enable the process's runtime there (RUNTIME_ENABLE), which
+ * the KFD allows only while the process has no queue and requires before it suspends any.
+ * A runtime that enabled it already (ROCr >= 5.5, in hsa_init) answers EBUSY: nothing to do.
+ * Call it from OnLoad when Lv3 is asked for; without it, a runtime whose thunk never enables
+ * the runtime the upstream way (ROCm 5.2) gets EPERM at its first suspend.
+ *
+ * Return: 0; -EINVAL without an initialised @rt; -EOPNOTSUPP when Lv3 is unavailable (no
+ * KFD, KFD < 1.13, no HWS or CWSR: the reason comes with the first queue); or the -errno of
+ * RUNTIME_ENABLE (-EEXIST: a queue exists already).
+ */
+int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt);
+
+/**
  * hsaqm_hsa_runtime_fini() - free hsaqm's state for a runtime: retire the async handlers of
  * its marker signals, end the DBG_TRAP session (which resumes anything still suspended) and
  * close the KFD. Call it after the last proxy of @rt is destroyed and while the runtime is

@@ -1,0 +1,384 @@
+#!/bin/sh
+# One row of the ROCm version matrix (docs/real-stack.md): a real ROCm release, unmodified,
+# on the device model through the emulated /dev/kfd (sim/kfdemu/).
+#
+#   matrix.sh WHERE BUILD_DIR OUT_DIR
+#
+# WHERE is host (this machine's own ROCm) or a Debian root of scripts/debian-root: rocm-5.2
+# (bookworm), rocm-6.1 (trixie), rocm-6.4 (sid), rocm-7.2 (experimental). Test programs are
+# built with that release's own compilers and headers (inside its root); hsaqm's libraries and
+# tools are this build's, run inside the root. Every figure below is a model figure.
+#
+# Cells, each a line "cell NAME PASS|FAIL|N/A DETAIL" in OUT_DIR/cells.txt:
+#   rocminfo   the release's rocminfo lists the model's MI308X and exits 0
+#   hsa        a plain HSA program (loader, queues, barriers, signals) completes, counts exact
+#   hip        a hipcc-built HIP program: hipMemcpy both ways byte-exact (SDMA, then blit
+#              kernels), two priority streams, HIP events
+#   tool-lv2   the same under hsaqm-run -l lv2: the tool names its table layout, every HIP
+#   tool-lv3   queue is a proxy, no dispatch lost or run twice, the high stream's median
+#              latency below half of native's; Lv3 effective, or its reason
+#   probe      hsa-queue-probe on its real path (ROCr by dlopen, /dev/kfd through kfd-ioctl)
+#   rocblas    rocBLAS sgemm / MIOpen convolution (6.4, 7.2): every dispatch reaches the
+#   miopen     device through the tool exactly once (counts with the tool = counts without)
+# Every run's report from the emulation must say "unknown-ioctls 0".
+# Exit: 0 when every cell the release supports passed, 1 otherwise, 77 when this row cannot
+# run here (the reason on stdout).
+set -u
+where=$1
+build=$(cd "$2" && pwd)
+out=$3
+src=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out/bin" "$out/runs"
+out=$(cd "$out" && pwd)
+cells=$out/cells.txt
+: > "$cells"
+
+kfdemu=$build/sim/kfdemu/libhsaqm-kfdemu.so
+run_tool=$build/tools/run/hsaqm-run
+probe=$build/tools/hsa-queue-probe
+[ -f "$kfdemu" ] || { echo "SKIP: no emulated /dev/kfd in this build (libhsa-runtime-dev, libdrm-dev)"; exit 77; }
+# A machine with a real AMD GPU runs the real thing; the matrix is the model's.
+if [ -c /dev/kfd ]; then
+	echo "SKIP: a real /dev/kfd is present: the version matrix runs on the device model only"
+	exit 77
+fi
+
+san_preload=
+if ldd "$kfdemu" | grep -q 'lib[aut]san'; then
+	if [ "$where" != host ]; then
+		echo "SKIP: the Debian roots' programs are not instrumented; the matrix's root rows run" \
+		     "in the normal build (the host row runs here)"
+		exit 77
+	fi
+	for rt in $(ldd "$kfdemu" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
+		san_preload="$san_preload$rt:"
+	done
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+fi
+
+if [ "$where" != host ]; then
+	why=$("$src/scripts/debian-root" why-not "$where")
+	if [ -n "$why" ]; then
+		echo "SKIP: the $where root cannot be built or used here: $why"
+		exit 77
+	fi
+	if ! "$src/scripts/debian-root" ensure "$where" >/dev/null; then
+		echo "FAIL: scripts/debian-root ensure $where"
+		exit 1
+	fi
+fi
+
+# inroot LOG [K=V]... -- CMD...: CMD where this row runs, output to LOG; its exit status.
+inroot() {
+	log=$1
+	shift
+	envs=
+	while [ "$1" != -- ]; do
+		envs="$envs $1"
+		shift
+	done
+	shift
+	if [ "$where" = host ]; then
+		# shellcheck disable=SC2086
+		env $envs timeout 240 "$@" >"$log" 2>&1
+	else
+		set -- --env "PATH=/usr/bin:/bin" "$@"
+		for e in $envs; do
+			set -- --env "$e" "$@"
+		done
+		binds="--bind $src"
+		case "$build" in "$src"/*) ;; *) binds="$binds --bind $build" ;; esac
+		case "$out" in "$src"/*|"$build"/*) ;; *) binds="$binds --bind $out" ;; esac
+		# shellcheck disable=SC2086
+		"$src/scripts/debian-root" run "$where" $binds "$@" >"$log" 2>&1
+	fi
+}
+
+cell() { # name status detail
+	echo "cell $1 $2 $3" | tee -a "$cells"
+}
+
+# Report lines of one run: $1 the report file.
+report_ok() {
+	if [ ! -s "$1" ]; then
+		echo "no report from the emulation"
+		return 1
+	fi
+	u=$(awk '/^unknown-ioctls/ { n += $2 } END { print n + 0 }' "$1")
+	if [ "$u" -ne 0 ]; then
+		echo "$u ioctls the emulation does not know: $(grep '^unknown-ioctl ' "$1" | sort -u | tr '\n' ' ')"
+		return 1
+	fi
+	return 0
+}
+
+kcount() { # report, kernel name -> "dispatches workgroups" summed over processes
+	awk -v k="$2" '$1 == "kernel" && $2 == k { d += $4; w += $6 } END { print d + 0, w + 0 }' "$1"
+}
+
+preload="${san_preload}$kfdemu"
+table=$out/kernels.txt
+printf '%s\n' "# name per-workgroup-ns (model time)" "hsaqm_k_short 20000" "hsaqm_k_long 3000000" \
+	"hsaqm_hip_low 2000000" "hsaqm_hip_high 50000" > "$table"
+base_env="LD_PRELOAD=$preload HSAQM_KFDEMU_KERNELS=$table HSAQM_LOG="
+
+# ---- what this release is, and its GPU architecture -------------------------------------------
+# ROCr before 6.x knows no gfx942: libhsakmt's own HSA_OVERRIDE_GFX_VERSION makes it a gfx90a,
+# what a user of that release would do on an MI308X.
+arch=gfx942
+override=
+rep=$out/runs/rocminfo.report
+rm -f "$rep"
+inroot "$out/runs/rocminfo.out" $base_env HSAQM_KFDEMU_REPORT="$rep" -- rocminfo
+rc=$?
+if [ "$rc" -eq 127 ] || ! grep -q "Runtime Version" "$out/runs/rocminfo.out"; then
+	if [ "$where" = host ] && ! command -v rocminfo >/dev/null 2>&1; then
+		echo "SKIP: this machine has no ROCm (rocminfo) of its own"
+		exit 77
+	fi
+fi
+if ! grep -qE '^ +Name: +gfx942 *$' "$out/runs/rocminfo.out"; then
+	arch=gfx90a
+	override=9.0.10
+	rm -f "$rep"
+	inroot "$out/runs/rocminfo.out" $base_env HSAQM_KFDEMU_REPORT="$rep" \
+		HSA_OVERRIDE_GFX_VERSION=$override -- rocminfo
+	rc=$?
+fi
+[ -n "$override" ] && base_env="$base_env HSA_OVERRIDE_GFX_VERSION=$override"
+version=$(grep -m1 'Runtime Version' "$out/runs/rocminfo.out" | awk '{print $3}')
+echo "row $where: agent $arch${override:+ (HSA_OVERRIDE_GFX_VERSION=$override: this ROCr knows no gfx942)}"
+detail="agent $arch"
+if [ "$rc" -ne 0 ]; then
+	cell rocminfo FAIL "exit $rc: $(tail -n 3 "$out/runs/rocminfo.out" | tr '\n' ' ')"
+elif ! grep -qE "^ +Name: +$arch *\$" "$out/runs/rocminfo.out" ||
+     ! grep -qE '^ +Compute Unit: +80 *$' "$out/runs/rocminfo.out"; then
+	cell rocminfo FAIL "no $arch agent with 80 CUs listed"
+elif ! why=$(report_ok "$rep"); then
+	cell rocminfo FAIL "$why"
+else
+	name=$(grep -m1 -A3 -E "^ +Name: +$arch" "$out/runs/rocminfo.out" | awk -F: '/Marketing Name/ {gsub(/^ +| +$/, "", $2); print $2}')
+	cell rocminfo PASS "$detail, '$name' (libdrm's name table), runtime $version"
+fi
+
+# ---- the release's own compilers build the test programs ------------------------------------
+inroot "$out/runs/clang.out" -- sh -c 'for c in clang /usr/bin/clang-[0-9]*; do command -v "$c" && exit 0; done; exit 1'
+clang=$(tail -n 1 "$out/runs/clang.out")
+build_log=$out/runs/build.out
+: > "$build_log"
+inroot "$out/runs/b1.out" -- "$clang" -target amdgcn-amd-amdhsa -mcpu="$arch" -nogpulib -x cl \
+	-cl-std=CL2.0 -O2 "$src/tests/kfdemu/kernels.cl" -o "$out/bin/kernels.co" || cat "$out/runs/b1.out" >> "$build_log"
+mkdir -p "$out/probe-kernels"
+inroot "$out/runs/b2.out" -- "$clang" -target amdgcn-amd-amdhsa -mcpu="$arch" -nogpulib -x cl \
+	-cl-std=CL2.0 -O2 "$src/tools/probe/kernels/spin.cl" -o "$out/probe-kernels/spin-$arch.hsaco" || cat "$out/runs/b2.out" >> "$build_log"
+inroot "$out/runs/b3.out" -- "$clang" -O1 -o "$out/bin/hsa_plain" "$src/tests/kfdemu/hsa_plain.c" \
+	-lhsa-runtime64 || cat "$out/runs/b3.out" >> "$build_log"
+inroot "$out/runs/b4.out" -- hipcc --offload-arch="$arch" -O2 -o "$out/bin/hip_streams" \
+	"$src/tests/kfdemu/hip_streams.hip" || cat "$out/runs/b4.out" >> "$build_log"
+
+# ---- hsa: a plain HSA program ------------------------------------------------------------
+rep=$out/runs/hsa.report
+rm -f "$rep"
+if [ ! -x "$out/bin/hsa_plain" ] || [ ! -f "$out/bin/kernels.co" ]; then
+	cell hsa FAIL "could not build the program: $(tail -n 2 "$build_log" | tr '\n' ' ')"
+else
+	inroot "$out/runs/hsa.out" $base_env HSAQM_KFDEMU_REPORT="$rep" HSAQM_TEST_ARCH=$arch -- \
+		"$out/bin/hsa_plain" "$out/bin/kernels.co"
+	rc=$?
+	want=$(awk '/^dispatches short/ { print $3, $4, $6, $7 }' "$out/runs/hsa.out")
+	got="$(kcount "$rep" hsaqm_k_short) $(kcount "$rep" hsaqm_k_long)"
+	if [ "$rc" -ne 0 ] || ! grep -q '^PASS$' "$out/runs/hsa.out"; then
+		cell hsa FAIL "exit $rc: $(grep FAIL "$out/runs/hsa.out" | head -n 3 | tr '\n' ' ')"
+	elif ! why=$(report_ok "$rep"); then
+		cell hsa FAIL "$why"
+	elif [ "$want" != "$got" ]; then
+		cell hsa FAIL "the model ran $got (dispatches, workgroups), the program submitted $want"
+	else
+		cell hsa PASS "barriers on queues and on the host, 204 dispatches exactly once"
+	fi
+fi
+
+# ---- hip: the HIP program, SDMA copies then blit kernels -----------------------------------
+hip_run() { # label, log, report, extra env...
+	label=$1 log=$2 r=$3
+	shift 3
+	rm -f "$r"
+	inroot "$log" $base_env HSAQM_KFDEMU_REPORT="$r" HSAQM_TEST_ARCH=$arch "$@" -- "$out/bin/hip_streams"
+	st=$?
+	if [ "$st" -ne 0 ] || ! grep -q '^PASS$' "$log"; then
+		echo "$label: exit $st: $(grep -E 'FAIL|differ' "$log" | grep -v ' 0 differ' | head -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	if ! why=$(report_ok "$r"); then
+		echo "$label: $why"
+		return 1
+	fi
+	if [ "$(kcount "$r" hsaqm_hip_low)" != "6 7680" ] || [ "$(kcount "$r" hsaqm_hip_high)" != "4 16" ]; then
+		echo "$label: kernel counts $(kcount "$r" hsaqm_hip_low) / $(kcount "$r" hsaqm_hip_high), want 6 7680 / 4 16"
+		return 1
+	fi
+	return 0
+}
+if [ ! -x "$out/bin/hip_streams" ]; then
+	cell hip FAIL "could not build the HIP program: $(tail -n 2 "$build_log" | tr '\n' ' ')"
+else
+	if ! why=$(hip_run SDMA "$out/runs/hip-sdma.out" "$out/runs/hip-sdma.report"); then
+		cell hip FAIL "$why"
+	elif ! why=$(hip_run "blit kernels" "$out/runs/hip-blit.out" "$out/runs/hip-blit.report" \
+			HSA_ENABLE_SDMA=0); then
+		cell hip FAIL "$why"
+	else
+		sdma=$(awk '/^sdma-queue/ { b += $7 } END { print b + 0 }' "$out/runs/hip-sdma.report")
+		if [ "$sdma" -lt 18000000 ]; then
+			cell hip FAIL "the SDMA engines moved $sdma bytes, expected >= 18000000"
+		elif grep -q 'type sdma' "$out/runs/hip-blit.report"; then
+			cell hip FAIL "SDMA queues made with HSA_ENABLE_SDMA=0"
+		else
+			cell hip PASS "copies exact through SDMA ($sdma bytes) and through blit kernels; two priority streams; HIP events"
+		fi
+	fi
+fi
+
+# ---- tool-lv2, tool-lv3: the same program under hsaqm-run --------------------------------
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print -1 }'; }
+native_lat=$out/runs/native-lat.txt
+: > "$native_lat"
+if [ -x "$out/bin/hip_streams" ]; then
+	for i in 1 2 3; do
+		hip_run native "$out/runs/native-$i.out" "$out/runs/native-$i.report" >/dev/null &&
+			awk '/^high-latency-us/ { print $2 }' "$out/runs/native-$i.out" >> "$native_lat"
+	done
+fi
+nat=$(median < "$native_lat")
+for lvl in lv2 lv3; do
+	if [ ! -x "$out/bin/hip_streams" ]; then
+		cell tool-$lvl FAIL "no HIP program"
+		continue
+	fi
+	lat=$out/runs/$lvl-lat.txt
+	: > "$lat"
+	fail=
+	for i in 1 2 3; do
+		st=$out/runs/$lvl-$i.json
+		rm -f "$st"
+		r=$out/runs/$lvl-$i.report
+		rm -f "$r"
+		inroot "$out/runs/$lvl-$i.out" $base_env HSAQM_KFDEMU_REPORT="$r" HSAQM_TEST_ARCH=$arch -- \
+			"$run_tool" -l "$lvl" --daemon off --stats "$st" -- "$out/bin/hip_streams"
+		code=$?
+		if [ "$code" -ne 0 ] || ! grep -q '^PASS$' "$out/runs/$lvl-$i.out"; then
+			fail="run $i: exit $code: $(grep -E 'FAIL|hsaqm' "$out/runs/$lvl-$i.out" | head -n 3 | tr '\n' ' ')"
+			break
+		fi
+		if ! why=$(report_ok "$r"); then
+			fail="run $i: $why"
+			break
+		fi
+		if [ "$(kcount "$r" hsaqm_hip_low)" != "6 7680" ] || [ "$(kcount "$r" hsaqm_hip_high)" != "4 16" ]; then
+			fail="run $i: a dispatch lost or run twice: $(kcount "$r" hsaqm_hip_low) / $(kcount "$r" hsaqm_hip_high)"
+			break
+		fi
+		if ! why=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$lvl"); then
+			fail="run $i: $why"
+			break
+		fi
+		layout=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$lvl" --summary)
+		awk '/^high-latency-us/ { print $2 }' "$out/runs/$lvl-$i.out" >> "$lat"
+	done
+	if [ -n "$fail" ]; then
+		cell tool-$lvl FAIL "$fail"
+		continue
+	fi
+	med=$(median < "$lat")
+	# Lv3 must halve the high stream's latency: it suspends the low queue mid-kernel. Lv2 stops
+	# the low queue only at kernel boundaries, and natively the model's CP already gives freed
+	# CU slots to the higher KFD priority, so with 2 ms low workgroups in flight neither can
+	# start the high kernel before one ends: Lv2 must not be worse than native (x 1.25).
+	if [ "$nat" -le 0 ]; then
+		cell tool-$lvl FAIL "no native latencies to compare with"
+	elif [ "$lvl" = lv3 ] && [ $((med * 2)) -ge "$nat" ]; then
+		cell tool-$lvl FAIL "high stream median $med us against native $nat us (model time): not below half; below lv3: $(python3 "$src/tests/rocm/stats_check.py" "$out/runs/lv3-1.json" lv3 --reasons)"
+	elif [ "$lvl" = lv2 ] && [ $((med * 4)) -gt $((nat * 5)) ]; then
+		cell tool-$lvl FAIL "high stream median $med us against native $nat us (model time): worse than native"
+	else
+		cell tool-$lvl PASS "$layout; high stream median $med us vs native $nat us (model figures, 12 samples each)"
+	fi
+done
+
+# ---- probe: hsa-queue-probe on its real path ------------------------------------------------
+rep=$out/runs/probe.report
+rm -f "$rep"
+inroot "$out/runs/probe.out" $base_env HSAQM_KFDEMU_REPORT="$rep" -- "$probe" --quick --quiet \
+	--kernel-dir "$out/probe-kernels"
+code=$?
+if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then
+	cell probe FAIL "exit $code: $(tail -n 3 "$out/runs/probe.out" | tr '\n' ' ')"
+elif ! grep -q '^TARGET:.*emulated' "$out/runs/probe.out"; then
+	cell probe FAIL "the report's target line does not say the KFD is emulated: $(grep '^TARGET' "$out/runs/probe.out")"
+elif ! why=$(report_ok "$rep"); then
+	cell probe FAIL "$why"
+else
+	cell probe PASS "$(grep '^TARGET' "$out/runs/probe.out" | cut -c1-100)"
+fi
+
+# ---- rocblas, miopen: libraries' own dispatches through the tool ------------------------------
+lib_cell() { # cell, source, link flags
+	name=$1 srcf=$2 lflags=$3
+	if ! inroot "$out/runs/$name-build.out" -- hipcc --offload-arch="$arch" -O1 -o "$out/bin/$name" \
+			"$srcf" $lflags; then
+		cell "$name" FAIL "could not build: $(tail -n 2 "$out/runs/$name-build.out" | tr '\n' ' ')"
+		return
+	fi
+	# Debian's rocBLAS/MIOpen ship kernels for the gfx9 parts they build for: a library without
+	# gfx942 kernels runs as gfx90a (libhsakmt's override), as its users on an MI308X would.
+	lenv=
+	if [ -z "$override" ] && ! ls "$(lib_root)"/usr/lib/x86_64-linux-gnu/rocblas/*/library 2>/dev/null | grep -q gfx942; then
+		lenv=HSA_OVERRIDE_GFX_VERSION=9.0.10
+	fi
+	for mode in native tool; do
+		r=$out/runs/$name-$mode.report
+		rm -f "$r"
+		if [ $mode = native ]; then
+			inroot "$out/runs/$name-$mode.out" $base_env $lenv HSAQM_KFDEMU_REPORT="$r" -- "$out/bin/$name"
+		else
+			inroot "$out/runs/$name-$mode.out" $base_env $lenv HSAQM_KFDEMU_REPORT="$r" -- \
+				"$run_tool" -l lv2 --daemon off --stats "$out/runs/$name.json" -- "$out/bin/$name"
+		fi
+		code=$?
+		if [ "$code" -ne 0 ] || ! grep -q '^PASS$' "$out/runs/$name-$mode.out"; then
+			cell "$name" FAIL "$mode: exit $code: $(grep FAIL "$out/runs/$name-$mode.out" | head -n 2 | tr '\n' ' ')"
+			return
+		fi
+		if ! why=$(report_ok "$r"); then
+			cell "$name" FAIL "$mode: $why"
+			return
+		fi
+	done
+	a=$(awk '$1 == "kernel" { print $2, $4 }' "$out/runs/$name-native.report" | sort)
+	b=$(awk '$1 == "kernel" { print $2, $4 }' "$out/runs/$name-tool.report" | sort)
+	n=$(echo "$a" | awk '{ d += $2 } END { print d + 0 }')
+	if [ "$a" != "$b" ]; then
+		cell "$name" FAIL "per-kernel dispatch counts differ with the tool: $(echo "$b" | tr '\n' ' ')"
+	elif ! why=$(python3 "$src/tests/rocm/stats_check.py" "$out/runs/$name.json" lv2); then
+		cell "$name" FAIL "tool: $why"
+	else
+		cell "$name" PASS "$n dispatches of $(echo "$a" | wc -l) kernels, each seen exactly once through the tool${lenv:+ ($lenv)} (results not checked: the model runs no code)"
+	fi
+}
+lib_root() { [ "$where" = host ] && echo "" || "$src/scripts/debian-root" path "$where"; }
+case "$where" in
+rocm-6.4|rocm-7.2)
+	lib_cell rocblas "$src/tests/kfdemu/rocblas_sgemm.cpp" -lrocblas
+	lib_cell miopen "$src/tests/kfdemu/miopen_conv.cpp" -lMIOpen
+	;;
+*)
+	cell rocblas N/A "not part of this release's row"
+	cell miopen N/A "not part of this release's row"
+	;;
+esac
+
+echo "== $where: $(grep -c ' PASS ' "$cells") passed, $(grep -c ' FAIL ' "$cells") failed"
+if grep -q ' FAIL ' "$cells"; then
+	exit 1
+fi
+exit 0
