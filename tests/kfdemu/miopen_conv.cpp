@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
 // MIOpen on the model (docs/real-stack.md, the version matrix): one forward convolution
-// (N 4, C 16, 32 x 32, K 16, 3 x 3, pad 1), its algorithm found with miopenFindConvolution-
-// ForwardAlgorithm (MIOpen compiles and launches its candidate kernels), then run twice. The
+// (N 4, C 16, 32 x 32, K 16, 1 x 1: MIOpen's GEMM path, rocBLAS's precompiled kernels, as
+// Debian's MIOpen cannot build kernels at run time), its algorithm found with
+// miopenFindConvolutionForwardAlgorithm (which launches its candidates), then run twice. The
 // model runs no GPU code, so the output is not checked: the matrix test compares the emulated
 // KFD's per-kernel dispatch counts with and without hsaqm's tool.
 // Output: the algorithm found, then PASS, or a FAIL line. Exit 0 on success.
@@ -34,7 +35,7 @@ int main(void)
 	miopenHandle_t h;
 	miopenTensorDescriptor_t x, w, y;
 	miopenConvolutionDescriptor_t conv;
-	int n = 4, c = 16, hw = 32, k = 16, r = 3, on, oc, oh, ow;
+	int n = 4, c = 16, hw = 32, k = 16, r = 1, on, oc, oh, ow;
 	void *dx, *dw, *dy, *ws = NULL;
 	size_t ws_size = 0;
 	miopenConvAlgoPerf_t perf;
@@ -48,7 +49,7 @@ int main(void)
 	MI_CHECK(miopenCreateConvolutionDescriptor(&conv));
 	MI_CHECK(miopenSet4dTensorDescriptor(x, miopenFloat, n, c, hw, hw));
 	MI_CHECK(miopenSet4dTensorDescriptor(w, miopenFloat, k, c, r, r));
-	MI_CHECK(miopenInitConvolutionDescriptor(conv, miopenConvolution, 1, 1, 1, 1, 1, 1));
+	MI_CHECK(miopenInitConvolutionDescriptor(conv, miopenConvolution, 0, 0, 1, 1, 1, 1));
 	MI_CHECK(miopenGetConvolutionForwardOutputDim(conv, x, w, &on, &oc, &oh, &ow));
 	MI_CHECK(miopenSet4dTensorDescriptor(y, miopenFloat, on, oc, oh, ow));
 	HIP_CHECK(hipMalloc(&dx, sizeof(float) * n * c * hw * hw));
