@@ -696,7 +696,7 @@ void *hsaqm_sim_hsa_table(struct hsaqm_sim *sim)
  * kfd-ioctl's KFD stand-in hook (kfd_face_internal.h, docs/kfd-ioctl.md): in a process that
  * embeds the model, the process's KFD is the model's KFD face, the one the HSA face makes its
  * queues on, so a tool loaded by hsa_init (with its own copy of kfd-ioctl) reaches the queues
- * it must suspend. Weak: thunk/'s libhsakmt.so.1, which links the model too, defines its own.
+ * it must suspend. Weak, so that another embedding of the model may define its own.
  * Several models with an HSA face at once have no single KFD: NULL, and kfd-ioctl uses
  * /dev/kfd. The transport lives as long as its model.
  */

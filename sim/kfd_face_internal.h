@@ -2,7 +2,8 @@
 /*
  * kfd_face_internal.h - what the KFD face (kfd_face.c) and the generated sysfs tree
  * (sysfs.c) share, plus two views of the face's state for the model's own tests.
- * Nothing outside sim/, its tests and thunk/ (a front end of the KFD face) includes it.
+ * Nothing outside sim/, its tests and sim/kfdemu/ (the emulated /dev/kfd, a front end of the KFD
+ * face) includes it.
  */
 #ifndef HSAQM_SIM_KFD_FACE_INTERNAL_H
 #define HSAQM_SIM_KFD_FACE_INTERNAL_H
@@ -39,7 +40,7 @@ unsigned int sim_kfd_face_queue_count(struct hsaqm_sim *sim);
 int sim_kfd_face_procs(struct hsaqm_sim *sim, struct sim_proc_queue **out, unsigned int *n);
 
 /*
- * A KFD queue fed by a front end. The libhsakmt face (thunk/) plays the CP's front: ROCr's
+ * A KFD queue fed by a front end. The emulated /dev/kfd (sim/kfdemu/) plays the CP's front: ROCr's
  * ring carries code-object kernel descriptors and ROCr's signals, which the packet processor
  * does not know, so the front translates each packet into a ring of its own that the model
  * runs. The KFD queue must still be ROCr's: CREATE_QUEUE names ROCr's ring and pointers, as
@@ -75,7 +76,8 @@ void sim_kfd_face_front_next(const struct sim_kfd_front *front);
  * default transport"), defined weakly by the HSA face (hsa_face.c): the KFD face of the one
  * model of this process whose HSA face exists, or NULL (none, or several: no single KFD).
  * An executable embedding the model exports it (-Wl,--export-dynamic-symbol) so that a tool
- * library's own copy of kfd-ioctl finds it; thunk/'s libhsakmt.so.1 defines its own.
+ * library's own copy of kfd-ioctl finds it. (The emulated /dev/kfd exports none: there the
+ * tool reaches the KFD face through kfd-ioctl's system transport, as on a real system.)
  */
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
 
