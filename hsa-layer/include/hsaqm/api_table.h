@@ -23,7 +23,10 @@
  *   2           6.0         "                     " (major 2)      552 (major 2)
  *   3           6.1 -       + tools_ (6.1),       "                560 and up, appended
  *                           + pc_sampling_ext_                     only, step_id counts
- *                           (6.2)                                  the additions
+ *                           (6.2)                                  the additions: 6.1
+ *                                                                  560/1, 6.2 576/3, 6.3
+ *                                                                  584/4, 6.4 592/5, 7.0
+ *                                                                  608/7, 7.2 624/8
  *
  * Every sub-table starts with a version whose minor_id ROCr sets to the sizeof of the
  * table it was built with - in every release, 5.x included. From major 2 on, entries are
@@ -528,6 +531,9 @@ struct hsaqm_amd_ext_table_v2 {
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_1 560u
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_2 576u
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_3 584u
+#define HSAQM_AMD_EXT_SIZE_ROCM_6_4 592u
+#define HSAQM_AMD_EXT_SIZE_ROCM_7_0 608u
+#define HSAQM_AMD_EXT_SIZE_ROCM_7_2 624u
 
 /* The mirror, checked against the offsets the rest of hsaqm relies on. */
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_api_table_version) == 16, "ApiTableVersion");
@@ -560,6 +566,15 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2,
 		    "AmdExtTable 6.0 ends before 6.1's entry");
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_enable_logging_fn) ==
 			    HSAQM_AMD_EXT_SIZE_ROCM_6_2, "AmdExtTable 6.2 ends before 6.3's entry");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_signal_wait_all_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_6_3, "AmdExtTable 6.3 ends before 6.4's entry");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2,
+			     hsa_amd_memory_get_preferred_copy_engine_fn) == HSAQM_AMD_EXT_SIZE_ROCM_6_4,
+		    "AmdExtTable 6.4 ends before step 6");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_ais_file_write_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_7_0, "AmdExtTable 7.0 ends before step 8");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_counted_queue_acquire_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_7_2, "AmdExtTable 7.2 ends before step 9");
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_ext_table_v2) == 768, "AmdExtTable step 0x15");
 
 /* queue_cu_set_mask never moved; the intercept and priority entries moved by 16 at 5.6. */
@@ -592,7 +607,11 @@ HSAQM_CHECK_AMD_OFFSET(hsaqm_amd_ext_table_v2, hsa_amd_queue_create_fn, 704);
 
 /* ---- The detector ---------------------------------------------------------------------- */
 
-/* The layouts the detector knows. */
+/*
+ * The layouts the detector knows: where the entries are. Every root-3 table has the same
+ * offsets (entries are only appended), so one id covers ROCm 6.1 to 7.2 and development
+ * builds; which release a table comes from is enum hsaqm_api_release.
+ */
 enum hsaqm_api_layout_id {
 	HSAQM_API_LAYOUT_UNKNOWN = 0,
 	HSAQM_API_LAYOUT_ROCM_4_5,	/* root 1, AmdExt 400: ROCm 4.5 - 5.4 */
@@ -601,6 +620,29 @@ enum hsaqm_api_layout_id {
 	HSAQM_API_LAYOUT_ROCM_6_0,	/* root 2 */
 	HSAQM_API_LAYOUT_ROCM_6_1,	/* root 3: ROCm 6.1 and later */
 	HSAQM_API_LAYOUT_COUNT,
+};
+
+/*
+ * The ROCm release whose tables a runtime's match exactly: the version headers (root
+ * major, size and step; CoreApiTable and AmdExtTable sizes and steps) as that release's
+ * ROCr writes them. Each was read from that release's headers (docs/hsa-api-tables.md
+ * names them); a release not listed with the same tables as a listed one (7.1, if it kept
+ * 7.0's or 7.2's table) is named after the listed one. UNKNOWN: a layout hsaqm knows whose
+ * headers no release had, such as a development build's AmdExt step.
+ */
+enum hsaqm_api_release {
+	HSAQM_API_RELEASE_UNKNOWN = 0,
+	HSAQM_API_RELEASE_ROCM_4_5,	/* 4.5 - 5.4 share one table (Debian 12: 5.2.3) */
+	HSAQM_API_RELEASE_ROCM_5_5,
+	HSAQM_API_RELEASE_ROCM_5_6,	/* 5.6 - 5.7 */
+	HSAQM_API_RELEASE_ROCM_6_0,
+	HSAQM_API_RELEASE_ROCM_6_1,	/* Debian 13: 6.1.2 */
+	HSAQM_API_RELEASE_ROCM_6_2,
+	HSAQM_API_RELEASE_ROCM_6_3,
+	HSAQM_API_RELEASE_ROCM_6_4,	/* Debian sid: 6.4.3 */
+	HSAQM_API_RELEASE_ROCM_7_0,
+	HSAQM_API_RELEASE_ROCM_7_2,	/* Debian experimental: 7.2.4 */
+	HSAQM_API_RELEASE_COUNT,
 };
 
 /* The sub-table an entry lives in. */
@@ -711,7 +753,17 @@ struct hsaqm_api_entry_loc {
 /* What hsaqm_api_table_detect() found. */
 struct hsaqm_api_layout {
 	enum hsaqm_api_layout_id id;
-	const char *name;		/* hsaqm_api_layout_name(id) */
+	enum hsaqm_api_release release;
+	/* The release's name ("rocm-6.4") when known, else hsaqm_api_layout_name(id). */
+	const char *name;
+	/*
+	 * The size of the queue descriptor this runtime's ROCr puts before its queue object
+	 * pointer (hsaqm/hsa_abi.h, HSAQM_ROCR_QUEUE_OBJECT_OFFSET_*): 256 up to ROCm 6.3,
+	 * 2304 from 6.4 (by the AmdExt step where no release matches; a development build
+	 * of step 5 older than February 2025 had 256 with 6.4's headers). Informative: a
+	 * proxy queue is safe under either.
+	 */
+	uint32_t queue_desc_size;
 	uint64_t runtime_version;	/* what OnLoad received (ROCr passes the root major) */
 	struct hsaqm_api_table_version root;	/* the version headers as read */
 	struct hsaqm_api_table_version core;
@@ -731,6 +783,9 @@ struct hsaqm_api_layout {
  * added at a later step_id than the table reports) is reported absent.
  * runtime_version is recorded and compared with the root major (what ROCr passes) only to
  * log a mismatch: the table's own header decides.
+ *
+ * The release (and with it the name) is the ROCm release whose version headers match the
+ * table's exactly, or UNKNOWN with the layout's name.
  *
  * Returns 0 and fills *out; -EINVAL if root_table or out is NULL; -ENOTSUP if the layout
  * is not one hsaqm knows: unknown root major, a root too small to hold the core and
@@ -759,6 +814,9 @@ const char *hsaqm_api_entry_name(enum hsaqm_api_entry e);
 
 /* A short name for layout id ("rocm-5.6-5.7"); "unknown" for anything else. */
 const char *hsaqm_api_layout_name(enum hsaqm_api_layout_id id);
+
+/* A short name for release r ("rocm-7.2"); "unknown" for anything else. */
+const char *hsaqm_api_release_name(enum hsaqm_api_release r);
 
 #ifdef __cplusplus
 }
