@@ -142,6 +142,11 @@ struct entry_desc {
 		{ 0, 0, 0, 0, offsetof(struct hsaqm_amd_ext_table_v2, fn##_fn),            \
 		  offsetof(struct hsaqm_amd_ext_table_v2, fn##_fn) } }
 
+/* A ToolsApiTable entry: only under root major 3. */
+#define TOOLS(e, fn)                                                                       \
+	[e] = { #fn, HSAQM_API_TABLE_TOOLS, 0,                                             \
+		{ 0, 0, 0, 0, 0, offsetof(struct hsaqm_tools_api_table, fn##_fn) } }
+
 static const struct entry_desc entries[HSAQM_API_ENTRY_COUNT] = {
 	CORE(HSAQM_API_HSA_INIT, hsa_init),
 	CORE(HSAQM_API_HSA_SHUT_DOWN, hsa_shut_down),
@@ -217,6 +222,9 @@ static const struct entry_desc entries[HSAQM_API_ENTRY_COUNT] = {
 	AMD_V2(HSAQM_API_AMD_COUNTED_QUEUE_ACQUIRE, hsa_amd_counted_queue_acquire, 0x09),
 	AMD_V2(HSAQM_API_AMD_COUNTED_QUEUE_RELEASE, hsa_amd_counted_queue_release, 0x09),
 	AMD_V2(HSAQM_API_AMD_QUEUE_CREATE, hsa_amd_queue_create, 0x10),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_ALLOC_END, hsa_amd_tool_scratch_event_alloc_end),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_FREE_END, hsa_amd_tool_scratch_event_free_end),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END, hsa_amd_tool_scratch_event_async_reclaim_end),
 };
 
 /* Every enum value has a row: a missing one would leave a NULL name and zero offsets. */
@@ -258,6 +266,7 @@ static void *root_pointer(const void *root_table, size_t off)
 
 #define ROOT_CORE_OFF offsetof(struct hsaqm_api_root_v1, core)
 #define ROOT_AMD_EXT_OFF offsetof(struct hsaqm_api_root_v1, amd_ext)
+#define ROOT_TOOLS_OFF offsetof(struct hsaqm_api_root_v3, tools)
 /* A root must reach past amd_ext for hsaqm to use it. */
 #define ROOT_MIN_SIZE (ROOT_AMD_EXT_OFF + sizeof(void *))
 
@@ -337,7 +346,8 @@ static void locate_entries(struct hsaqm_api_layout *l)
 	for (int e = 0; e < HSAQM_API_ENTRY_COUNT; e++) {
 		const struct entry_desc *d = &entries[e];
 		const struct hsaqm_api_table_version *v =
-			d->table == HSAQM_API_TABLE_CORE ? &l->core : &l->amd_ext;
+			d->table == HSAQM_API_TABLE_CORE ? &l->core :
+			d->table == HSAQM_API_TABLE_AMD_EXT ? &l->amd_ext : &l->tools;
 		uint32_t off = d->off[l->id];
 		struct hsaqm_api_entry_loc *loc = &l->entry[e];
 
@@ -346,6 +356,9 @@ static void locate_entries(struct hsaqm_api_layout *l)
 		if (off == 0 || (uint64_t)off + sizeof(void *) > v->minor_id)
 			continue;
 		if (d->step && v->step_id < d->step)
+			continue;
+		/* A ToolsApiTable of a major hsaqm has not read (or none: all zero) is unused. */
+		if (d->table == HSAQM_API_TABLE_TOOLS && v->major_id != HSAQM_TOOLS_API_TABLE_MAJOR)
 			continue;
 		loc->present = true;
 		loc->offset = off;
@@ -403,6 +416,13 @@ int hsaqm_api_table_detect(const void *root_table, uint64_t runtime_version,
 	out->id = match_layout(out);
 	if (out->id == HSAQM_API_LAYOUT_UNKNOWN)
 		return -ENOTSUP;
+	/* Root major 3: the ToolsApiTable, when the root reaches its pointer and it is set. */
+	if (out->root.major_id == 3 && out->root.minor_id >= ROOT_TOOLS_OFF + sizeof(void *)) {
+		const void *tools = root_pointer(root_table, ROOT_TOOLS_OFF);
+
+		if (tools)
+			read_version(tools, &out->tools);
+	}
 	match_release(out);
 	out->name = out->release != HSAQM_API_RELEASE_UNKNOWN ? releases[out->release].name :
 								 layouts[out->id].name;
@@ -427,8 +447,9 @@ void **hsaqm_api_table_slot(void *root_table, const struct hsaqm_api_layout *l,
 	loc = &l->entry[e];
 	if (!loc->present)
 		return NULL;
-	sub = root_pointer(root_table,
-			   loc->table == HSAQM_API_TABLE_CORE ? ROOT_CORE_OFF : ROOT_AMD_EXT_OFF);
+	sub = root_pointer(root_table, loc->table == HSAQM_API_TABLE_CORE    ? ROOT_CORE_OFF :
+				       loc->table == HSAQM_API_TABLE_AMD_EXT ? ROOT_AMD_EXT_OFF :
+									       ROOT_TOOLS_OFF);
 	if (!sub)
 		return NULL;
 	return (void **)(sub + loc->offset);

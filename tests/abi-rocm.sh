@@ -21,8 +21,13 @@ if [ -n "$why" ]; then
   echo "SKIP: $tag: $why"
   exit 77
 fi
-# Builds the root unless it is cached (minutes; waits for another build of it to finish).
-if ! dir=$("$dr" ensure "$root"); then
+# A cached root of that name is used as it is, whatever package list it was built from
+# (another branch's scripts/debian-root may have added packages): the check needs only the
+# HSA headers, a compiler and libhsa-runtime64, which every version of the list has, and
+# rebuilding would replace a root someone else is using. Missing, it is built (minutes;
+# waits for another build of it to finish).
+dir=$("$dr" path "$root") || exit 1
+if [ ! -f "$dir/.hsaqm-stamp" ] && ! dir=$("$dr" ensure "$root"); then
   echo "FAIL: $tag: the root could not be built (scripts/debian-root ensure $root)"
   exit 1
 fi

@@ -146,6 +146,14 @@ static const char *const amd_v2_names[] = {
 	"hsa_amd_agent_set_attribute", "hsa_amd_enable_high_precision_timestamps",
 };
 
+/* ToolsApiTable (root major 3): one order since ROCm 6.1. */
+static const char *const tools_names[] = {
+	"hsa_amd_tool_scratch_event_alloc_start", "hsa_amd_tool_scratch_event_alloc_end",
+	"hsa_amd_tool_scratch_event_free_start", "hsa_amd_tool_scratch_event_free_end",
+	"hsa_amd_tool_scratch_event_async_reclaim_start",
+	"hsa_amd_tool_scratch_event_async_reclaim_end",
+};
+
 /*
  * The rest of the AmdExtTable history as edits (docs/hsa-api-tables.md): 5.5 inserted SPM
  * entries before queue_cu_get_mask; 5.6 inserted two copy-engine entries after
@@ -184,7 +192,8 @@ static int list_insert(struct name_list *l, const char *anchor, int after,
 	return 0;
 }
 
-static struct name_list core_list, amd_4_5_list, amd_5_5_list, amd_5_6_list, amd_v2_list;
+static struct name_list core_list, amd_4_5_list, amd_5_5_list, amd_5_6_list, amd_v2_list,
+	tools_list;
 
 /* Suite init: a failure here fails the suite, which t_run() counts. */
 static int build_lists(void)
@@ -206,6 +215,7 @@ static int build_lists(void)
 	    list_insert(&amd_5_6_list, "hsa_amd_queue_cu_get_mask", 1, dmabuf, 2))
 		return -1;
 	list_from(&amd_v2_list, amd_v2_names, sizeof(amd_v2_names) / sizeof(amd_v2_names[0]));
+	list_from(&tools_list, tools_names, sizeof(tools_names) / sizeof(tools_names[0]));
 	return 0;
 }
 
@@ -221,6 +231,7 @@ static int list_index(const struct name_list *l, unsigned int limit, const char 
 
 #define TAG_CORE 0xc0u
 #define TAG_AMD 0xaeu
+#define TAG_TOOLS 0x70u
 
 /* Never called: a value no real function pointer has, naming table and index. */
 static uint64_t sentinel(unsigned int tag, unsigned int index)
@@ -278,7 +289,7 @@ static void runtime_build(struct runtime *rt, const struct era *e)
 	memcpy(rt->root, &v, sizeof(v));
 	rt->core = table_alloc(e->sub_major, e->core_size, 0, TAG_CORE);
 	rt->amd = table_alloc(e->sub_major, e->amd_size, e->amd_step, TAG_AMD);
-	rt->tools = e->root_major >= 3 ? table_alloc(1, 64, 0, 0x70) : NULL;
+	rt->tools = e->root_major >= 3 ? table_alloc(1, 64, 0, TAG_TOOLS) : NULL;
 	put_ptr(rt->root, e->root_size, 16, rt->core);
 	put_ptr(rt->root, e->root_size, 24, rt->amd);
 	/* finalizer, image and PC sampling stay NULL, as before their extensions load. */
@@ -354,12 +365,16 @@ static unsigned int check_entries(struct runtime *rt, const struct hsaqm_api_lay
 		const char *name = hsaqm_api_entry_name((enum hsaqm_api_entry)e);
 		int ci = list_index(&core_list, core_list.count, name);
 		int ai = list_index(amd_names, (amd_limit_bytes - 16) / 8, name);
+		/* The tools table is there (64 bytes) exactly when the root is major 3. */
+		int ti = rt->tools ? list_index(&tools_list, tools_list.count, name) : -1;
 		void **slot = hsaqm_api_table_slot(rt->root, l, (enum hsaqm_api_entry)e);
-		int idx = ci >= 0 ? ci : ai;
-		unsigned int tag = ci >= 0 ? TAG_CORE : TAG_AMD;
+		int idx = ci >= 0 ? ci : ti >= 0 ? ti : ai;
+		unsigned int tag = ci >= 0 ? TAG_CORE : ti >= 0 ? TAG_TOOLS : TAG_AMD;
+		uint8_t table = ci >= 0 ? HSAQM_API_TABLE_CORE :
+			       ti >= 0 ? HSAQM_API_TABLE_TOOLS : HSAQM_API_TABLE_AMD_EXT;
 
 		/* Added at a later step than the table reports: absent even if inside. */
-		if (ci < 0 && amd_step < added_at_step(name))
+		if (ci < 0 && ti < 0 && amd_step < added_at_step(name))
 			idx = -1;
 
 		if (idx < 0) {
@@ -369,8 +384,7 @@ static unsigned int check_entries(struct runtime *rt, const struct hsaqm_api_lay
 		}
 		present++;
 		CU_ASSERT_TRUE(l->entry[e].present);
-		CU_ASSERT_EQUAL(l->entry[e].table,
-				ci >= 0 ? HSAQM_API_TABLE_CORE : HSAQM_API_TABLE_AMD_EXT);
+		CU_ASSERT_EQUAL(l->entry[e].table, table);
 		CU_ASSERT_EQUAL(l->entry[e].offset, 16u + 8u * (unsigned int)idx);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
 		{
@@ -406,7 +420,8 @@ static void test_api_table_every_needed_entry_is_a_rocr_entry(void)
 		const char *name = hsaqm_api_entry_name((enum hsaqm_api_entry)e);
 
 		CU_ASSERT(list_index(&core_list, 999, name) >= 0 ||
-			  list_index(&amd_v2_list, 999, name) >= 0);
+			  list_index(&amd_v2_list, 999, name) >= 0 ||
+			  list_index(&tools_list, 999, name) >= 0);
 		for (int f = 0; f < e; f++)
 			CU_ASSERT(strcmp(name, hsaqm_api_entry_name((enum hsaqm_api_entry)f)) != 0);
 	}
@@ -719,6 +734,66 @@ static void test_api_table_truncated_table_reports_entries_absent(void)
 	runtime_free(&rt);
 }
 
+static void expect_tools(const struct hsaqm_api_layout *l, bool alloc, bool free_, bool reclaim)
+{
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_ALLOC_END].present, alloc);
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_FREE_END].present, free_);
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END].present, reclaim);
+}
+
+static void test_api_table_tools_entries_only_from_a_tools_table_it_knows(void)
+{
+	struct runtime rt;
+	struct hsaqm_api_layout l;
+	struct hsaqm_api_table_version v = { 2, 64, 0, 0 };
+	void *null = NULL;
+	/* A 6.3 root that declares 48 bytes: no tools_ member, its memory is not read. */
+	static const struct era short_root = { "root 3 of 48 bytes", 3, 48, 1, 2, 1016, 584, 4,
+					       &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1,
+					       HSAQM_API_RELEASE_UNKNOWN, 256 };
+
+	/* 6.1 and 7.2: all three, at 24, 40 and 56 of the ToolsApiTable. */
+	runtime_build(&rt, &eras[4]);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, true, true, true);
+	CU_ASSERT_EQUAL(l.entry[HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END].offset, 56u);
+	CU_ASSERT_PTR_EQUAL(hsaqm_api_table_slot(rt.root, &l, HSAQM_API_TOOLS_SCRATCH_FREE_END),
+			    (char *)rt.tools + 40);
+	runtime_free(&rt);
+
+	/* No tools table (5.x, 6.0; a root 3 whose pointer is NULL): absent, layout known. */
+	runtime_build(&rt, &eras[3]);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 2, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+	runtime_build(&rt, &eras[12]);
+	memcpy(rt.root + 48, &null, sizeof(null));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	CU_ASSERT_EQUAL(l.release, HSAQM_API_RELEASE_ROCM_7_2);
+	expect_tools(&l, false, false, false);
+	CU_ASSERT_PTR_NULL(hsaqm_api_table_slot(rt.root, &l, HSAQM_API_TOOLS_SCRATCH_ALLOC_END));
+	runtime_free(&rt);
+	runtime_build(&rt, &short_root);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+
+	/* A tools major hsaqm has not read: unused. */
+	runtime_build(&rt, &eras[12]);
+	memcpy(rt.tools, &v, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+
+	/* A table declaring 48 bytes: alloc_end and free_end inside, async_reclaim_end not. */
+	runtime_build(&rt, &eras[12]);
+	v = (struct hsaqm_api_table_version){ 1, 48, 0, 0 };
+	memcpy(rt.tools, &v, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, true, true, false);
+	runtime_free(&rt);
+}
+
 static void test_api_table_null_and_out_of_range_arguments(void)
 {
 	struct runtime rt;
@@ -784,6 +859,7 @@ static const struct t_case api_table_cases[] = {
 	T_CASE(test_api_table_refuses_sizes_no_release_had),
 	T_CASE(test_api_table_refuses_root_without_sub_tables),
 	T_CASE(test_api_table_truncated_table_reports_entries_absent),
+	T_CASE(test_api_table_tools_entries_only_from_a_tools_table_it_knows),
 	T_CASE(test_api_table_null_and_out_of_range_arguments),
 	T_CASE(test_api_table_names),
 	T_CASES_END,

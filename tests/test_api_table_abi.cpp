@@ -51,6 +51,8 @@ void expect_eq(const char *what, const char *name, long long mirror, long long r
 	expect(mirror == rocr, what, name, mirror, rocr);
 }
 
+#define CHECK_VALUE_OF(name) expect_eq("value of", #name, HSAQM_##name, name)
+
 [[maybe_unused]] void fail(const char *fmt, const char *a, const char *b)
 {
 	checks++;
@@ -378,8 +380,17 @@ template <typename Rocr, typename Mirror> void expect_same_shape(const char *nam
 	X(hsa_amd_agent_set_attribute_fn) \
 	X(hsa_amd_enable_high_precision_timestamps_fn)
 
+#define TOOLS_TABLE_FIELDS(X) \
+	X(hsa_amd_tool_scratch_event_alloc_start_fn) \
+	X(hsa_amd_tool_scratch_event_alloc_end_fn) \
+	X(hsa_amd_tool_scratch_event_free_start_fn) \
+	X(hsa_amd_tool_scratch_event_free_end_fn) \
+	X(hsa_amd_tool_scratch_event_async_reclaim_start_fn) \
+	X(hsa_amd_tool_scratch_event_async_reclaim_end_fn)
+
 CORE_API_TABLE_FIELDS(DEFINE_ENTRY_CHECK)
 AMD_EXT_TABLE_FIELDS(DEFINE_ENTRY_CHECK)
+TOOLS_TABLE_FIELDS(DEFINE_ENTRY_CHECK)
 
 // The mirror struct of the installed AmdExtTable: by size under major 1 (entries were
 // inserted there), the appended-only major-2 struct otherwise.
@@ -467,6 +478,37 @@ void check_tables()
 		    "%zu bytes, step %d, %zu entries\n", HSA_CORE_API_TABLE_MAJOR_VERSION,
 		    sizeof(CoreApiTable), core_known, HSA_AMD_EXT_API_TABLE_MAJOR_VERSION,
 		    sizeof(AmdExtTable), HSA_AMD_EXT_API_TABLE_STEP_VERSION, amd_known);
+#ifdef HSA_TOOLS_API_TABLE_MAJOR_VERSION
+	// ToolsApiTable (ROCm >= 6.1) and the scratch events hsaqm listens to.
+	std::size_t tools_known = 0;
+#define CHECK_TOOLS(f)                                                                     \
+	check_entry_##f<ToolsApiTable, hsaqm_tools_api_table>("ToolsApiTable", &tools_known);
+	TOOLS_TABLE_FIELDS(CHECK_TOOLS)
+	expect_eq("entries known of", "ToolsApiTable", 16 + 8 * tools_known, sizeof(ToolsApiTable));
+	expect_eq("sizeof", "ToolsApiTable", sizeof(hsaqm_tools_api_table), sizeof(ToolsApiTable));
+	expect_eq("value of", "HSA_TOOLS_API_TABLE_MAJOR_VERSION", HSAQM_TOOLS_API_TABLE_MAJOR,
+		  HSA_TOOLS_API_TABLE_MAJOR_VERSION);
+	expect_eq("sizeof", "hsa_amd_tool_event_t", sizeof(hsaqm_hsa_amd_tool_event_t),
+		  sizeof(hsa_amd_tool_event_t));
+#define CHECK_EVENT(type)                                                                  \
+	expect_eq("offset of", #type ".kind", offsetof(hsaqm_hsa_amd_tool_event_scratch, kind), \
+		  offsetof(type, kind));                                                   \
+	expect_eq("sizeof", #type ".kind", sizeof(uint32_t), sizeof(type::kind));          \
+	expect_eq("offset of", #type ".queue",                                             \
+		  offsetof(hsaqm_hsa_amd_tool_event_scratch, queue), offsetof(type, queue));  \
+	expect_eq("offset of", #type ".flags",                                             \
+		  offsetof(hsaqm_hsa_amd_tool_event_scratch, flags), offsetof(type, flags));
+	CHECK_EVENT(hsa_amd_event_scratch_alloc_end_t)
+	CHECK_EVENT(hsa_amd_event_scratch_free_end_t)
+	CHECK_EVENT(hsa_amd_event_scratch_async_reclaim_end_t)
+	CHECK_VALUE_OF(HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END);
+	CHECK_VALUE_OF(HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END);
+	CHECK_VALUE_OF(HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_END);
+	std::printf("ToolsApiTable: major %d, %zu bytes, %zu entries\n",
+		    HSA_TOOLS_API_TABLE_MAJOR_VERSION, sizeof(ToolsApiTable), tools_known);
+#else
+	std::printf("ToolsApiTable: not in this header\n");
+#endif
 }
 
 // hsa_amd_queue_get_info (ROCm >= 6.2), where the header has it.
@@ -559,16 +601,49 @@ void check_detector_on_rocr_table(const char *want_release, long queue_object_of
 		}
 	}
 	check_get_info_slot(c.amd_ext, &c.root, &l);
+#ifdef HSA_TOOLS_API_TABLE_MAJOR_VERSION
+	struct {
+		hsaqm_api_entry e;
+		void *rocr;
+	} want_tools[] = {
+		{ HSAQM_API_TOOLS_SCRATCH_ALLOC_END, &c.tools.hsa_amd_tool_scratch_event_alloc_end_fn },
+		{ HSAQM_API_TOOLS_SCRATCH_FREE_END, &c.tools.hsa_amd_tool_scratch_event_free_end_fn },
+		{ HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END,
+		  &c.tools.hsa_amd_tool_scratch_event_async_reclaim_end_fn },
+	};
+	for (const auto &w : want_tools) {
+		void *slot = hsaqm_api_table_slot(&c.root, &l, w.e);
+
+		checks++;
+		if (slot != w.rocr) {
+			failures++;
+			std::printf("MISMATCH slot of %s: hsaqm %p, ROCr %p\n",
+				    hsaqm_api_entry_name(w.e), slot, w.rocr);
+		}
+	}
+#endif
 	// And every entry the installed layout has is found inside the installed tables.
 	for (int e = 0; e < HSAQM_API_ENTRY_COUNT; e++) {
 		auto *slot = (char *)hsaqm_api_table_slot(&c.root, &l, (hsaqm_api_entry)e);
-		bool amd = l.entry[e].table == HSAQM_API_TABLE_AMD_EXT;
-		char *lo = amd ? (char *)&c.amd_ext : (char *)&c.core;
-		std::size_t size = amd ? sizeof(c.amd_ext) : sizeof(c.core);
+		char *lo = (char *)&c.core;
+		std::size_t size = sizeof(c.core);
+
+		if (l.entry[e].table == HSAQM_API_TABLE_AMD_EXT) {
+			lo = (char *)&c.amd_ext;
+			size = sizeof(c.amd_ext);
+		} else if (l.entry[e].table == HSAQM_API_TABLE_TOOLS) {
+#ifdef HSA_TOOLS_API_TABLE_MAJOR_VERSION
+			lo = (char *)&c.tools;
+			size = sizeof(c.tools);
+#else
+			lo = nullptr; // no such table: the entry must be absent
+			size = 0;
+#endif
+		}
 
 		if (!l.entry[e].present)
 			continue;
-		expect(slot >= lo + 16 && slot + sizeof(void *) <= lo + size,
+		expect(lo && slot >= lo + 16 && slot + sizeof(void *) <= lo + size,
 		       "slot inside table of", hsaqm_api_entry_name((hsaqm_api_entry)e),
 		       (long long)(slot - lo), (long long)size);
 	}

@@ -519,6 +519,22 @@ struct hsaqm_amd_ext_table_v2 {
 	hsaqm_api_fn hsa_amd_enable_high_precision_timestamps_fn; /* 760 */
 };
 
+/*
+ * ToolsApiTable (root major 3, ROCm 6.1 on; major 1, step 0 through 7.2): callbacks ROCr
+ * calls when a tool set them, NULL otherwise.
+ */
+struct hsaqm_tools_api_table {
+	struct hsaqm_api_table_version version;
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_alloc_start_fn;	/* 16 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_alloc_end_fn;	/* 24 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_free_start_fn;	/* 32 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_free_end_fn;	/* 40 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_async_reclaim_start_fn; /* 48 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_async_reclaim_end_fn; /* 56 */
+};
+
+#define HSAQM_TOOLS_API_TABLE_MAJOR 1u
+
 /* Sizes (minor_id values) ROCr writes, per table and release. */
 #define HSAQM_ROOT_SIZE_V1 48u
 #define HSAQM_ROOT_SIZE_V3_ROCM_6_1 56u
@@ -534,6 +550,7 @@ struct hsaqm_amd_ext_table_v2 {
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_4 592u
 #define HSAQM_AMD_EXT_SIZE_ROCM_7_0 608u
 #define HSAQM_AMD_EXT_SIZE_ROCM_7_2 624u
+#define HSAQM_TOOLS_API_TABLE_SIZE 64u
 
 /* The mirror, checked against the offsets the rest of hsaqm relies on. */
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_api_table_version) == 16, "ApiTableVersion");
@@ -553,6 +570,9 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_core_api_table, hsa_signal_store_screl
 		    "CoreApiTable.hsa_signal_store_screlease_fn");
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_core_api_table, hsa_signal_silent_store_screlease_fn) ==
 			    840, "CoreApiTable.hsa_signal_silent_store_screlease_fn");
+
+HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_tools_api_table) == HSAQM_TOOLS_API_TABLE_SIZE,
+		    "ToolsApiTable: version + 6 events");
 
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_ext_table_4_5) == HSAQM_AMD_EXT_SIZE_ROCM_4_5,
 		    "AmdExtTable 4.5-5.4");
@@ -650,6 +670,7 @@ enum hsaqm_api_subtable {
 	HSAQM_API_TABLE_NONE = 0,
 	HSAQM_API_TABLE_CORE,
 	HSAQM_API_TABLE_AMD_EXT,
+	HSAQM_API_TABLE_TOOLS,		/* root major 3 only, when tools_ is set */
 };
 
 /*
@@ -740,6 +761,14 @@ enum hsaqm_api_entry {
 	 * library exports hsa_amd_queue_create (dlsym): that is what tells the two apart.
 	 */
 	HSAQM_API_AMD_QUEUE_CREATE,
+	/*
+	 * ToolsApiTable (ROCm >= 6.1): the events after which a hardware queue's scratch
+	 * fields are new, so a proxy's mirror of them is out of date. ROCr leaves them NULL
+	 * unless a tool sets them.
+	 */
+	HSAQM_API_TOOLS_SCRATCH_ALLOC_END,
+	HSAQM_API_TOOLS_SCRATCH_FREE_END,
+	HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END,
 	HSAQM_API_ENTRY_COUNT,
 };
 
@@ -768,6 +797,7 @@ struct hsaqm_api_layout {
 	struct hsaqm_api_table_version root;	/* the version headers as read */
 	struct hsaqm_api_table_version core;
 	struct hsaqm_api_table_version amd_ext;
+	struct hsaqm_api_table_version tools;	/* zero when the root has no ToolsApiTable */
 	struct hsaqm_api_entry_loc entry[HSAQM_API_ENTRY_COUNT];
 };
 
@@ -775,8 +805,10 @@ struct hsaqm_api_layout {
  * Identify the layout of a live root table (the HsaApiTable OnLoad received) and locate
  * every entry of enum hsaqm_api_entry.
  *
- * Reads only the three version headers and the root's core and amd_ext pointers, each
- * after checking it lies inside the size its header declares; never a function pointer.
+ * Reads only the version headers (root, core, AMD extension, and under root major 3 the
+ * ToolsApiTable's) and the root's pointers to those tables, each after checking it lies
+ * inside the size its header declares; never a function pointer. A ToolsApiTable that is
+ * missing or of another major only makes its entries absent.
  * Root major 1 (ROCm <= 5.7) is matched on exact sub-table sizes, because entries were
  * inserted there without a version change; majors 2 and 3 accept any sub-table at least
  * as large as the first release of their era, and an entry that lies past minor_id (or was

@@ -344,6 +344,33 @@ typedef void (*hsaqm_hsa_amd_queue_intercept_handler)(
  */
 struct hsaqm_hsa_amd_queue_create_desc;
 
+/*
+ * Tool events (hsa_amd_tool.h, ROCm >= 6.1): ROCr calls the ToolsApiTable entries a tool
+ * set, with a union of pointers to an event record (passed like a pointer). Every scratch
+ * event record starts with its kind and the hardware queue whose scratch changed; hsaqm
+ * reads nothing else.
+ */
+enum {
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_START = 1,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END = 2,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START = 3,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END = 4,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_START = 5,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_END = 6,
+};
+
+struct hsaqm_hsa_amd_tool_event_scratch {
+	uint32_t kind;				/* HSAQM_HSA_AMD_TOOL_EVENT_* */
+	const struct hsaqm_hsa_queue *queue;	/* the runtime's (hardware) queue */
+	uint32_t flags;
+};
+
+typedef union {
+	const struct hsaqm_hsa_amd_tool_event_scratch *scratch;
+} hsaqm_hsa_amd_tool_event_t;
+
+typedef hsaqm_hsa_status_t (*hsaqm_hsa_amd_tool_event_fn)(hsaqm_hsa_amd_tool_event_t event);
+
 /* ---- Function types of the table entries hsaqm calls or wraps ------------------------ */
 
 typedef hsaqm_hsa_status_t (*hsaqm_hsa_init_fn)(void);
