@@ -404,8 +404,7 @@ static void proxy_free(struct hsaqm_hsa_proxy *p)
 		rt->signal_destroy(p->gate);
 	if (p->doorbell.handle)
 		rt->signal_destroy(p->doorbell);
-	free(p->ring);
-	free(p->amd);
+	free(p->ring); /* the descriptor with it */
 	pthread_mutex_destroy(&p->db_lock);
 	p->magic = 0;
 	free(p);
@@ -465,11 +464,21 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	p->callback = cfg->callback;
 	p->callback_data = cfg->callback_data;
 	pthread_mutex_init(&p->db_lock, NULL);
-	p->amd = aligned_alloc(HSAQM_AMD_QUEUE_ALIGN, HSAQM_PROXY_QUEUE_DESC_SIZE);
-	p->ring = aligned_alloc(4096, (size_t)cfg->size * HSAQM_AQL_PACKET_SIZE);
-	if (!p->amd || !p->ring) {
-		rc = -ENOMEM;
-		goto err_free;
+	/*
+	 * The ring, and the descriptor right after it (64-byte aligned: the ring is whole
+	 * packets) in the same allocation: a ring of the usual size is page-rounded memory
+	 * whose tail has room for it, so the descriptor's zeros cost no more pages.
+	 */
+	{
+		size_t ring_bytes = (size_t)cfg->size * HSAQM_AQL_PACKET_SIZE;
+		void *mem = NULL;
+
+		if (posix_memalign(&mem, 4096, ring_bytes + HSAQM_PROXY_QUEUE_DESC_SIZE)) {
+			rc = -ENOMEM;
+			goto err_free;
+		}
+		p->ring = mem;
+		p->amd = (struct hsaqm_amd_queue *)(void *)((char *)mem + ring_bytes);
 	}
 	memset(p->amd, 0, HSAQM_PROXY_QUEUE_DESC_SIZE);
 	/* As hsa_queue_create leaves a ring: every slot INVALID (consumers stop at it). */

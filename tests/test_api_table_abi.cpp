@@ -561,7 +561,7 @@ void check_detector_on_rocr_table(const char *want_release, long queue_object_of
 		// And a proxy queue holds NULL there (hsaqm/hsa_abi.h).
 		expect(queue_object_offset >= (long)sizeof(hsaqm_amd_queue) &&
 			       queue_object_offset + 8 <= (long)HSAQM_PROXY_QUEUE_DESC_SIZE,
-		       "queue object offset inside a proxy's zero area", "(bytes 256..4095)",
+		       "queue object offset inside a proxy's zero area", "(bytes 256 to its size)",
 		       queue_object_offset, HSAQM_PROXY_QUEUE_DESC_SIZE);
 	}
 

@@ -311,11 +311,11 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue_v2, scratch_last_used_index)
 /*
  * The memory hsaqm gives the descriptor of a queue it makes (a proxy): an amd_queue_v2_t
  * whose first 256 bytes mirror the hardware queue's and whose every other byte is zero, up
- * to this size. A ROCr that reads its queue object pointer at any offset below it (both
- * above, and room for a larger amd_queue_v2_t) finds NULL and refuses the queue with
- * HSA_STATUS_ERROR_INVALID_QUEUE instead of following a stray pointer.
+ * to this size (the object pointer behind amd_queue_v2_t, rounded up to 64 bytes). A ROCr
+ * that reads its queue object pointer at either offset above finds NULL and refuses the
+ * queue with HSA_STATUS_ERROR_INVALID_QUEUE instead of following a stray pointer.
  */
-#define HSAQM_PROXY_QUEUE_DESC_SIZE 4096u
+#define HSAQM_PROXY_QUEUE_DESC_SIZE 2368u
 
 HSAQM_STATIC_ASSERT(HSAQM_PROXY_QUEUE_DESC_SIZE >= HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V2 + 8,
 		    "a proxy's descriptor covers ROCr's queue object pointer of every era");
