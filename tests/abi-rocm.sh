@@ -37,7 +37,10 @@ echo "$tag: root $dir ($("$dr" list | sed -n "s/^$root *//p"))"
 # Inside the root: the compilers hipcc brought (clang-N) or the system's, then objdump.
 inner='set -u
 src=$1 out=$2
-pick() { for c in "$@"; do command -v "$c" >/dev/null 2>&1 && { command -v "$c"; return 0; }; done; return 1; }
+pick() {
+  for c in "$@"; do command -v "$c" >/dev/null 2>&1 && { command -v "$c"; return 0; }; done
+  return 1
+}
 clangs=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -t- -k2 -n -r)
 clangxxs=$(ls /usr/bin/clang++-[0-9]* 2>/dev/null | sort -t- -k2 -n -r)
 cc=$(pick gcc clang $clangs) || { echo "no C compiler in the root"; exit 3; }
@@ -51,7 +54,8 @@ set -e
   "$out/api_table.o" "$out/log.o" -lpthread -o "$out/test-api-table-abi"
 set +e
 lib=$(ls /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.* 2>/dev/null | head -n1)
-dump=$(pick objdump llvm-objdump $(ls /usr/bin/llvm-objdump-* 2>/dev/null)) || { echo "no objdump in the root"; exit 3; }
+dump=$(pick objdump llvm-objdump $(ls /usr/bin/llvm-objdump-* 2>/dev/null)) ||
+  { echo "no objdump in the root"; exit 3; }
 echo "runtime: $lib"
 "$dump" -d --no-show-raw-insn "$lib" > "$out/rocr.dis" || exit 3
 '
