@@ -25,6 +25,10 @@
  *   usable only when the table both reaches it (minor_id) and reports the step that added
  *   it. The step check matters for development builds: branches have placed different
  *   functions at the same index past step 0x0B, and only the step names which one.
+ *
+ * - The release is a name, not a decision: the exact headers a release's ROCr writes
+ *   (sizes and steps) say which release it is, and nothing else depends on it but the
+ *   queue descriptor size reported alongside (hsaqm/hsa_abi.h).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -50,6 +54,60 @@ static const struct layout_desc layouts[HSAQM_API_LAYOUT_COUNT] = {
 	[HSAQM_API_LAYOUT_ROCM_6_0] = { "rocm-6.0", 2, 2, HSAQM_AMD_EXT_SIZE_ROCM_6_0 },
 	[HSAQM_API_LAYOUT_ROCM_6_1] = { "rocm-6.1+", 3, 2, HSAQM_AMD_EXT_SIZE_ROCM_6_1 },
 };
+
+/*
+ * The headers each release's ROCr writes (its hsa_api_trace.h and hsa_api_trace_version.h;
+ * docs/hsa-api-tables.md says which were read). CoreApiTable is 1016 bytes, step 0, in all.
+ */
+struct release_desc {
+	const char *name;
+	enum hsaqm_api_layout_id layout;
+	uint32_t root_size, root_step;
+	uint32_t amd_ext_size, amd_ext_step;
+	uint32_t queue_desc_size;	/* what ROCr's Queue::Convert skips */
+};
+
+#define QD1 HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V1
+#define QD2 HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V2
+
+static const struct release_desc releases[HSAQM_API_RELEASE_COUNT] = {
+	[HSAQM_API_RELEASE_UNKNOWN] = { "unknown", HSAQM_API_LAYOUT_UNKNOWN, 0, 0, 0, 0, 0 },
+	[HSAQM_API_RELEASE_ROCM_4_5] = { "rocm-4.5-5.4", HSAQM_API_LAYOUT_ROCM_4_5,
+					 HSAQM_ROOT_SIZE_V1, 0, HSAQM_AMD_EXT_SIZE_ROCM_4_5, 0, QD1 },
+	[HSAQM_API_RELEASE_ROCM_5_5] = { "rocm-5.5", HSAQM_API_LAYOUT_ROCM_5_5, HSAQM_ROOT_SIZE_V1,
+					 0, HSAQM_AMD_EXT_SIZE_ROCM_5_5, 0, QD1 },
+	[HSAQM_API_RELEASE_ROCM_5_6] = { "rocm-5.6-5.7", HSAQM_API_LAYOUT_ROCM_5_6,
+					 HSAQM_ROOT_SIZE_V1, 0, HSAQM_AMD_EXT_SIZE_ROCM_5_6, 0, QD1 },
+	[HSAQM_API_RELEASE_ROCM_6_0] = { "rocm-6.0", HSAQM_API_LAYOUT_ROCM_6_0, HSAQM_ROOT_SIZE_V1,
+					 0, HSAQM_AMD_EXT_SIZE_ROCM_6_0, 0, QD1 },
+	[HSAQM_API_RELEASE_ROCM_6_1] = { "rocm-6.1", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_1, 0, HSAQM_AMD_EXT_SIZE_ROCM_6_1,
+					 1, QD1 },
+	[HSAQM_API_RELEASE_ROCM_6_2] = { "rocm-6.2", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_2, 1, HSAQM_AMD_EXT_SIZE_ROCM_6_2,
+					 3, QD1 },
+	[HSAQM_API_RELEASE_ROCM_6_3] = { "rocm-6.3", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_2, 1, HSAQM_AMD_EXT_SIZE_ROCM_6_3,
+					 4, QD1 },
+	[HSAQM_API_RELEASE_ROCM_6_4] = { "rocm-6.4", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_2, 1, HSAQM_AMD_EXT_SIZE_ROCM_6_4,
+					 5, QD2 },
+	[HSAQM_API_RELEASE_ROCM_7_0] = { "rocm-7.0", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_2, 1, HSAQM_AMD_EXT_SIZE_ROCM_7_0,
+					 7, QD2 },
+	[HSAQM_API_RELEASE_ROCM_7_2] = { "rocm-7.2", HSAQM_API_LAYOUT_ROCM_6_1,
+					 HSAQM_ROOT_SIZE_V3_ROCM_6_2, 1, HSAQM_AMD_EXT_SIZE_ROCM_7_2,
+					 8, QD2 },
+};
+
+/*
+ * The last AmdExt step whose ROCr used amd_queue_t as its queue descriptor; from the next,
+ * amd_queue_v2_t. The descriptor changed on 2025-02-06 (upstream "Update for new async
+ * scratch reclaim"), between step 5 (2024-10-16) and step 6 (2025-04-10): the one release
+ * of step 5, 6.4, has amd_queue_v2_t (its binaries read at 0x900), a development build of
+ * step 5 from before February 2025 has not, and has the same headers as 6.4.
+ */
+#define QUEUE_DESC_V1_UP_TO_STEP 4u
 
 /*
  * Where each entry sits. off[] holds the byte offset per layout, taken from the mirror
@@ -83,6 +141,11 @@ struct entry_desc {
 	[e] = { #fn, HSAQM_API_TABLE_AMD_EXT, step,                                        \
 		{ 0, 0, 0, 0, offsetof(struct hsaqm_amd_ext_table_v2, fn##_fn),            \
 		  offsetof(struct hsaqm_amd_ext_table_v2, fn##_fn) } }
+
+/* A ToolsApiTable entry: only under root major 3. */
+#define TOOLS(e, fn)                                                                       \
+	[e] = { #fn, HSAQM_API_TABLE_TOOLS, 0,                                             \
+		{ 0, 0, 0, 0, 0, offsetof(struct hsaqm_tools_api_table, fn##_fn) } }
 
 static const struct entry_desc entries[HSAQM_API_ENTRY_COUNT] = {
 	CORE(HSAQM_API_HSA_INIT, hsa_init),
@@ -159,6 +222,9 @@ static const struct entry_desc entries[HSAQM_API_ENTRY_COUNT] = {
 	AMD_V2(HSAQM_API_AMD_COUNTED_QUEUE_ACQUIRE, hsa_amd_counted_queue_acquire, 0x09),
 	AMD_V2(HSAQM_API_AMD_COUNTED_QUEUE_RELEASE, hsa_amd_counted_queue_release, 0x09),
 	AMD_V2(HSAQM_API_AMD_QUEUE_CREATE, hsa_amd_queue_create, 0x10),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_ALLOC_END, hsa_amd_tool_scratch_event_alloc_end),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_FREE_END, hsa_amd_tool_scratch_event_free_end),
+	TOOLS(HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END, hsa_amd_tool_scratch_event_async_reclaim_end),
 };
 
 /* Every enum value has a row: a missing one would leave a NULL name and zero offsets. */
@@ -179,6 +245,13 @@ const char *hsaqm_api_layout_name(enum hsaqm_api_layout_id id)
 	return layouts[id].name;
 }
 
+const char *hsaqm_api_release_name(enum hsaqm_api_release r)
+{
+	if ((unsigned int)r >= HSAQM_API_RELEASE_COUNT)
+		return releases[HSAQM_API_RELEASE_UNKNOWN].name;
+	return releases[r].name;
+}
+
 /*
  * The root's core and amd_ext pointers, read as bytes: the root's alignment is the
  * runtime's business and memcpy does not care. Same offsets in every root major.
@@ -193,6 +266,7 @@ static void *root_pointer(const void *root_table, size_t off)
 
 #define ROOT_CORE_OFF offsetof(struct hsaqm_api_root_v1, core)
 #define ROOT_AMD_EXT_OFF offsetof(struct hsaqm_api_root_v1, amd_ext)
+#define ROOT_TOOLS_OFF offsetof(struct hsaqm_api_root_v3, tools)
 /* A root must reach past amd_ext for hsaqm to use it. */
 #define ROOT_MIN_SIZE (ROOT_AMD_EXT_OFF + sizeof(void *))
 
@@ -244,13 +318,36 @@ static enum hsaqm_api_layout_id match_layout(const struct hsaqm_api_layout *l)
 	}
 }
 
+/* The release whose headers l's are exactly, and its queue descriptor size. */
+static void match_release(struct hsaqm_api_layout *l)
+{
+	l->release = HSAQM_API_RELEASE_UNKNOWN;
+	for (int r = HSAQM_API_RELEASE_ROCM_4_5; r < HSAQM_API_RELEASE_COUNT; r++) {
+		const struct release_desc *d = &releases[r];
+
+		if (d->layout == l->id && d->root_size == l->root.minor_id &&
+		    d->root_step == l->root.step_id &&
+		    l->core.minor_id == HSAQM_CORE_API_TABLE_SIZE && l->core.step_id == 0 &&
+		    d->amd_ext_size == l->amd_ext.minor_id && d->amd_ext_step == l->amd_ext.step_id) {
+			l->release = (enum hsaqm_api_release)r;
+			l->queue_desc_size = d->queue_desc_size;
+			return;
+		}
+	}
+	/* No release's headers: the AmdExt step still dates a major-2 table. */
+	l->queue_desc_size = l->root.major_id == 1 || l->amd_ext.step_id <= QUEUE_DESC_V1_UP_TO_STEP ?
+				     HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V1 :
+				     HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V2;
+}
+
 /* Fill l->entry[] for layout l->id. */
 static void locate_entries(struct hsaqm_api_layout *l)
 {
 	for (int e = 0; e < HSAQM_API_ENTRY_COUNT; e++) {
 		const struct entry_desc *d = &entries[e];
 		const struct hsaqm_api_table_version *v =
-			d->table == HSAQM_API_TABLE_CORE ? &l->core : &l->amd_ext;
+			d->table == HSAQM_API_TABLE_CORE ? &l->core :
+			d->table == HSAQM_API_TABLE_AMD_EXT ? &l->amd_ext : &l->tools;
 		uint32_t off = d->off[l->id];
 		struct hsaqm_api_entry_loc *loc = &l->entry[e];
 
@@ -259,6 +356,9 @@ static void locate_entries(struct hsaqm_api_layout *l)
 		if (off == 0 || (uint64_t)off + sizeof(void *) > v->minor_id)
 			continue;
 		if (d->step && v->step_id < d->step)
+			continue;
+		/* A ToolsApiTable of a major hsaqm has not read (or none: all zero) is unused. */
+		if (d->table == HSAQM_API_TABLE_TOOLS && v->major_id != HSAQM_TOOLS_API_TABLE_MAJOR)
 			continue;
 		loc->present = true;
 		loc->offset = off;
@@ -316,12 +416,22 @@ int hsaqm_api_table_detect(const void *root_table, uint64_t runtime_version,
 	out->id = match_layout(out);
 	if (out->id == HSAQM_API_LAYOUT_UNKNOWN)
 		return -ENOTSUP;
-	out->name = layouts[out->id].name;
+	/* Root major 3: the ToolsApiTable, when the root reaches its pointer and it is set. */
+	if (out->root.major_id == 3 && out->root.minor_id >= ROOT_TOOLS_OFF + sizeof(void *)) {
+		const void *tools = root_pointer(root_table, ROOT_TOOLS_OFF);
+
+		if (tools)
+			read_version(tools, &out->tools);
+	}
+	match_release(out);
+	out->name = out->release != HSAQM_API_RELEASE_UNKNOWN ? releases[out->release].name :
+								 layouts[out->id].name;
 	locate_entries(out);
-	hsaqm_log_debug("API tables: layout %s (root %u.%u.%u, core %u bytes, AMD ext %u bytes "
-			"step %u)", out->name, out->root.major_id, out->root.minor_id,
+	hsaqm_log_debug("API tables: %s, layout %s (root %u.%u.%u, core %u bytes, AMD ext %u "
+			"bytes step %u, queue descriptor %u bytes)", out->name,
+			layouts[out->id].name, out->root.major_id, out->root.minor_id,
 			out->root.step_id, out->core.minor_id, out->amd_ext.minor_id,
-			out->amd_ext.step_id);
+			out->amd_ext.step_id, out->queue_desc_size);
 	return 0;
 }
 
@@ -337,8 +447,9 @@ void **hsaqm_api_table_slot(void *root_table, const struct hsaqm_api_layout *l,
 	loc = &l->entry[e];
 	if (!loc->present)
 		return NULL;
-	sub = root_pointer(root_table,
-			   loc->table == HSAQM_API_TABLE_CORE ? ROOT_CORE_OFF : ROOT_AMD_EXT_OFF);
+	sub = root_pointer(root_table, loc->table == HSAQM_API_TABLE_CORE    ? ROOT_CORE_OFF :
+				       loc->table == HSAQM_API_TABLE_AMD_EXT ? ROOT_AMD_EXT_OFF :
+									       ROOT_TOOLS_OFF);
 	if (!sub)
 		return NULL;
 	return (void **)(sub + loc->offset);

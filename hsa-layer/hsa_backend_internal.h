@@ -95,7 +95,10 @@ struct hsaqm_hsa_proxy {
 	struct hsaqm_ctx *ctx;
 	struct hsaqm_xq *xq;
 
-	/* What the application holds: an amd_queue_t, its ring and its doorbell. */
+	/*
+	 * What the application holds: an amd_queue_t at the start of HSAQM_PROXY_QUEUE_DESC_SIZE
+	 * bytes (the rest zero: hsaqm/hsa_abi.h), its ring and its doorbell.
+	 */
 	struct hsaqm_amd_queue *amd;
 	union hsaqm_aql_packet *ring;
 	uint32_t size;
@@ -106,6 +109,7 @@ struct hsaqm_hsa_proxy {
 
 	/* The doorbell side: scan_end is how far the ring holds valid packets. */
 	pthread_mutex_t db_lock;
+	uint64_t desc_gen;  /* under db_lock: the staleness generation last refreshed at */
 	bool dead;          /* destroy started: doorbells no longer reach lib */
 	bool detached;      /* lib forgot the queue (its context went): pass-through, no xq */
 	uint64_t scan_end;  /* under db_lock */

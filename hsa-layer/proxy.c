@@ -30,6 +30,14 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Bumped when the runtime says some hardware queue's scratch fields changed (a tool's scratch
+ * event): each proxy compares it with the generation it last refreshed at, at its doorbell.
+ */
+static uint64_t desc_stale_gen;
+
+static void refresh_locked(struct hsaqm_hsa_proxy *p);
+
 /* ---- Lookups --------------------------------------------------------------------------------
  *
  * Two open-addressing sets, keyed by the application queue's address and by the doorbell
@@ -198,6 +206,15 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 		pthread_mutex_unlock(&p->db_lock);
 		return;
 	}
+	/* Scratch changed somewhere since the last look (rare): mirror it before new work. */
+	{
+		uint64_t gen = hsaqm_load_acquire(&desc_stale_gen);
+
+		if (__builtin_expect(gen != p->desc_gen, 0)) {
+			p->desc_gen = gen;
+			refresh_locked(p);
+		}
+	}
 	/*
 	 * Acquire: pairs with release()'s store of the read index, after which the slots below
 	 * it are INVALID: every slot in [read, read + size) is either INVALID or holds the
@@ -281,23 +298,76 @@ static void hw_doorbell(void *ctx, uint64_t last_index)
 }
 
 /*
- * The proxy's amd_queue_t is the hardware queue's, field for field (clients read the
- * apertures, scratch fields, properties, CU and wave limits, the id), except what makes it
- * the proxy: its ring, size and type, its doorbell, and its own dispatch ids.
+ * The words of the first 256 bytes a refresh copies: all but the proxy's own (the hsa_queue_t
+ * head, the dispatch ids, the legacy doorbell words). What the words from 184 on mean differs
+ * by era (hsaqm/hsa_abi.h); copying them needs no meaning.
+ */
+static const struct {
+	uint16_t from, to;
+} mirrored[] = {
+	{ offsetof(struct hsaqm_amd_queue, caps),
+	  offsetof(struct hsaqm_amd_queue, write_dispatch_id) },
+	{ offsetof(struct hsaqm_amd_queue, group_segment_aperture_base_hi),
+	  offsetof(struct hsaqm_amd_queue, max_legacy_doorbell_dispatch_id_plus_1) },
+	{ offsetof(struct hsaqm_amd_queue, reserved2),
+	  offsetof(struct hsaqm_amd_queue, read_dispatch_id) },
+	{ offsetof(struct hsaqm_amd_queue, read_dispatch_id_field_base_byte_offset),
+	  sizeof(struct hsaqm_amd_queue) },
+};
+
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, reserved2) ==
+			    offsetof(struct hsaqm_amd_queue, legacy_doorbell_lock) + 4 &&
+		    offsetof(struct hsaqm_amd_queue, read_dispatch_id_field_base_byte_offset) ==
+			    offsetof(struct hsaqm_amd_queue, read_dispatch_id) + 8,
+		    "the mirrored ranges skip exactly the proxy's own words");
+
+/* Copy the mirrored words; relaxed: the runtime may be writing them, a client reading them. */
+static void refresh_locked(struct hsaqm_hsa_proxy *p)
+{
+	uint32_t *dst = (uint32_t *)(void *)p->amd;
+	const uint32_t *src = (const uint32_t *)(const void *)p->hw_amd;
+
+	for (size_t r = 0; r < sizeof(mirrored) / sizeof(mirrored[0]); r++)
+		for (size_t w = mirrored[r].from / 4; w < mirrored[r].to / 4u; w++)
+			HSAQM_WRITE_ONCE(dst[w], HSAQM_READ_ONCE(src[w]));
+}
+
+/*
+ * The proxy's descriptor: HSAQM_PROXY_QUEUE_DESC_SIZE zeroed bytes (past the first 256 they
+ * stay zero: CP's per-XCC scratch indices of amd_queue_v2_t belong to the hardware queue,
+ * and ROCr's queue object pointer must read NULL at 256 and 2304), then the hardware
+ * queue's amd_queue_t field for field (clients read the apertures, scratch fields,
+ * properties, CU and wave limits, the id), except what makes it the proxy: its ring, size
+ * and type, its doorbell, and its own dispatch ids (0).
  */
 static void mirror_hw_queue(struct hsaqm_hsa_proxy *p, uint32_t type)
 {
 	struct hsaqm_amd_queue *a = p->amd;
 
-	memcpy(a, p->hw_amd, sizeof(*a));
+	memset(a, 0, HSAQM_PROXY_QUEUE_DESC_SIZE);
+	a->hsa_queue = p->hw_amd->hsa_queue;
 	a->hsa_queue.type = type;
 	a->hsa_queue.base_address = p->ring;
 	a->hsa_queue.doorbell_signal = p->doorbell;
 	a->hsa_queue.size = p->size;
-	a->write_dispatch_id = 0;
-	a->read_dispatch_id = 0;
-	a->max_legacy_doorbell_dispatch_id_plus_1 = 0;
-	a->legacy_doorbell_lock = 0;
+	p->desc_gen = hsaqm_load_acquire(&desc_stale_gen);
+	refresh_locked(p);
+}
+
+void hsaqm_hsa_proxy_refresh(struct hsaqm_hsa_proxy *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->db_lock);
+	refresh_locked(p);
+	pthread_mutex_unlock(&p->db_lock);
+}
+
+void hsaqm_hsa_proxies_stale(void)
+{
+	/* Acq_rel (release half): pairs with the doorbell's acquire load of the generation, so
+	 * a doorbell that sees it also sees the runtime's field stores made before its event. */
+	hsaqm_fetch_add(&desc_stale_gen, 1);
 }
 
 static int build_templates(struct hsaqm_hsa_proxy *p)
@@ -334,8 +404,7 @@ static void proxy_free(struct hsaqm_hsa_proxy *p)
 		rt->signal_destroy(p->gate);
 	if (p->doorbell.handle)
 		rt->signal_destroy(p->doorbell);
-	free(p->ring);
-	free(p->amd);
+	free(p->ring); /* the descriptor with it */
 	pthread_mutex_destroy(&p->db_lock);
 	p->magic = 0;
 	free(p);
@@ -395,13 +464,23 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	p->callback = cfg->callback;
 	p->callback_data = cfg->callback_data;
 	pthread_mutex_init(&p->db_lock, NULL);
-	p->amd = aligned_alloc(HSAQM_AMD_QUEUE_ALIGN, sizeof(*p->amd));
-	p->ring = aligned_alloc(4096, (size_t)cfg->size * HSAQM_AQL_PACKET_SIZE);
-	if (!p->amd || !p->ring) {
-		rc = -ENOMEM;
-		goto err_free;
+	/*
+	 * The ring, and the descriptor right after it (64-byte aligned: the ring is whole
+	 * packets) in the same allocation: a ring of the usual size is page-rounded memory
+	 * whose tail has room for it, so the descriptor's zeros cost no more pages.
+	 */
+	{
+		size_t ring_bytes = (size_t)cfg->size * HSAQM_AQL_PACKET_SIZE;
+		void *mem = NULL;
+
+		if (posix_memalign(&mem, 4096, ring_bytes + HSAQM_PROXY_QUEUE_DESC_SIZE)) {
+			rc = -ENOMEM;
+			goto err_free;
+		}
+		p->ring = mem;
+		p->amd = (struct hsaqm_amd_queue *)(void *)((char *)mem + ring_bytes);
 	}
-	memset(p->amd, 0, sizeof(*p->amd));
+	memset(p->amd, 0, HSAQM_PROXY_QUEUE_DESC_SIZE);
 	/* As hsa_queue_create leaves a ring: every slot INVALID (consumers stop at it). */
 	for (uint32_t i = 0; i < cfg->size; i++) {
 		memset(&p->ring[i], 0, sizeof(p->ring[i]));

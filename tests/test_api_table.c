@@ -146,6 +146,14 @@ static const char *const amd_v2_names[] = {
 	"hsa_amd_agent_set_attribute", "hsa_amd_enable_high_precision_timestamps",
 };
 
+/* ToolsApiTable (root major 3): one order since ROCm 6.1. */
+static const char *const tools_names[] = {
+	"hsa_amd_tool_scratch_event_alloc_start", "hsa_amd_tool_scratch_event_alloc_end",
+	"hsa_amd_tool_scratch_event_free_start", "hsa_amd_tool_scratch_event_free_end",
+	"hsa_amd_tool_scratch_event_async_reclaim_start",
+	"hsa_amd_tool_scratch_event_async_reclaim_end",
+};
+
 /*
  * The rest of the AmdExtTable history as edits (docs/hsa-api-tables.md): 5.5 inserted SPM
  * entries before queue_cu_get_mask; 5.6 inserted two copy-engine entries after
@@ -184,7 +192,8 @@ static int list_insert(struct name_list *l, const char *anchor, int after,
 	return 0;
 }
 
-static struct name_list core_list, amd_4_5_list, amd_5_5_list, amd_5_6_list, amd_v2_list;
+static struct name_list core_list, amd_4_5_list, amd_5_5_list, amd_5_6_list, amd_v2_list,
+	tools_list;
 
 /* Suite init: a failure here fails the suite, which t_run() counts. */
 static int build_lists(void)
@@ -206,6 +215,7 @@ static int build_lists(void)
 	    list_insert(&amd_5_6_list, "hsa_amd_queue_cu_get_mask", 1, dmabuf, 2))
 		return -1;
 	list_from(&amd_v2_list, amd_v2_names, sizeof(amd_v2_names) / sizeof(amd_v2_names[0]));
+	list_from(&tools_list, tools_names, sizeof(tools_names) / sizeof(tools_names[0]));
 	return 0;
 }
 
@@ -221,6 +231,7 @@ static int list_index(const struct name_list *l, unsigned int limit, const char 
 
 #define TAG_CORE 0xc0u
 #define TAG_AMD 0xaeu
+#define TAG_TOOLS 0x70u
 
 /* Never called: a value no real function pointer has, naming table and index. */
 static uint64_t sentinel(unsigned int tag, unsigned int index)
@@ -259,6 +270,8 @@ struct era {
 	uint32_t amd_size, amd_step;
 	const struct name_list *amd_names;
 	enum hsaqm_api_layout_id expect;
+	enum hsaqm_api_release release;	/* UNKNOWN: no release wrote these headers */
+	uint32_t queue_desc;		/* ROCr's queue descriptor size */
 };
 
 struct runtime {
@@ -276,7 +289,7 @@ static void runtime_build(struct runtime *rt, const struct era *e)
 	memcpy(rt->root, &v, sizeof(v));
 	rt->core = table_alloc(e->sub_major, e->core_size, 0, TAG_CORE);
 	rt->amd = table_alloc(e->sub_major, e->amd_size, e->amd_step, TAG_AMD);
-	rt->tools = e->root_major >= 3 ? table_alloc(1, 64, 0, 0x70) : NULL;
+	rt->tools = e->root_major >= 3 ? table_alloc(1, 64, 0, TAG_TOOLS) : NULL;
 	put_ptr(rt->root, e->root_size, 16, rt->core);
 	put_ptr(rt->root, e->root_size, 24, rt->amd);
 	/* finalizer, image and PC sampling stay NULL, as before their extensions load. */
@@ -292,20 +305,33 @@ static void runtime_free(struct runtime *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
-/* The sub-table sizes and steps ROCr writes, release by release. */
+/*
+ * The sub-table sizes and steps ROCr writes, release by release (5.2.3, 6.1.2, 6.4.3 and
+ * 7.2.4 as checked against their headers by abi-rocm-*; the others as read in ROCr's
+ * sources), and development builds between them.
+ */
+#define L(x) HSAQM_API_LAYOUT_ROCM_##x
+#define R(x) HSAQM_API_RELEASE_ROCM_##x
+#define DEV HSAQM_API_RELEASE_UNKNOWN
 static const struct era eras[] = {
-	{ "ROCm 5.2.3", 1, 48, 0, 1, 1016, 400, 0, &amd_4_5_list, HSAQM_API_LAYOUT_ROCM_4_5 },
-	{ "ROCm 5.5", 1, 48, 0, 1, 1016, 424, 0, &amd_5_5_list, HSAQM_API_LAYOUT_ROCM_5_5 },
-	{ "ROCm 5.7", 1, 48, 0, 1, 1016, 456, 0, &amd_5_6_list, HSAQM_API_LAYOUT_ROCM_5_6 },
-	{ "ROCm 6.0", 2, 48, 0, 2, 1016, 552, 0, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_0 },
-	{ "ROCm 6.1", 3, 56, 0, 2, 1016, 560, 1, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "ROCm 6.2", 3, 64, 1, 2, 1016, 576, 3, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "ROCm 6.3", 3, 64, 1, 2, 1016, 584, 4, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "2025-08 develop", 3, 64, 1, 2, 1016, 608, 7, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "develop step 9", 3, 64, 1, 2, 1016, 640, 9, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "develop 0x10", 3, 64, 1, 2, 1016, 712, 0x10, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
-	{ "develop 0x15", 3, 64, 1, 2, 1016, 768, 0x15, &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 },
+	{ "ROCm 5.2.3", 1, 48, 0, 1, 1016, 400, 0, &amd_4_5_list, L(4_5), R(4_5), 256 },
+	{ "ROCm 5.5", 1, 48, 0, 1, 1016, 424, 0, &amd_5_5_list, L(5_5), R(5_5), 256 },
+	{ "ROCm 5.7", 1, 48, 0, 1, 1016, 456, 0, &amd_5_6_list, L(5_6), R(5_6), 256 },
+	{ "ROCm 6.0", 2, 48, 0, 2, 1016, 552, 0, &amd_v2_list, L(6_0), R(6_0), 256 },
+	{ "ROCm 6.1", 3, 56, 0, 2, 1016, 560, 1, &amd_v2_list, L(6_1), R(6_1), 256 },
+	{ "ROCm 6.2", 3, 64, 1, 2, 1016, 576, 3, &amd_v2_list, L(6_1), R(6_2), 256 },
+	{ "ROCm 6.3", 3, 64, 1, 2, 1016, 584, 4, &amd_v2_list, L(6_1), R(6_3), 256 },
+	{ "ROCm 7.0", 3, 64, 1, 2, 1016, 608, 7, &amd_v2_list, L(6_1), R(7_0), 2304 },
+	{ "develop step 9", 3, 64, 1, 2, 1016, 640, 9, &amd_v2_list, L(6_1), DEV, 2304 },
+	{ "develop 0x10", 3, 64, 1, 2, 1016, 712, 0x10, &amd_v2_list, L(6_1), DEV, 2304 },
+	{ "develop 0x15", 3, 64, 1, 2, 1016, 768, 0x15, &amd_v2_list, L(6_1), DEV, 2304 },
+	{ "ROCm 6.4", 3, 64, 1, 2, 1016, 592, 5, &amd_v2_list, L(6_1), R(6_4), 2304 },
+	{ "ROCm 7.2", 3, 64, 1, 2, 1016, 624, 8, &amd_v2_list, L(6_1), R(7_2), 2304 },
+	{ "develop step 2", 3, 64, 1, 2, 1016, 568, 2, &amd_v2_list, L(6_1), DEV, 256 },
+	{ "develop step 6", 3, 64, 1, 2, 1016, 600, 6, &amd_v2_list, L(6_1), DEV, 2304 },
 };
+#undef L
+#undef R
 
 #define N_ERAS (sizeof(eras) / sizeof(eras[0]))
 
@@ -339,12 +365,16 @@ static unsigned int check_entries(struct runtime *rt, const struct hsaqm_api_lay
 		const char *name = hsaqm_api_entry_name((enum hsaqm_api_entry)e);
 		int ci = list_index(&core_list, core_list.count, name);
 		int ai = list_index(amd_names, (amd_limit_bytes - 16) / 8, name);
+		/* The tools table is there (64 bytes) exactly when the root is major 3. */
+		int ti = rt->tools ? list_index(&tools_list, tools_list.count, name) : -1;
 		void **slot = hsaqm_api_table_slot(rt->root, l, (enum hsaqm_api_entry)e);
-		int idx = ci >= 0 ? ci : ai;
-		unsigned int tag = ci >= 0 ? TAG_CORE : TAG_AMD;
+		int idx = ci >= 0 ? ci : ti >= 0 ? ti : ai;
+		unsigned int tag = ci >= 0 ? TAG_CORE : ti >= 0 ? TAG_TOOLS : TAG_AMD;
+		uint8_t table = ci >= 0 ? HSAQM_API_TABLE_CORE :
+			       ti >= 0 ? HSAQM_API_TABLE_TOOLS : HSAQM_API_TABLE_AMD_EXT;
 
 		/* Added at a later step than the table reports: absent even if inside. */
-		if (ci < 0 && amd_step < added_at_step(name))
+		if (ci < 0 && ti < 0 && amd_step < added_at_step(name))
 			idx = -1;
 
 		if (idx < 0) {
@@ -354,8 +384,7 @@ static unsigned int check_entries(struct runtime *rt, const struct hsaqm_api_lay
 		}
 		present++;
 		CU_ASSERT_TRUE(l->entry[e].present);
-		CU_ASSERT_EQUAL(l->entry[e].table,
-				ci >= 0 ? HSAQM_API_TABLE_CORE : HSAQM_API_TABLE_AMD_EXT);
+		CU_ASSERT_EQUAL(l->entry[e].table, table);
 		CU_ASSERT_EQUAL(l->entry[e].offset, 16u + 8u * (unsigned int)idx);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
 		{
@@ -391,7 +420,8 @@ static void test_api_table_every_needed_entry_is_a_rocr_entry(void)
 		const char *name = hsaqm_api_entry_name((enum hsaqm_api_entry)e);
 
 		CU_ASSERT(list_index(&core_list, 999, name) >= 0 ||
-			  list_index(&amd_v2_list, 999, name) >= 0);
+			  list_index(&amd_v2_list, 999, name) >= 0 ||
+			  list_index(&tools_list, 999, name) >= 0);
 		for (int f = 0; f < e; f++)
 			CU_ASSERT(strcmp(name, hsaqm_api_entry_name((enum hsaqm_api_entry)f)) != 0);
 	}
@@ -407,7 +437,11 @@ static void test_api_table_detects_each_rocm_era(void)
 		runtime_build(&rt, e);
 		CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, e->root_major, &l), 0);
 		CU_ASSERT_EQUAL(l.id, e->expect);
-		CU_ASSERT_STRING_EQUAL(l.name, hsaqm_api_layout_name(e->expect));
+		CU_ASSERT_EQUAL(l.release, e->release);
+		CU_ASSERT_EQUAL(l.queue_desc_size, e->queue_desc);
+		/* Named after the release when one wrote these headers, else after the layout. */
+		CU_ASSERT_STRING_EQUAL(l.name, e->release ? hsaqm_api_release_name(e->release) :
+							    hsaqm_api_layout_name(e->expect));
 		CU_ASSERT_EQUAL(l.root.major_id, e->root_major);
 		CU_ASSERT_EQUAL(l.root.minor_id, e->root_size);
 		CU_ASSERT_EQUAL(l.core.minor_id, e->core_size);
@@ -416,6 +450,53 @@ static void test_api_table_detects_each_rocm_era(void)
 		CU_ASSERT_EQUAL(l.runtime_version, e->root_major);
 		/* Core entries, the nine AMD entries of every layout, plus the appended ones. */
 		CU_ASSERT(check_entries(&rt, &l, e->amd_names, e->amd_size, e->amd_step) >= 61 + 9);
+		runtime_free(&rt);
+	}
+}
+
+static void test_api_table_names_each_release_from_its_exact_headers(void)
+{
+	/* What OnLoad sees on each Debian root (abi-rocm-* checks these against the headers). */
+	static const struct {
+		unsigned int era;
+		const char *name;
+	} debian[] = { { 0, "rocm-4.5-5.4" }, { 4, "rocm-6.1" }, { 11, "rocm-6.4" },
+		       { 12, "rocm-7.2" } };
+	/* One header off a release's and it is a development build of the same layout. */
+	static const struct era off_by_one[] = {
+		{ "6.4 size, step 4", 3, 64, 1, 2, 1016, 592, 4, &amd_v2_list,
+		  HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 256 },
+		{ "7.2 step, root step 0", 3, 64, 0, 2, 1016, 624, 8, &amd_v2_list,
+		  HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 2304 },
+		{ "6.1 sizes, root of 6.2", 3, 64, 1, 2, 1016, 560, 1, &amd_v2_list,
+		  HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 256 },
+		{ "6.0 AMD ext with a step", 2, 48, 0, 2, 1016, 560, 1, &amd_v2_list,
+		  HSAQM_API_LAYOUT_ROCM_6_0, HSAQM_API_RELEASE_UNKNOWN, 256 },
+	};
+
+	for (unsigned int i = 0; i < sizeof(debian) / sizeof(debian[0]); i++) {
+		struct runtime rt;
+		struct hsaqm_api_layout l;
+
+		runtime_build(&rt, &eras[debian[i].era]);
+		CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, eras[debian[i].era].root_major,
+							     &l), 0);
+		CU_ASSERT_STRING_EQUAL(l.name, debian[i].name);
+		runtime_free(&rt);
+	}
+	for (unsigned int i = 0; i < sizeof(off_by_one) / sizeof(off_by_one[0]); i++) {
+		const struct era *e = &off_by_one[i];
+		struct runtime rt;
+		struct hsaqm_api_layout l;
+
+		runtime_build(&rt, e);
+		CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, e->root_major, &l), 0);
+		CU_ASSERT_EQUAL(l.id, e->expect);
+		CU_ASSERT_EQUAL(l.release, HSAQM_API_RELEASE_UNKNOWN);
+		CU_ASSERT_STRING_EQUAL(l.name, hsaqm_api_layout_name(e->expect));
+		CU_ASSERT_EQUAL(l.queue_desc_size, e->queue_desc);
+		/* The entries are where the layout has them all the same. */
+		check_entries(&rt, &l, e->amd_names, e->amd_size, e->amd_step);
 		runtime_free(&rt);
 	}
 }
@@ -563,22 +644,23 @@ static void test_api_table_refuses_mismatched_sub_table_major(void)
 	expect_enotsup(3, 1, MAJOR, 0);	/* ROCr zeroes the version of a table it rejects */
 }
 
+/* What a refused table's era expects. */
+#define REFUSED HSAQM_API_LAYOUT_UNKNOWN, HSAQM_API_RELEASE_UNKNOWN, 0
+
 static void test_api_table_refuses_sizes_no_release_had(void)
 {
 	struct runtime rt;
 	struct hsaqm_api_layout l;
 	static const struct era odd[] = {
 		/* Major 1: inserted entries make any other size a layout we have not read. */
-		{ "5.x AMD ext 408", 1, 48, 0, 1, 1016, 408, 0, NULL, HSAQM_API_LAYOUT_UNKNOWN },
-		{ "5.x AMD ext 392 (ROCm 4.3)", 1, 48, 0, 1, 1016, 392, 0, NULL,
-		  HSAQM_API_LAYOUT_UNKNOWN },
-		{ "5.x core 1024", 1, 48, 0, 1, 1024, 456, 0, NULL, HSAQM_API_LAYOUT_UNKNOWN },
+		{ "5.x AMD ext 408", 1, 48, 0, 1, 1016, 408, 0, NULL, REFUSED },
+		{ "5.x AMD ext 392 (ROCm 4.3)", 1, 48, 0, 1, 1016, 392, 0, NULL, REFUSED },
+		{ "5.x core 1024", 1, 48, 0, 1, 1024, 456, 0, NULL, REFUSED },
 		/* Majors 2 and 3: smaller than the first release of the era. */
-		{ "6.0 AMD ext 544", 2, 48, 0, 2, 1016, 544, 0, NULL, HSAQM_API_LAYOUT_UNKNOWN },
-		{ "6.1 AMD ext 552", 3, 56, 0, 2, 1016, 552, 0, NULL, HSAQM_API_LAYOUT_UNKNOWN },
-		{ "6.x core 1008", 3, 64, 1, 2, 1008, 584, 4, NULL, HSAQM_API_LAYOUT_UNKNOWN },
-		{ "6.x AMD ext header only", 3, 64, 1, 2, 1016, 16, 4, NULL,
-		  HSAQM_API_LAYOUT_UNKNOWN },
+		{ "6.0 AMD ext 544", 2, 48, 0, 2, 1016, 544, 0, NULL, REFUSED },
+		{ "6.1 AMD ext 552", 3, 56, 0, 2, 1016, 552, 0, NULL, REFUSED },
+		{ "6.x core 1008", 3, 64, 1, 2, 1008, 584, 4, NULL, REFUSED },
+		{ "6.x AMD ext header only", 3, 64, 1, 2, 1016, 16, 4, NULL, REFUSED },
 	};
 
 	for (unsigned int i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
@@ -597,7 +679,7 @@ static void test_api_table_refuses_root_without_sub_tables(void)
 
 	/* A root declaring 24 bytes, allocated with 24: amd_ext (24..31) must not be read. */
 	static const struct era tiny = { "root 24", 3, 24, 1, 2, 1016, 584, 4, NULL,
-					 HSAQM_API_LAYOUT_UNKNOWN };
+					 HSAQM_API_LAYOUT_UNKNOWN, HSAQM_API_RELEASE_UNKNOWN, 0 };
 	runtime_build(&rt, &tiny);
 	CU_ASSERT_EQUAL(hsaqm_api_table_detect(rt.root, 3, &l), -ENOTSUP);
 	expect_refused(&l);
@@ -620,13 +702,13 @@ static void test_api_table_truncated_table_reports_entries_absent(void)
 	struct hsaqm_api_layout l;
 	/* Steps that claim entries the sizes do not hold: the size wins, nothing past is read. */
 	static const struct era cut_get_info = { "6.2 step, 6.1 size", 3, 64, 1, 2, 1016, 560, 3,
-						 &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 };
+						 &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 0 };
 	static const struct era cut_counted = { "step 0x15, cut inside counted", 3, 64, 1, 2,
 						1016, 632, 0x15, &amd_v2_list,
-						HSAQM_API_LAYOUT_ROCM_6_1 };
+						HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 0 };
 	/* And a size that holds entries the step does not vouch for. */
 	static const struct era early_step = { "size 640, step 8", 3, 64, 1, 2, 1016, 640, 8,
-					       &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1 };
+					       &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1, HSAQM_API_RELEASE_UNKNOWN, 0 };
 
 	runtime_build(&rt, &cut_get_info);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
@@ -649,6 +731,66 @@ static void test_api_table_truncated_table_reports_entries_absent(void)
 	CU_ASSERT_FALSE(l.entry[HSAQM_API_AMD_COUNTED_QUEUE_ACQUIRE].present);
 	CU_ASSERT_FALSE(l.entry[HSAQM_API_AMD_COUNTED_QUEUE_RELEASE].present);
 	check_entries(&rt, &l, &amd_v2_list, 640, 8);
+	runtime_free(&rt);
+}
+
+static void expect_tools(const struct hsaqm_api_layout *l, bool alloc, bool free_, bool reclaim)
+{
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_ALLOC_END].present, alloc);
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_FREE_END].present, free_);
+	CU_ASSERT_EQUAL(l->entry[HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END].present, reclaim);
+}
+
+static void test_api_table_tools_entries_only_from_a_tools_table_it_knows(void)
+{
+	struct runtime rt;
+	struct hsaqm_api_layout l;
+	struct hsaqm_api_table_version v = { 2, 64, 0, 0 };
+	void *null = NULL;
+	/* A 6.3 root that declares 48 bytes: no tools_ member, its memory is not read. */
+	static const struct era short_root = { "root 3 of 48 bytes", 3, 48, 1, 2, 1016, 584, 4,
+					       &amd_v2_list, HSAQM_API_LAYOUT_ROCM_6_1,
+					       HSAQM_API_RELEASE_UNKNOWN, 256 };
+
+	/* 6.1 and 7.2: all three, at 24, 40 and 56 of the ToolsApiTable. */
+	runtime_build(&rt, &eras[4]);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, true, true, true);
+	CU_ASSERT_EQUAL(l.entry[HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END].offset, 56u);
+	CU_ASSERT_PTR_EQUAL(hsaqm_api_table_slot(rt.root, &l, HSAQM_API_TOOLS_SCRATCH_FREE_END),
+			    (char *)rt.tools + 40);
+	runtime_free(&rt);
+
+	/* No tools table (5.x, 6.0; a root 3 whose pointer is NULL): absent, layout known. */
+	runtime_build(&rt, &eras[3]);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 2, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+	runtime_build(&rt, &eras[12]);
+	memcpy(rt.root + 48, &null, sizeof(null));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	CU_ASSERT_EQUAL(l.release, HSAQM_API_RELEASE_ROCM_7_2);
+	expect_tools(&l, false, false, false);
+	CU_ASSERT_PTR_NULL(hsaqm_api_table_slot(rt.root, &l, HSAQM_API_TOOLS_SCRATCH_ALLOC_END));
+	runtime_free(&rt);
+	runtime_build(&rt, &short_root);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+
+	/* A tools major hsaqm has not read: unused. */
+	runtime_build(&rt, &eras[12]);
+	memcpy(rt.tools, &v, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, false, false, false);
+	runtime_free(&rt);
+
+	/* A table declaring 48 bytes: alloc_end and free_end inside, async_reclaim_end not. */
+	runtime_build(&rt, &eras[12]);
+	v = (struct hsaqm_api_table_version){ 1, 48, 0, 0 };
+	memcpy(rt.tools, &v, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(hsaqm_api_table_detect(rt.root, 3, &l), 0);
+	expect_tools(&l, true, true, false);
 	runtime_free(&rt);
 }
 
@@ -689,12 +831,25 @@ static void test_api_table_names(void)
 		for (int b = 0; b < a; b++)
 			CU_ASSERT(strcmp(hsaqm_api_layout_name((enum hsaqm_api_layout_id)a),
 					 hsaqm_api_layout_name((enum hsaqm_api_layout_id)b)) != 0);
+	CU_ASSERT_STRING_EQUAL(hsaqm_api_release_name(HSAQM_API_RELEASE_ROCM_7_2), "rocm-7.2");
+	CU_ASSERT_STRING_EQUAL(hsaqm_api_release_name(HSAQM_API_RELEASE_UNKNOWN), "unknown");
+	CU_ASSERT_STRING_EQUAL(hsaqm_api_release_name(HSAQM_API_RELEASE_COUNT), "unknown");
+	CU_ASSERT_STRING_EQUAL(hsaqm_api_release_name((enum hsaqm_api_release)-1), "unknown");
+	/* Release names are distinct, and distinct from the layout names of later eras. */
+	for (int a = HSAQM_API_RELEASE_ROCM_4_5; a < HSAQM_API_RELEASE_COUNT; a++) {
+		for (int b = 0; b < a; b++)
+			CU_ASSERT(strcmp(hsaqm_api_release_name((enum hsaqm_api_release)a),
+					 hsaqm_api_release_name((enum hsaqm_api_release)b)) != 0);
+		CU_ASSERT(strcmp(hsaqm_api_release_name((enum hsaqm_api_release)a),
+				 hsaqm_api_layout_name(HSAQM_API_LAYOUT_ROCM_6_1)) != 0);
+	}
 }
 
 static const struct t_case api_table_cases[] = {
 	T_CASE(test_api_table_history_lists_are_consistent),
 	T_CASE(test_api_table_every_needed_entry_is_a_rocr_entry),
 	T_CASE(test_api_table_detects_each_rocm_era),
+	T_CASE(test_api_table_names_each_release_from_its_exact_headers),
 	T_CASE(test_api_table_optional_entries_follow_size_and_step),
 	T_CASE(test_api_table_known_offsets_per_era),
 	T_CASE(test_api_table_slot_replaces_the_runtime_entry),
@@ -704,6 +859,7 @@ static const struct t_case api_table_cases[] = {
 	T_CASE(test_api_table_refuses_sizes_no_release_had),
 	T_CASE(test_api_table_refuses_root_without_sub_tables),
 	T_CASE(test_api_table_truncated_table_reports_entries_absent),
+	T_CASE(test_api_table_tools_entries_only_from_a_tools_table_it_knows),
 	T_CASE(test_api_table_null_and_out_of_range_arguments),
 	T_CASE(test_api_table_names),
 	T_CASES_END,

@@ -781,12 +781,8 @@ static hsaqm_hsa_status_t w_profiling_enable(struct hsaqm_hsa_queue *queue, int 
 		  hsaqm_hsa_amd_profiling_enable_fn)(p ? hsaqm_hsa_proxy_hw_queue(p) : queue,
 						     enable);
 	/* The runtime records profiling in the queue's properties: the proxy mirrors them. */
-	if (p && st == HSAQM_HSA_STATUS_SUCCESS) {
-		const struct hsaqm_amd_queue *hw = proxy_amd(hsaqm_hsa_proxy_hw_queue(p));
-
-		HSAQM_WRITE_ONCE(proxy_amd(queue)->queue_properties,
-				 HSAQM_READ_ONCE(hw->queue_properties));
-	}
+	if (p && st == HSAQM_HSA_STATUS_SUCCESS)
+		hsaqm_hsa_proxy_refresh(p);
 	return st;
 }
 
@@ -810,6 +806,27 @@ static hsaqm_hsa_status_t w_queue_get_info(struct hsaqm_hsa_queue *queue,
 	return NEXT(HSAQM_API_AMD_QUEUE_GET_INFO, hsaqm_hsa_amd_queue_get_info_fn)(
 		p ? hsaqm_hsa_proxy_hw_queue(p) : queue, attr, value);
 }
+
+/* ---- Scratch events (ToolsApiTable, ROCm >= 6.1) ---------------------------------------------
+ *
+ * ROCr calls these after it changed a hardware queue's scratch (grown on demand, freed,
+ * reclaimed), with the hardware queue in the record. They may run on any thread, while that
+ * queue's proxy is being destroyed, so nothing is looked up: every proxy mirrors its hardware
+ * queue again at its next doorbell. Entries a tool loaded before hsaqm set are called next.
+ */
+#define W_TOOL_EVENT(fn, entry)                                                        \
+	static hsaqm_hsa_status_t fn(hsaqm_hsa_amd_tool_event_t ev)                    \
+	{                                                                              \
+		hsaqm_hsa_amd_tool_event_fn next =                                     \
+			NEXT(entry, hsaqm_hsa_amd_tool_event_fn);                      \
+		if (active())                                                          \
+			hsaqm_hsa_proxies_stale();                                     \
+		return next ? next(ev) : HSAQM_HSA_STATUS_SUCCESS;                     \
+	}
+
+W_TOOL_EVENT(w_scratch_alloc_end, HSAQM_API_TOOLS_SCRATCH_ALLOC_END)
+W_TOOL_EVENT(w_scratch_free_end, HSAQM_API_TOOLS_SCRATCH_FREE_END)
+W_TOOL_EVENT(w_scratch_async_reclaim_end, HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END)
 
 /* ---- Installation ------------------------------------------------------------------------ */
 
@@ -850,6 +867,9 @@ static const struct {
 	{ HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER, FN(w_intercept_register), false },
 	{ HSAQM_API_AMD_QUEUE_GET_INFO, FN(w_queue_get_info), false },
 	{ HSAQM_API_AMD_QUEUE_CREATE, FN(w_amd_queue_create), false },
+	{ HSAQM_API_TOOLS_SCRATCH_ALLOC_END, FN(w_scratch_alloc_end), false },
+	{ HSAQM_API_TOOLS_SCRATCH_FREE_END, FN(w_scratch_free_end), false },
+	{ HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END, FN(w_scratch_async_reclaim_end), false },
 };
 
 #define NWRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
@@ -955,8 +975,11 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	for (size_t i = 0; i < NWRAPPERS; i++) {
 		slots[wrappers[i].entry] = hsaqm_api_table_slot(table, &g.rt.layout,
 								 wrappers[i].entry);
-		if (slots[wrappers[i].entry] && !*slots[wrappers[i].entry])
-			slots[wrappers[i].entry] = NULL; /* an empty slot: nothing to chain to */
+		/* An empty slot: nothing to chain to. Event slots are empty until a tool sets
+		 * them (ROCr calls only those set), so hsaqm sets them all the same. */
+		if (slots[wrappers[i].entry] && !*slots[wrappers[i].entry] &&
+		    g.rt.layout.entry[wrappers[i].entry].table != HSAQM_API_TABLE_TOOLS)
+			slots[wrappers[i].entry] = NULL;
 		if (!slots[wrappers[i].entry] && wrappers[i].required) {
 			hsaqm_log_notice(NULL, "the HSA API table (%s) lacks %s: hsaqm "
 					 "installs nothing, the application runs unscheduled",

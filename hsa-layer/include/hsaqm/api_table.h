@@ -23,7 +23,10 @@
  *   2           6.0         "                     " (major 2)      552 (major 2)
  *   3           6.1 -       + tools_ (6.1),       "                560 and up, appended
  *                           + pc_sampling_ext_                     only, step_id counts
- *                           (6.2)                                  the additions
+ *                           (6.2)                                  the additions: 6.1
+ *                                                                  560/1, 6.2 576/3, 6.3
+ *                                                                  584/4, 6.4 592/5, 7.0
+ *                                                                  608/7, 7.2 624/8
  *
  * Every sub-table starts with a version whose minor_id ROCr sets to the sizeof of the
  * table it was built with - in every release, 5.x included. From major 2 on, entries are
@@ -516,6 +519,22 @@ struct hsaqm_amd_ext_table_v2 {
 	hsaqm_api_fn hsa_amd_enable_high_precision_timestamps_fn; /* 760 */
 };
 
+/*
+ * ToolsApiTable (root major 3, ROCm 6.1 on; major 1, step 0 through 7.2): callbacks ROCr
+ * calls when a tool set them, NULL otherwise.
+ */
+struct hsaqm_tools_api_table {
+	struct hsaqm_api_table_version version;
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_alloc_start_fn;	/* 16 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_alloc_end_fn;	/* 24 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_free_start_fn;	/* 32 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_free_end_fn;	/* 40 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_async_reclaim_start_fn; /* 48 */
+	hsaqm_hsa_amd_tool_event_fn hsa_amd_tool_scratch_event_async_reclaim_end_fn; /* 56 */
+};
+
+#define HSAQM_TOOLS_API_TABLE_MAJOR 1u
+
 /* Sizes (minor_id values) ROCr writes, per table and release. */
 #define HSAQM_ROOT_SIZE_V1 48u
 #define HSAQM_ROOT_SIZE_V3_ROCM_6_1 56u
@@ -528,6 +547,10 @@ struct hsaqm_amd_ext_table_v2 {
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_1 560u
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_2 576u
 #define HSAQM_AMD_EXT_SIZE_ROCM_6_3 584u
+#define HSAQM_AMD_EXT_SIZE_ROCM_6_4 592u
+#define HSAQM_AMD_EXT_SIZE_ROCM_7_0 608u
+#define HSAQM_AMD_EXT_SIZE_ROCM_7_2 624u
+#define HSAQM_TOOLS_API_TABLE_SIZE 64u
 
 /* The mirror, checked against the offsets the rest of hsaqm relies on. */
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_api_table_version) == 16, "ApiTableVersion");
@@ -548,6 +571,9 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_core_api_table, hsa_signal_store_screl
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_core_api_table, hsa_signal_silent_store_screlease_fn) ==
 			    840, "CoreApiTable.hsa_signal_silent_store_screlease_fn");
 
+HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_tools_api_table) == HSAQM_TOOLS_API_TABLE_SIZE,
+		    "ToolsApiTable: version + 6 events");
+
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_ext_table_4_5) == HSAQM_AMD_EXT_SIZE_ROCM_4_5,
 		    "AmdExtTable 4.5-5.4");
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_ext_table_5_5) == HSAQM_AMD_EXT_SIZE_ROCM_5_5,
@@ -560,6 +586,15 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2,
 		    "AmdExtTable 6.0 ends before 6.1's entry");
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_enable_logging_fn) ==
 			    HSAQM_AMD_EXT_SIZE_ROCM_6_2, "AmdExtTable 6.2 ends before 6.3's entry");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_signal_wait_all_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_6_3, "AmdExtTable 6.3 ends before 6.4's entry");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2,
+			     hsa_amd_memory_get_preferred_copy_engine_fn) == HSAQM_AMD_EXT_SIZE_ROCM_6_4,
+		    "AmdExtTable 6.4 ends before step 6");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_ais_file_write_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_7_0, "AmdExtTable 7.0 ends before step 8");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_ext_table_v2, hsa_amd_counted_queue_acquire_fn) ==
+			    HSAQM_AMD_EXT_SIZE_ROCM_7_2, "AmdExtTable 7.2 ends before step 9");
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_ext_table_v2) == 768, "AmdExtTable step 0x15");
 
 /* queue_cu_set_mask never moved; the intercept and priority entries moved by 16 at 5.6. */
@@ -592,7 +627,11 @@ HSAQM_CHECK_AMD_OFFSET(hsaqm_amd_ext_table_v2, hsa_amd_queue_create_fn, 704);
 
 /* ---- The detector ---------------------------------------------------------------------- */
 
-/* The layouts the detector knows. */
+/*
+ * The layouts the detector knows: where the entries are. Every root-3 table has the same
+ * offsets (entries are only appended), so one id covers ROCm 6.1 to 7.2 and development
+ * builds; which release a table comes from is enum hsaqm_api_release.
+ */
 enum hsaqm_api_layout_id {
 	HSAQM_API_LAYOUT_UNKNOWN = 0,
 	HSAQM_API_LAYOUT_ROCM_4_5,	/* root 1, AmdExt 400: ROCm 4.5 - 5.4 */
@@ -603,11 +642,35 @@ enum hsaqm_api_layout_id {
 	HSAQM_API_LAYOUT_COUNT,
 };
 
+/*
+ * The ROCm release whose tables a runtime's match exactly: the version headers (root
+ * major, size and step; CoreApiTable and AmdExtTable sizes and steps) as that release's
+ * ROCr writes them. Each was read from that release's headers (docs/hsa-api-tables.md
+ * names them); a release not listed with the same tables as a listed one (7.1, if it kept
+ * 7.0's or 7.2's table) is named after the listed one. UNKNOWN: a layout hsaqm knows whose
+ * headers no release had, such as a development build's AmdExt step.
+ */
+enum hsaqm_api_release {
+	HSAQM_API_RELEASE_UNKNOWN = 0,
+	HSAQM_API_RELEASE_ROCM_4_5,	/* 4.5 - 5.4 share one table (Debian 12: 5.2.3) */
+	HSAQM_API_RELEASE_ROCM_5_5,
+	HSAQM_API_RELEASE_ROCM_5_6,	/* 5.6 - 5.7 */
+	HSAQM_API_RELEASE_ROCM_6_0,
+	HSAQM_API_RELEASE_ROCM_6_1,	/* Debian 13: 6.1.2 */
+	HSAQM_API_RELEASE_ROCM_6_2,
+	HSAQM_API_RELEASE_ROCM_6_3,
+	HSAQM_API_RELEASE_ROCM_6_4,	/* Debian sid: 6.4.3 */
+	HSAQM_API_RELEASE_ROCM_7_0,
+	HSAQM_API_RELEASE_ROCM_7_2,	/* Debian experimental: 7.2.4 */
+	HSAQM_API_RELEASE_COUNT,
+};
+
 /* The sub-table an entry lives in. */
 enum hsaqm_api_subtable {
 	HSAQM_API_TABLE_NONE = 0,
 	HSAQM_API_TABLE_CORE,
 	HSAQM_API_TABLE_AMD_EXT,
+	HSAQM_API_TABLE_TOOLS,		/* root major 3 only, when tools_ is set */
 };
 
 /*
@@ -698,6 +761,14 @@ enum hsaqm_api_entry {
 	 * library exports hsa_amd_queue_create (dlsym): that is what tells the two apart.
 	 */
 	HSAQM_API_AMD_QUEUE_CREATE,
+	/*
+	 * ToolsApiTable (ROCm >= 6.1): the events after which a hardware queue's scratch
+	 * fields are new, so a proxy's mirror of them is out of date. ROCr leaves them NULL
+	 * unless a tool sets them.
+	 */
+	HSAQM_API_TOOLS_SCRATCH_ALLOC_END,
+	HSAQM_API_TOOLS_SCRATCH_FREE_END,
+	HSAQM_API_TOOLS_SCRATCH_ASYNC_RECLAIM_END,
 	HSAQM_API_ENTRY_COUNT,
 };
 
@@ -711,11 +782,22 @@ struct hsaqm_api_entry_loc {
 /* What hsaqm_api_table_detect() found. */
 struct hsaqm_api_layout {
 	enum hsaqm_api_layout_id id;
-	const char *name;		/* hsaqm_api_layout_name(id) */
+	enum hsaqm_api_release release;
+	/* The release's name ("rocm-6.4") when known, else hsaqm_api_layout_name(id). */
+	const char *name;
+	/*
+	 * The size of the queue descriptor this runtime's ROCr puts before its queue object
+	 * pointer (hsaqm/hsa_abi.h, HSAQM_ROCR_QUEUE_OBJECT_OFFSET_*): 256 up to ROCm 6.3,
+	 * 2304 from 6.4 (by the AmdExt step where no release matches; a development build
+	 * of step 5 older than February 2025 had 256 with 6.4's headers). Informative: a
+	 * proxy queue is safe under either.
+	 */
+	uint32_t queue_desc_size;
 	uint64_t runtime_version;	/* what OnLoad received (ROCr passes the root major) */
 	struct hsaqm_api_table_version root;	/* the version headers as read */
 	struct hsaqm_api_table_version core;
 	struct hsaqm_api_table_version amd_ext;
+	struct hsaqm_api_table_version tools;	/* zero when the root has no ToolsApiTable */
 	struct hsaqm_api_entry_loc entry[HSAQM_API_ENTRY_COUNT];
 };
 
@@ -723,14 +805,19 @@ struct hsaqm_api_layout {
  * Identify the layout of a live root table (the HsaApiTable OnLoad received) and locate
  * every entry of enum hsaqm_api_entry.
  *
- * Reads only the three version headers and the root's core and amd_ext pointers, each
- * after checking it lies inside the size its header declares; never a function pointer.
+ * Reads only the version headers (root, core, AMD extension, and under root major 3 the
+ * ToolsApiTable's) and the root's pointers to those tables, each after checking it lies
+ * inside the size its header declares; never a function pointer. A ToolsApiTable that is
+ * missing or of another major only makes its entries absent.
  * Root major 1 (ROCm <= 5.7) is matched on exact sub-table sizes, because entries were
  * inserted there without a version change; majors 2 and 3 accept any sub-table at least
  * as large as the first release of their era, and an entry that lies past minor_id (or was
  * added at a later step_id than the table reports) is reported absent.
  * runtime_version is recorded and compared with the root major (what ROCr passes) only to
  * log a mismatch: the table's own header decides.
+ *
+ * The release (and with it the name) is the ROCm release whose version headers match the
+ * table's exactly, or UNKNOWN with the layout's name.
  *
  * Returns 0 and fills *out; -EINVAL if root_table or out is NULL; -ENOTSUP if the layout
  * is not one hsaqm knows: unknown root major, a root too small to hold the core and
@@ -759,6 +846,9 @@ const char *hsaqm_api_entry_name(enum hsaqm_api_entry e);
 
 /* A short name for layout id ("rocm-5.6-5.7"); "unknown" for anything else. */
 const char *hsaqm_api_layout_name(enum hsaqm_api_layout_id id);
+
+/* A short name for release r ("rocm-7.2"); "unknown" for anything else. */
+const char *hsaqm_api_release_name(enum hsaqm_api_release r);
 
 #ifdef __cplusplus
 }

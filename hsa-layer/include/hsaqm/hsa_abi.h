@@ -73,7 +73,7 @@ enum {
 	HSAQM_HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION = 42,
 	HSAQM_HSA_STATUS_ERROR_MEMORY_FAULT = 43,
 	HSAQM_HSA_STATUS_CU_MASK_REDUCED = 44,
-	/* Added after ROCm 6.2; absent from the 5.2.3 headers. */
+	/* Later additions: 45 from ROCm 6.1, 46 from 6.4, 47 from 7.x (7.2.4 has it). */
 	HSAQM_HSA_STATUS_ERROR_OUT_OF_REGISTERS = 45,
 	HSAQM_HSA_STATUS_ERROR_RESOURCE_BUSY = 46,
 	HSAQM_HSA_STATUS_ERROR_NOT_SUPPORTED = 47,
@@ -184,6 +184,12 @@ enum {
 	HSAQM_AMD_QUEUE_PROPERTIES_USE_SCRATCH_ONCE = 1u << 4,
 };
 
+/* amd_queue_capabilities_t (ROCm >= 6.4 headers): bits of amd_queue_t.caps. */
+enum {
+	HSAQM_AMD_QUEUE_CAPS_CP_ASYNC_RECLAIM = 1u << 0, /* CP firmware: dual scratch, reclaim */
+	HSAQM_AMD_QUEUE_CAPS_SW_ASYNC_RECLAIM = 1u << 1, /* ROCr: CP may read the v2 fields */
+};
+
 #define HSAQM_AMD_QUEUE_ALIGN 64
 
 /*
@@ -193,16 +199,24 @@ enum {
  * arguments and rocprofiler reads the dispatch ids. A proxy queue handed to an
  * application must therefore be a whole amd_queue_t.
  *
- * The 256 bytes below are the layout of every ROCm release from 4.x to 7.x. From ROCm 6.2
- * ROCr names two reserved areas: `caps` (capabilities negotiated with CP firmware, 0
- * before) and, for asynchronous scratch reclaim, a 64-bit index at 184 and alternate
- * scratch fields in reserved4; later development builds add per-XCC entries after byte
- * 256 (amd_queue_v2_t). Only the packet processor reads those, from the hardware queue,
- * never from a proxy.
+ * The 256 bytes below are the layout of every ROCm release from 4.x to 7.x up to
+ * queue_properties and queue_inactive_signal, with the names of the newest header
+ * (amd_queue_v2_t's first 256 bytes, ROCm 6.4 and later). What the words from 184 on
+ * (except the signal at 192) mean changed with the era; hsaqm only ever copies them:
+ *   - ROCm <= 6.0: reserved (reserved3, reserved4), and reserved1[0] where `caps` is;
+ *   - ROCm 6.1 - 6.3: `caps`, and a first async-reclaim layout: scratch_last_used_index
+ *     at 184, alt_scratch_last_used_index at 208, alt_scratch_backing_memory_location
+ *     216, alt_scratch_backing_memory_byte_size 224, the limits from 232;
+ *   - ROCm >= 6.4: amd_queue_v2_t's names, as below (the alternate scratch descriptor at
+ *     208, its location at 224).
+ * From ROCm 7.0 the header's amd_queue_t (kept "for reference") calls
+ * scratch_backing_memory_byte_size reserved3 (rocgdb no longer reads it); amd_queue_v2_t
+ * still names it. tests/test_api_table_abi.cpp checks these names against each era's
+ * header.
  */
 struct __attribute__((aligned(HSAQM_AMD_QUEUE_ALIGN))) hsaqm_amd_queue {
 	struct hsaqm_hsa_queue hsa_queue;
-	uint32_t caps;			/* reserved (0) before ROCm 6.2 */
+	uint32_t caps;			/* HSAQM_AMD_QUEUE_CAPS_*; reserved (0) before ROCm 6.4 */
 	uint32_t reserved1[3];
 	volatile uint64_t write_dispatch_id;
 	uint32_t group_segment_aperture_base_hi;
@@ -217,12 +231,21 @@ struct __attribute__((aligned(HSAQM_AMD_QUEUE_ALIGN))) hsaqm_amd_queue {
 	uint32_t compute_tmpring_size;
 	uint32_t scratch_resource_descriptor[4];
 	uint64_t scratch_backing_memory_location;
-	uint64_t scratch_backing_memory_byte_size;
+	uint64_t scratch_backing_memory_byte_size; /* amd_queue_t's reserved3 from ROCm 7.0 */
 	uint32_t scratch_wave64_lane_byte_size;
 	uint32_t queue_properties;	/* HSAQM_AMD_QUEUE_PROPERTIES_* */
-	uint32_t reserved3[2];		/* scratch last-used index from ROCm 6.2 */
+	/* v2 (ROCm >= 6.4, read by CP only with CAPS_SW_ASYNC_RECLAIM): reserved before. */
+	volatile uint64_t scratch_max_use_index;
 	struct hsaqm_hsa_signal queue_inactive_signal;
-	uint32_t reserved4[14];		/* alternate-scratch fields from ROCm 6.2 */
+	volatile uint64_t alt_scratch_max_use_index;
+	uint32_t alt_scratch_resource_descriptor[4];
+	uint64_t alt_scratch_backing_memory_location;
+	uint32_t alt_scratch_dispatch_limit_x;
+	uint32_t alt_scratch_dispatch_limit_y;
+	uint32_t alt_scratch_dispatch_limit_z;
+	uint32_t alt_scratch_wave64_lane_byte_size;
+	uint32_t alt_compute_tmpring_size;
+	uint32_t reserved5;
 };
 
 HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_queue) == 256, "amd_queue_t is 256 bytes");
@@ -242,8 +265,60 @@ HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, scratch_resource_descriptor
 		    "amd_queue_t.scratch_resource_descriptor");
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, queue_properties) == 180,
 		    "amd_queue_t.queue_properties");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, scratch_max_use_index) == 184,
+		    "amd_queue_v2_t.scratch_max_use_index");
 HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, queue_inactive_signal) == 192,
 		    "amd_queue_t.queue_inactive_signal");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, alt_scratch_resource_descriptor) == 208,
+		    "amd_queue_v2_t.alt_scratch_resource_descriptor");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue, alt_compute_tmpring_size) == 248,
+		    "amd_queue_v2_t.alt_compute_tmpring_size");
+
+/*
+ * amd_queue_v2_t (ROCm >= 6.4 headers): amd_queue_t followed by CP's scratch bookkeeping,
+ * two indices for each of up to 128 XCCs. CP firmware writes them, in the hardware queue's
+ * descriptor, and only when ROCr set CAPS_SW_ASYNC_RECLAIM.
+ */
+#define HSAQM_AMD_QUEUE_MAX_NUM_XCC 128
+
+struct hsaqm_amd_scratch_last_used_index_xcc {
+	volatile uint64_t main;
+	volatile uint64_t alt;
+};
+
+struct __attribute__((aligned(HSAQM_AMD_QUEUE_ALIGN))) hsaqm_amd_queue_v2 {
+	struct hsaqm_amd_queue amd_queue;
+	struct hsaqm_amd_scratch_last_used_index_xcc
+		scratch_last_used_index[HSAQM_AMD_QUEUE_MAX_NUM_XCC];
+};
+
+HSAQM_STATIC_ASSERT(sizeof(struct hsaqm_amd_queue_v2) == 2304, "amd_queue_v2_t is 2304 bytes");
+HSAQM_STATIC_ASSERT(offsetof(struct hsaqm_amd_queue_v2, scratch_last_used_index) == 256,
+		    "amd_queue_v2_t.scratch_last_used_index");
+
+/*
+ * How ROCr maps an hsa_queue_t * back to its queue object (core::Queue::Convert): the
+ * descriptor lives in a `SharedQueue { <descriptor> amd_queue; Queue *core_queue; }`, so
+ * the object pointer is read at hsa_queue + sizeof(descriptor), then checked against a
+ * magic (a NULL pointer is refused with HSA_STATUS_ERROR_INVALID_QUEUE). The descriptor
+ * was amd_queue_t up to ROCm 6.3 and became amd_queue_v2_t in ROCm 6.4 (upstream commit
+ * "Update for new async scratch reclaim", 2025-02; Debian's 6.4.3 and 7.2.4 binaries read
+ * at 0x900). A queue ROCr did not make must hold NULL at both offsets.
+ */
+#define HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V1 256u  /* ROCm <= 6.3: sizeof(amd_queue_t) */
+#define HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V2 2304u /* ROCm >= 6.4: sizeof(amd_queue_v2_t) */
+
+/*
+ * The memory hsaqm gives the descriptor of a queue it makes (a proxy): an amd_queue_v2_t
+ * whose first 256 bytes mirror the hardware queue's and whose every other byte is zero, up
+ * to this size (the object pointer behind amd_queue_v2_t, rounded up to 64 bytes). A ROCr
+ * that reads its queue object pointer at either offset above finds NULL and refuses the
+ * queue with HSA_STATUS_ERROR_INVALID_QUEUE instead of following a stray pointer.
+ */
+#define HSAQM_PROXY_QUEUE_DESC_SIZE 2368u
+
+HSAQM_STATIC_ASSERT(HSAQM_PROXY_QUEUE_DESC_SIZE >= HSAQM_ROCR_QUEUE_OBJECT_OFFSET_V2 + 8,
+		    "a proxy's descriptor covers ROCr's queue object pointer of every era");
 
 /* Error callback of queue creation: status, the queue that failed, the caller's data. */
 typedef void (*hsaqm_hsa_queue_callback_fn)(hsaqm_hsa_status_t status,
@@ -268,6 +343,33 @@ typedef void (*hsaqm_hsa_amd_queue_intercept_handler)(
  * keeps it opaque: a wrapper can only pass it through.
  */
 struct hsaqm_hsa_amd_queue_create_desc;
+
+/*
+ * Tool events (hsa_amd_tool.h, ROCm >= 6.1): ROCr calls the ToolsApiTable entries a tool
+ * set, with a union of pointers to an event record (passed like a pointer). Every scratch
+ * event record starts with its kind and the hardware queue whose scratch changed; hsaqm
+ * reads nothing else.
+ */
+enum {
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_START = 1,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ALLOC_END = 2,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_FREE_START = 3,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_FREE_END = 4,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_START = 5,
+	HSAQM_HSA_AMD_TOOL_EVENT_SCRATCH_ASYNC_RECLAIM_END = 6,
+};
+
+struct hsaqm_hsa_amd_tool_event_scratch {
+	uint32_t kind;				/* HSAQM_HSA_AMD_TOOL_EVENT_* */
+	const struct hsaqm_hsa_queue *queue;	/* the runtime's (hardware) queue */
+	uint32_t flags;
+};
+
+typedef union {
+	const struct hsaqm_hsa_amd_tool_event_scratch *scratch;
+} hsaqm_hsa_amd_tool_event_t;
+
+typedef hsaqm_hsa_status_t (*hsaqm_hsa_amd_tool_event_fn)(hsaqm_hsa_amd_tool_event_t event);
 
 /* ---- Function types of the table entries hsaqm calls or wraps ------------------------ */
 

@@ -174,8 +174,33 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
  */
 int hsaqm_hsa_proxy_destroy(struct hsaqm_hsa_proxy *proxy);
 
-/** The amd_queue_t (as an hsa_queue_t) the application uses. Never NULL for a live proxy. */
+/**
+ * The amd_queue_t (as an hsa_queue_t) the application uses. Never NULL for a live proxy.
+ * It is the start of HSAQM_PROXY_QUEUE_DESC_SIZE bytes (hsaqm/hsa_abi.h): an amd_queue_v2_t
+ * whose first 256 bytes mirror the hardware queue's and whose other bytes are zero, so that
+ * a ROCr handed a proxy by mistake reads a NULL queue object and answers
+ * HSA_STATUS_ERROR_INVALID_QUEUE.
+ */
 struct hsaqm_hsa_queue *hsaqm_hsa_proxy_queue(const struct hsaqm_hsa_proxy *proxy);
+
+/**
+ * hsaqm_hsa_proxy_refresh() - copy again into the proxy's descriptor the hardware queue's
+ * fields the runtime may change over the queue's life: caps, scratch and alternate scratch
+ * fields, queue_properties, apertures and limits (everything of the first 256 bytes but
+ * the hsa_queue_t head, the dispatch ids and the legacy doorbell words, which are the
+ * proxy's own). Word by word with relaxed loads and stores: a client reading a field
+ * meanwhile sees its old or its new value. Call after the runtime changed the hardware
+ * queue (profiling enabled; a scratch event). NULL is a no-op.
+ */
+void hsaqm_hsa_proxy_refresh(struct hsaqm_hsa_proxy *proxy);
+
+/**
+ * hsaqm_hsa_proxies_stale() - some hardware queue's scratch fields changed (the runtime's
+ * scratch events do not say which proxy, and a tool cannot safely look one up from them):
+ * every proxy refreshes its descriptor at its next doorbell, before scanning. Thread and
+ * async-signal safe (one atomic increment).
+ */
+void hsaqm_hsa_proxies_stale(void);
 
 /** The hardware queue behind a proxy (for pass-through calls such as CU masks). */
 struct hsaqm_hsa_queue *hsaqm_hsa_proxy_hw_queue(const struct hsaqm_hsa_proxy *proxy);
