@@ -83,9 +83,17 @@ inroot() {
 		# shellcheck disable=SC2086
 		env $envs timeout 240 "$@" >"$log" 2>&1
 	else
-		set -- --env "PATH=/usr/bin:/bin" "$@"
-		for e in $envs; do
-			set -- --env "$e" "$@"
+		# The root's flags, "--", then the command (the first n words now) at the end.
+		n=$#
+		for e in PATH=/usr/bin:/bin $envs; do
+			set -- "$@" --env "$e"
+		done
+		set -- "$@" -- timeout 240
+		i=0
+		while [ "$i" -lt "$n" ]; do
+			set -- "$@" "$1"
+			shift
+			i=$((i + 1))
 		done
 		binds="--bind $src"
 		case "$build" in "$src"/*) ;; *) binds="$binds --bind $build" ;; esac
