@@ -783,11 +783,11 @@ static void test_config_busy_poll_takes_yes_or_no_only(void)
 
 	hsaqmd_config_default(&cfg);
 	CU_ASSERT_FALSE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, yes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, yes, strlen(yes), err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, no, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, no, strlen(no), err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, bad, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, bad, strlen(bad), err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "busy_poll must be yes or no"));
 	CU_ASSERT_FALSE(cfg.busy_poll);
 }
