@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "hsaqm/hsaqm.h"
+#include "path_internal.h"
 #include "policy_internal.h"
 #include "proto_internal.h"
 
@@ -31,18 +33,24 @@
 static int sock = -1;
 static uint32_t seq;
 
-static int ctl_connect(const char *path)
+static int ctl_connect(const char *path, bool named)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hsaqmd_hello h = { .role = HSAQMD_ROLE_CTL, .priority = 0, .pid = (uint32_t)getpid() };
-	char buf[HSAQMD_MSG_MAX];
+	char buf[HSAQMD_MSG_MAX], why[4200];
 	struct hsaqmd_msg m;
 	ssize_t r;
-	int len;
+	int len, rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
+	/* Not a daemon another user could have put there (path_internal.h). */
+	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
+	if (rc == -EPERM) {
+		fprintf(stderr, "hsaqmctl: not connecting to %s: %s\n", path, why);
+		return rc;
+	}
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
@@ -112,6 +120,7 @@ static int cmd_list(int json)
 {
 	struct hsaqmd_msg m;
 	int rc, nproc = 0, nq = 0;
+	unsigned int hidden = 0;
 
 	rc = send_req(HSAQMD_LIST, NULL);
 	if (rc)
@@ -125,8 +134,10 @@ static int cmd_list(int json)
 		rc = recv_msg(&m);
 		if (rc)
 			return rc;
-		if (m.hdr.type == HSAQMD_END)
+		if (m.hdr.type == HSAQMD_END) {
+			hidden = m.u.end.hidden;
 			break;
+		}
 		if (m.hdr.type == HSAQMD_LIST_PROC) {
 			const struct hsaqmd_list_proc *p = &m.u.list_proc;
 
@@ -172,7 +183,10 @@ static int cmd_list(int json)
 		}
 	}
 	if (json)
-		printf("%s]}\n", nproc ? "]}\n" : "");
+		printf("%s], \"hidden\": %u}\n", nproc ? "]}\n" : "", hidden);
+	else if (hidden)
+		printf("(%u process%s of other users not shown: root sees every process)\n", hidden,
+		       hidden == 1 ? "" : "es");
 	return 0;
 }
 
@@ -394,24 +408,12 @@ static void usage(FILE *f)
 		   "The socket: --socket, else $HSAQM_DAEMON, else the default of hsaqmd.\n");
 }
 
-static const char *default_path(char *buf, size_t size)
-{
-	const char *env = getenv("HSAQM_DAEMON"), *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (env && *env)
-		return env;
-	if (geteuid() != 0 && xdg && *xdg == '/') {
-		snprintf(buf, size, "%s/hsaqm/hsaqmd.sock", xdg);
-		if (access(buf, F_OK) == 0)
-			return buf;
-	}
-	return "/run/hsaqm/hsaqmd.sock";
-}
 
 int main(int argc, char **argv)
 {
 	char pathbuf[128];
 	const char *path = NULL;
+	bool named = true;
 	int i = 1, rc;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -423,8 +425,15 @@ int main(int argc, char **argv)
 		usage(i >= argc ? stderr : stdout);
 		return i >= argc ? 2 : 0;
 	}
-	if (!path)
-		path = default_path(pathbuf, sizeof(pathbuf));
+	if (!path) {
+		/* The same search as every client's (path_internal.h). */
+		if (hsaqm_sock_find(pathbuf, sizeof(pathbuf), &named) < 0) {
+			fprintf(stderr, "hsaqmctl: HSAQM_DAEMON=%s: no daemon to ask\n",
+				getenv("HSAQM_DAEMON"));
+			return 3;
+		}
+		path = pathbuf;
+	}
 	const char *cmd = argv[i++];
 	int json = i < argc && !strcmp(argv[i], "--json");
 
@@ -442,7 +451,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	rc = ctl_connect(path);
+	rc = ctl_connect(path, named);
+	if (rc == -EPERM)
+		return 3;
 	if (rc) {
 		fprintf(stderr, "hsaqmctl: no daemon at %s (%s)\n", path, strerror(-rc));
 		return 3;
