@@ -4,10 +4,11 @@
  * by line on stdin by the hsaqmd tests, reporting every callback on stdout with the time it
  * ran (CLOCK_MONOTONIC, shared by every process of the machine).
  *
- *   t-dclient --socket PATH [--priority N] [--name NAME]
- *     stdin:  add GPU [PRIO_ADJ] | ready I | idle I | remove I | prio N | held I | exit
+ *   t-dclient [--socket PATH] [--priority N] [--name NAME] [--retry 1]
+ *     stdin:  add GPU [PRIO_ADJ] | ready I | idle I | remove I | prio N | held I | connected |
+ *             exit
  *     stdout: open ok granted=N | open rc=E
- *             added I qid=N held=H | prio rc=E granted=N | held I H | removed I
+ *             added I qid=N held=H | prio rc=E granted=N | held I H | removed I | connected C
  *             ev preempt I T | ev resume I T | ev lost - T | ev connected - T
  *   t-dclient --socket PATH --churn SECONDS [--clients K]
  *     K clients at once, each with two queues marked ready and idle, closed and opened
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
 			churn = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--clients"))
 			clients = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--retry"))
+			cfg.flags = atoi(argv[i + 1]) ? HSAQM_DCLIENT_RETRY : 0;
 		else
 			return 1;
 	}
@@ -225,6 +228,8 @@ int main(int argc, char **argv)
 			say("removed %d", i);
 		} else if (sscanf(line, "held %d", &i) == 1 && i >= 0 && i < MAXQ && queues[i]) {
 			say("held %d %d", i, hsaqm_dclient_queue_held(queues[i]));
+		} else if (!strncmp(line, "connected", 9)) {
+			say("connected %d", hsaqm_dclient_connected(c));
 		} else if (sscanf(line, "prio %d", &a) == 1) {
 			rc = hsaqm_dclient_set_priority(c, a, &granted);
 			say("prio rc=%d granted=%d", rc, granted);

@@ -166,18 +166,22 @@ static int cmd_list(int json)
 				       "\"hsa_queue_id\": %llu, \"kfd_queue_id\": %s, \"level\": \"%s\", "
 				       "\"priority\": %d, \"priority_adjust\": %d, \"state\": \"%s\", "
 				       "\"acked\": %s, \"group\": %u, \"share_permille\": %u, "
-				       "\"preemptions\": %llu}",
+				       "\"preemptions\": %llu, \"mechanism\": \"%s\", "
+				       "\"held_s\": %.6f, \"stalled\": %s, \"stalls\": %llu}",
 				       nq ? "," : "", q->qid, q->gpu_id,
 				       (unsigned long long)q->hsa_queue_id, kfd,
 				       hsaqm_level_name((enum hsaqm_level)q->level), q->priority,
 				       q->prio_adj, state_name(q->state), q->acked ? "true" : "false",
-				       q->group, q->share, (unsigned long long)q->preemptions);
+				       q->group, q->share, (unsigned long long)q->preemptions, q->mech,
+				       q->held_ns / 1e9, q->stalled ? "true" : "false",
+				       (unsigned long long)q->stalls);
 			else
-				printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s "
+				printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s%s "
 				       "preemptions %llu\n",
 				       q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
 				       hsaqm_level_name((enum hsaqm_level)q->level), q->priority,
 				       state_name(q->state), q->acked ? "" : " (not acked)",
+				       q->stalled ? " (stalled)" : "",
 				       (unsigned long long)q->preemptions);
 			nq++;
 		}
@@ -275,7 +279,10 @@ static int cmd_stats(int json)
 		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
 		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
 		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
-		       "\"fds\": %u, \"busy_polling\": %s"
+		       "\"fds\": %u, \"busy_polling\": %s, \"spinning\": %s, \"realtime\": %u, "
+		       "\"stalls\": %llu, \"refused\": {\"full\": %llu, \"uid_limit\": %llu, "
+		       "\"hello_timeout\": %llu, \"slow_reader\": %llu, \"device\": %llu, "
+		       "\"quota\": %llu}"
 		     : "uptime          %.1f s\n"
 		       "clients         %u (and %u control connections)\n"
 		       "queues          %u on %u devices\n"
@@ -286,14 +293,23 @@ static int cmd_stats(int json)
 		       "connections     %llu since start, %llu left holding queues\n"
 		       "resident memory %llu KiB\n"
 		       "open fds        %u\n"
-		       "busy-polling    %s\n",
+		       "busy-polling    %s (spinning now: %s)\n"
+		       "real-time       %u (SCHED_FIFO priority; 0: not real-time)\n"
+		       "stalls          %llu (holds released: the holder made no progress)\n"
+		       "refused         %llu full, %llu at the uid's limit, %llu without HELLO, "
+		       "%llu slow readers, %llu unknown gpu_ids, %llu over quota\n",
 	       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
 	       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
 	       (unsigned long long)s.decisions, (unsigned long long)s.commands,
 	       (unsigned long long)s.kicks_in, (unsigned long long)s.kicks_out,
 	       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
 	       (unsigned long long)s.rss_kib, s.fds,
-	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"));
+	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"),
+	       s.spinning ? (json ? "true" : "yes") : (json ? "false" : "no"), s.realtime,
+	       (unsigned long long)s.stalls, (unsigned long long)s.refused_full,
+	       (unsigned long long)s.refused_uid_limit, (unsigned long long)s.refused_hello,
+	       (unsigned long long)s.refused_slow, (unsigned long long)s.refused_device,
+	       (unsigned long long)s.refused_quota);
 	print_handoff(&s, json);
 	return 0;
 }

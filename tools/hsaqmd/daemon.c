@@ -1739,22 +1739,36 @@ static int socket_dir(const char *path)
  * which is removed. Anything else stays where it is and the daemon refuses: a file at the
  * path is somebody's data, a listening socket somebody's daemon.
  */
+static int socket_not_a_socket(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
+		return 0;
+	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (give --socket "
+		"the path of the socket itself)\n", path,
+		S_ISDIR(st.st_mode) ? "a directory" : "a file");
+	return -EEXIST;
+}
+
 static int socket_clear(const char *path, const struct sockaddr_un *sa)
 {
 	struct stat st;
 	int fd;
 
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode)) {
-		fprintf(stderr, "hsaqmd: %s exists and is %s, not a socket: refusing to replace it "
-			"(give --socket a path for the socket itself)\n", path,
-			S_ISDIR(st.st_mode) ? "a directory" : "a file");
-		return -EEXIST;
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "hsaqmd: %s: %s\n", path, strerror(errno));
+		return -EIO;
 	}
+	if (socket_not_a_socket(path))
+		return -EEXIST;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(errno));
+		return -EIO;
+	}
 	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
 		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", path);
 		close(fd);
@@ -1775,14 +1789,22 @@ static int listen_socket(struct hsaqmd *d)
 	int fd, rc;
 	mode_t old;
 
-	if (strlen(d->path) >= sizeof(sa.sun_path))
+	if (strlen(d->path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "hsaqmd: the socket path %s is longer than %zu bytes\n", d->path,
+			sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
+	}
 	strcpy(sa.sun_path, d->path);
-	if ((rc = socket_dir(d->path)) < 0 || (rc = socket_clear(d->path, &sa)) < 0)
+	/* What is at the path first: a file or directory named by mistake is said as such. */
+	if ((rc = socket_not_a_socket(d->path)) < 0 || (rc = socket_dir(d->path)) < 0 ||
+	    (rc = socket_clear(d->path, &sa)) < 0)
 		return rc;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		rc = -errno;
+		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(-rc));
+		return rc;
+	}
 	/* Bound with no permission at all, then given its mode: never briefly too open. */
 	old = umask(0777);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -1987,8 +2009,12 @@ static int daemon_loop(struct hsaqmd *d)
 		n = d->polling ? poll_spin(d, evs, 64) : epoll_wait(d->epfd, evs, 64, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return -errno;
+		if (n < 0) {
+			int rc = -errno;
+
+			fprintf(stderr, "hsaqmd: epoll_wait: %s\n", strerror(-rc));
+			return rc;
+		}
 		dispatch(d, evs, n);
 	}
 	return 0;

@@ -87,7 +87,11 @@ int main(int argc, char **argv)
 	if (config) {
 		rc = hsaqmd_config_load(&cfg, config, err, sizeof(err));
 		if (rc < 0) {
-			fprintf(stderr, "hsaqmd: %s: %s\n", config, rc == -EINVAL ? err : strerror(-rc));
+			/* A bad line: "FILE:LINE: why"; else the file's own error. */
+			if (rc == -EINVAL)
+				fprintf(stderr, "hsaqmd: %s\n", err);
+			else
+				fprintf(stderr, "hsaqmd: %s: %s\n", config, strerror(-rc));
 			return 2;
 		}
 	}
@@ -101,10 +105,6 @@ int main(int argc, char **argv)
 	}
 	if (busy_poll)
 		cfg.busy_poll = true;
-	rc = hsaqmd_run(&cfg, ready_fd);
-	if (rc < 0) {
-		fprintf(stderr, "hsaqmd: %s\n", strerror(-rc));
-		return 1;
-	}
-	return 0;
+	/* hsaqmd_run() says why it cannot run, once: nothing more to print here. */
+	return hsaqmd_run(&cfg, ready_fd) < 0 ? 1 : 0;
 }
