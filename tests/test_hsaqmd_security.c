@@ -121,8 +121,11 @@ static void test_second_uid_is_capped_and_cannot_touch_the_first(void)
 	CU_ASSERT_EQUAL(listed_priority(nob.pid), 1);
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_NOBODY, out, sizeof(out), "set-priority", pid, "4", NULL), 1);
 	CU_ASSERT_EQUAL(listed_priority(nob.pid), 1);
-	/* The node's policy is root's. */
-	CU_ASSERT_EQUAL(t_ctl(&dmn, T_NOBODY, out, sizeof(out), "policy", "all", "none", NULL), 1);
+	/* The node's policy is root's, and the refusal says so (not set-priority's words). */
+	const char *pol[] = { t_bins.hsaqmctl, "--socket", dmn.sock, "policy", "all", "none", NULL };
+
+	CU_ASSERT_EQUAL(t_exec(T_NOBODY, false, 5000, out, sizeof(out), pol), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "a policy is set by root or the daemon's own user"));
 	CU_ASSERT_FALSE(t_client_sees(&nob, "ev resume", 200));
 	/* Root may lift nobody's process past its cap: now nobody's queue wins. */
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "set-priority", pid, "20", NULL), 0);

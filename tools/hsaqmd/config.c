@@ -18,6 +18,7 @@
 
 #include "daemon_internal.h"
 #include "policy_internal.h"
+#include "policy_text_internal.h"
 #include "rt_internal.h"
 
 void hsaqmd_config_default(struct hsaqmd_config *cfg)
@@ -81,37 +82,6 @@ static int parse_long(const char *s, int base, long min, long max, long *out)
 	return 0;
 }
 
-/* "hpf", "hpf PERIOD SLICE", "util", "util PERIOD", "none" (microseconds). */
-static int parse_policy(char *v, struct hsaqm_policy_config *p)
-{
-	char *save = NULL, *kind = strtok_r(v, " \t", &save);
-	char *a = strtok_r(NULL, " \t", &save), *b = strtok_r(NULL, " \t", &save);
-	long x = 0, y = 0;
-
-	if (!kind || strtok_r(NULL, " \t", &save))
-		return -EINVAL;
-	memset(p, 0, sizeof(*p));
-	if (!strcmp(kind, "hpf")) {
-		p->kind = HSAQM_POLICY_HPF;
-		if (a && (!b || parse_long(a, 10, 1, 100000000, &x) ||
-			  parse_long(b, 10, 1, 100000000, &y)))
-			return -EINVAL;
-		p->floor_period_us = (uint32_t)x;
-		p->floor_slice_us = (uint32_t)y;
-	} else if (!strcmp(kind, "util")) {
-		p->kind = HSAQM_POLICY_UTIL;
-		if (b || (a && parse_long(a, 10, 1, 100000000, &x)))
-			return -EINVAL;
-		p->util_period_us = (uint32_t)x;
-	} else if (!strcmp(kind, "none")) {
-		p->kind = HSAQM_POLICY_NONE;
-		if (a)
-			return -EINVAL;
-	} else {
-		return -EINVAL;
-	}
-	return hsaqm_policy_check(p);
-}
 
 static int parse_uid(const char *s, uint32_t *uid)
 {
@@ -261,11 +231,16 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 	} else if (!strncmp(key, "policy.", 7)) {
 		struct hsaqm_policy_config p;
 		const char *which = key + 7;
+		char why[128];
+		bool old;
 
-		if (parse_policy(val, &p))
+		/* One syntax with HSAQM_POLICY and hsaqmctl (lib/policy_text_internal.h). */
+		if (hsaqm_policy_parse(val, &p, &old, why, sizeof(why)))
 			return seterr(err, errlen, ln,
-				      "a policy is \"hpf [FLOOR_PERIOD_US FLOOR_SLICE_US]\", "
-				      "\"util [PERIOD_US]\" or \"none\"");
+				      "\"%s\": %s (a policy is hpf, hpf PERIOD_US:SLICE_US, util, "
+				      "util PERIOD_US or none)", val, why);
+		if (old && !cfg->deprecated_line)
+			cfg->deprecated_line = ln;
 		if (!strcmp(which, "default")) {
 			cfg->policy = p;
 			return 0;

@@ -65,6 +65,7 @@ struct hsaqmd_config {
 	int realtime_mode;      /* enum hsaqm_rt_mode (rt_internal.h) */
 	int realtime_prio;
 	char metrics_listen[108]; /* "" off; "127.0.0.1:PORT", "[::1]:PORT" or an absolute socket path */
+	int deprecated_line;    /* the first line in a form the syntax only tolerates, 0 none */
 };
 
 /* hsaqmd_config_default() - the configuration without a file: caps 0 (non-root), HPF. */

@@ -7,6 +7,7 @@
  * Runs in the foreground (systemd and containers supervise it); logs through HSAQM_LOG.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "daemon_internal.h"
 #include "hsaqm/hsaqm.h"
+#include "proto_internal.h"
 
 #define DEFAULT_CONFIG "/etc/hsaqm/hsaqmd.conf"
 
@@ -63,22 +65,37 @@ int main(int argc, char **argv)
 		case 'b':
 			busy_poll = true;
 			break;
-		case 'r':
-			ready_fd = atoi(optarg);
+		case 'r': {
+			char *end;
+			long v;
+
+			/* A number, and an open fd: atoi("abc") was 0, and "ready" went to stdin. */
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 1 << 20 ||
+			    fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "hsaqmd: --ready-fd \"%s\" is not an open file "
+					"descriptor\n", optarg);
+				return 2;
+			}
+			ready_fd = (int)v;
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("hsaqmd %s (protocol 1)\n", hsaqm_version_string());
+			printf("hsaqmd %s (protocol %d)\n", hsaqm_version_string(), HSAQMD_PROTO_VERSION);
 			return 0;
 		default:
-			usage(stderr);
+			/* getopt said which option, on one line. */
+			fprintf(stderr, "hsaqmd: see hsaqmd --help\n");
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "hsaqmd: unexpected \"%s\" (hsaqmd takes options only; see --help)\n",
+			argv[optind]);
 		return 2;
 	}
 	hsaqmd_config_default(&cfg);
@@ -95,6 +112,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (cfg.deprecated_line)
+		fprintf(stderr, "hsaqmd: %s:%d: \"hpf PERIOD SLICE\" is deprecated: write \"hpf "
+			"PERIOD:SLICE\" (the syntax of HSAQM_POLICY and hsaqmctl)\n", config,
+			cfg.deprecated_line);
 	if (sock) {
 		if (*sock != '/' || strlen(sock) >= sizeof(cfg.socket_path)) {
 			fprintf(stderr, "hsaqmd: --socket needs an absolute path under %zu bytes\n",
