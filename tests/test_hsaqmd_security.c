@@ -162,6 +162,15 @@ static void test_a_user_sees_only_its_own_processes(void)
 	snprintf(key, sizeof(key), "\"pid\": %d,", (int)nob.pid);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, key));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"hidden\": 0"));
+	/* The metrics follow the same rule: nobody's view has its own series only. */
+	const char *met[] = { t_bins.hsaqmctl, "--socket", dmn.sock, "metrics", NULL };
+
+	CU_ASSERT_EQUAL(t_exec(T_NOBODY, false, 5000, out, sizeof(out), met), 0);
+	snprintf(key, sizeof(key), "hsaqmd_process_priority{pid=\"%d\"", (int)nob.pid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, key));
+	snprintf(key, sizeof(key), "hsaqmd_process_priority{pid=\"%d\"", (int)root_cl.pid);
+	CU_ASSERT_PTR_NULL(strstr(out, key));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "hsaqmd_processes_hidden 1"));
 	/* What it cannot see it cannot name either: "no such process", not "not permitted". */
 	snprintf(key, sizeof(key), "%d", (int)root_cl.pid);
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_NOBODY, out, sizeof(out), "set-priority", key, "0", NULL), 1);

@@ -40,155 +40,20 @@
 #include "path_internal.h"
 #include "policy_internal.h"
 #include "proto_internal.h"
+#include "registry_internal.h"
 #include "rt_internal.h"
 
-/*
- * Replies a client has not read yet wait in its own buffer, never in the daemon's thread: at
- * most OUT_MAX bytes (a root LIST of a large node fits; a user sees only its own processes),
- * and a reader that takes nothing for SLOW_READER_MS is dropped.
- */
-#define OUT_MAX (4u << 20)
-#define SLOW_READER_MS 5000u
-#define MAX_DEVICES 1024
-/* Busy-polling looks at the sockets, timer and signals this often (their latency bound). */
-#define POLL_EPOLL_NS 50000ull
-
-enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL, W_BEAT };
-
-struct dclient;
-
-struct watch {
-	enum watch_kind kind;
-	struct dclient *cl;
-};
-
-struct ddev;
-
-struct dqueue {
-	struct dclient *cl;
-	struct ddev *dev;
-	size_t dev_idx;
-	uint32_t slot;
-	uint32_t qid;
-	uint32_t gpu_id;
-	uint32_t kfd_qid;
-	uint32_t level;
-	uint64_t hsa_qid;
-	int32_t prio_adj;
-	uint32_t group;
-	uint32_t share;
-	bool active; /* the client's state word says ready */
-	bool hold;   /* the last command said hold */
-	uint32_t cmd;
-	uint64_t preemptions;
-	/* A hold commanded for another process's ready queue, timed once its ack is seen. */
-	bool pend;
-	uint32_t pend_cmd;
-	uint32_t pend_ready; /* the ready queue's stamp (proto_internal.h: ns, low 32 bits) */
-	uint64_t pend_seen_ns;
-	uint64_t pend_sent_ns;
-	/* Liveness: a ready queue holds others only while its progress word moves. */
-	uint32_t progress;   /* the word when last seen changing */
-	uint64_t progress_ns;
-	bool stalled;        /* ready, no progress for hold_progress_ms: treated as idle */
-	uint64_t stalls;
-	uint64_t held_ns;    /* time commanded to hold, closed holds */
-	uint64_t hold_since_ns;
-	char mech[HSAQMD_MECH_LEN];
-};
-
-struct ddev {
-	uint32_t gpu_id;
-	bool own_policy;
-	bool dirty;
-	struct hsaqm_policy_config cfg;
-	struct hsaqm_policy_state st;
-	struct dqueue **q;
-	struct hsaqm_policy_queue *pq;
-	size_t n, cap;
-	uint64_t deadline;
-	/* A queue here went ready since the last decision: the hand-off's trigger. */
-	bool trig;
-	uint32_t trig_ready;
-	uint64_t trig_seen_ns;
-};
-
-/* Messages waiting for a slow reader: [u32 length][bytes]... */
-struct outq {
-	char *buf;
-	size_t len, off, cap;
-	uint64_t progress_ns; /* when the reader last took something (or the queue started) */
-};
-
-/* What one uid holds: connections, queues. */
-struct duid {
-	uint32_t uid;
-	unsigned int conns;
-	unsigned int queues;
-};
-
-struct dclient {
-	struct dclient *next, *prev;
-	struct watch sock_w, kick_w;
-	int fd;
-	int efd_in;  /* the client kicks the daemon */
-	int efd_out; /* the daemon kicks the client */
-	bool hello;
-	bool dead;
-	bool need_kick;
-	bool privileged; /* root or the daemon's uid: sees everyone, no per-uid limits */
-	struct duid *u;
-	struct outq out;
-	uint32_t role;
-	uint32_t id;
-	uint32_t pid, pid_ns, uid;
-	int priority, cap;
-	char comm[HSAQMD_COMM_LEN];
-	uint64_t connected_ns;
-	struct hsaqmd_shm *shm;
-	struct dqueue *slot[HSAQMD_SLOTS];
-	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
-	unsigned int nqueues;
-	/* dev_decide() scratch: the highest priority among its ready queues on that device. */
-	bool arb_set;
-	int arb_prio;
-};
-
-struct hsaqmd {
-	struct hsaqmd_config cfg;
-	const char *path;
-	int lfd, epfd, tfd, sfd, hbfd;
-	struct watch listen_w, timer_w, signal_w, beat_w;
-	struct dclient *clients;
-	struct dclient *zombies;
-	unsigned int nclients, nctls;
-	struct duid *uids;
-	size_t nuids, capuids;
-	/* The node's gpu_ids (gpu_ids = auto): none read = not checked. */
-	uint32_t *topo_ids;
-	size_t ntopo;
-	uint64_t topo_read_ns;
-	uint64_t last_change_ns;  /* a state word changed, or a client kicked (spin_us) */
-	uint64_t notice_ns;       /* the last stall line said (one a second at most) */
-	int rt_prio;              /* SCHED_FIFO priority in force, 0 none */
-	struct ddev **devs;
-	size_t ndevs;
-	uint32_t next_client_id, next_qid;
-	uint64_t start_ns;
-	uint64_t armed;
-	struct hsaqmd_stats_ok st;
-	bool stop;
-	bool polling; /* busy-polling now (cfg.busy_poll and two or more clients) */
-	/* Hand-off timing, one sample per timed hold (docs/daemon.md "Hand-off timing"). */
-	struct hsaqm_hist h_ready_seen, h_seen_sent, h_sent_acked, h_ready_acked;
-};
-
-static uint64_t now_ns(void)
+uint64_t hsaqmd_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return hsaqmd_now_ns();
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -311,6 +176,11 @@ static int effective_priority(const struct dqueue *q)
 	return p;
 }
 
+int hsaqmd_queue_priority(const struct dqueue *q)
+{
+	return effective_priority(q);
+}
+
 /* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */
 #define HANDOFF_MAX_NS 1000000000u
 
@@ -342,6 +212,11 @@ static bool handoff_harvest(struct hsaqmd *d, struct dqueue *q)
 	hsaqm_hist_record(&d->h_seen_sent, ss);
 	hsaqm_hist_record(&d->h_sent_acked, sa);
 	hsaqm_hist_record(&d->h_ready_acked, (uint64_t)rs + ss + sa);
+	prom_hist_record(&d->p_ready_seen, rs);
+	prom_hist_record(&d->p_seen_sent, ss);
+	prom_hist_record(&d->p_sent_acked, sa);
+	prom_hist_record(&d->p_ready_acked, (uint64_t)rs + ss + sa);
+	prom_hist_record(&q->handoff, (uint64_t)rs + ss + sa);
 	return true;
 }
 
@@ -1145,9 +1020,14 @@ static int on_proc_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd
  * process; any other user sees its own processes only (their pids, commands, priorities and
  * queue states are nobody else's business), and how many it does not see.
  */
-static bool may_see(const struct dclient *req, const struct dclient *t)
+bool hsaqmd_may_see(const struct dclient *req, const struct dclient *t)
 {
 	return req->privileged || req->uid == t->uid;
+}
+
+static bool may_see(const struct dclient *req, const struct dclient *t)
+{
+	return hsaqmd_may_see(req, t);
 }
 
 /* Only root and the owning uid change a process's priority, and only root above its cap. */
@@ -1301,17 +1181,46 @@ static void handoff_lat(struct hsaqmd_lat *l, const struct hsaqm_hist *h)
 	l->max_ns = h->count ? clamp32(h->max_ns) : 0;
 }
 
+/* Holds acked since their command are timed now, so figures read after include them. */
+void hsaqmd_harvest_all(struct hsaqmd *d)
+{
+	for (size_t i = 0; i < d->ndevs; i++)
+		for (size_t j = 0; j < d->devs[i]->n; j++)
+			handoff_harvest(d, d->devs[i]->q[j]);
+}
+
+/* The Prometheus text, what @cl may see, in TEXT chunks (a slow reader's wait in its buffer). */
+static int on_metrics(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct hsaqmd_end end = { 0 };
+	size_t len = 0;
+	char *text;
+	int rc = 0;
+
+	hsaqmd_harvest_all(d);
+	text = hsaqmd_metrics_text(d, cl, &len);
+	if (!text)
+		return send_result(d, cl, m->hdr.seq, -ENOMEM, 0);
+	for (size_t off = 0; !rc && off < len; off += HSAQMD_TEXT_MAX) {
+		struct hsaqmd_text t = { 0 };
+
+		t.len = (uint32_t)(len - off < HSAQMD_TEXT_MAX ? len - off : HSAQMD_TEXT_MAX);
+		memcpy(t.text, text + off, t.len);
+		rc = send_msg(d, cl, HSAQMD_TEXT, m->hdr.seq, &t);
+		end.count++;
+	}
+	free(text);
+	return rc ? rc : send_msg(d, cl, HSAQMD_END, m->hdr.seq, &end);
+}
+
 static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
 {
 	struct hsaqmd_stats_ok s;
 	uint32_t queues = 0;
 
-	/* Holds acked since their command are timed now, so the counters below include them. */
-	for (size_t i = 0; i < d->ndevs; i++) {
+	hsaqmd_harvest_all(d);
+	for (size_t i = 0; i < d->ndevs; i++)
 		queues += (uint32_t)d->devs[i]->n;
-		for (size_t j = 0; j < d->devs[i]->n; j++)
-			handoff_harvest(d, d->devs[i]->q[j]);
-	}
 	s = d->st;
 	s.uptime_ns = now_ns() - d->start_ns;
 	s.clients = d->nclients;
@@ -1433,6 +1342,8 @@ static int handle_msg(struct hsaqmd *d, struct dclient *cl, const void *buf, siz
 		return on_policy_get(d, cl, &m);
 	case HSAQMD_POLICY_SET:
 		return on_policy_set(d, cl, &m);
+	case HSAQMD_METRICS:
+		return on_metrics(d, cl, &m);
 	default:
 		/* A reply type, or a second hello: not something a client sends. */
 		return -EBADMSG;
@@ -1691,6 +1602,7 @@ static void heartbeat(struct hsaqmd *d)
 		if (d->cfg.hold_progress_ms)
 			check_progress(d, cl, now);
 	}
+	hsaqmd_http_tick(d, now);
 	decide_all(d, false);
 }
 
@@ -1914,6 +1826,8 @@ static int daemon_setup(struct hsaqmd *d, int ready_fd)
 		fprintf(stderr, "hsaqmd: cannot set up its event loop: %s\n", strerror(-rc));
 		return rc;
 	}
+	if ((rc = hsaqmd_http_setup(d)) < 0)
+		return rc; /* it said why */
 	if (d->cfg.gpu_ids_mode == HSAQMD_GPU_IDS_AUTO) {
 		topo_load(d);
 		if (!d->ntopo)
@@ -1994,6 +1908,12 @@ static void dispatch(struct hsaqmd *d, struct epoll_event *evs, int n)
 		case W_SIGNAL:
 			on_signal(d);
 			break;
+		case W_HTTP_LISTEN:
+			hsaqmd_http_accept(d);
+			break;
+		case W_HTTP:
+			hsaqmd_http_event(d, w->hc, evs[i].events);
+			break;
 		}
 	}
 	free_zombies(d);
@@ -2029,6 +1949,7 @@ static void daemon_teardown(struct hsaqmd *d)
 	while (d->clients)
 		client_drop(d, d->clients, "daemon stopping");
 	free_zombies(d);
+	hsaqmd_http_teardown(d);
 	while (d->ndevs) {
 		struct ddev *dev = d->devs[--d->ndevs];
 
@@ -2062,7 +1983,7 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 	if (!d)
 		return -ENOMEM;
 	d->cfg = *cfg;
-	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = -1;
+	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = d->http_fd = -1;
 	d->armed = HSAQM_POLICY_NO_DEADLINE;
 	d->start_ns = now_ns();
 	hsaqm_hist_init(&d->h_ready_seen);
