@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hsaqmd [--socket PATH] [--config FILE] [--busy-poll] [--foreground] [--ready-fd FD]\n"
+		"usage: hsaqmd [--socket PATH] [--config FILE] [--busy-poll] [--foreground] [--ready-fd FD] [--check]\n"
 		"  --socket PATH   listen here (default /run/hsaqm/hsaqmd.sock as root,\n"
 		"                  $XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock otherwise)\n"
 		"  --config FILE   configuration (default " DEFAULT_CONFIG " when it exists)\n"
@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		"                  connected (one core busy; docs/daemon.md), as busy_poll = yes\n"
 		"  --foreground    accepted for compatibility: hsaqmd never forks\n"
 		"  --ready-fd FD   write \"ready\" to FD once listening\n"
+		"  --check         read the configuration, say whether it is valid, exit\n"
 		"Logging: HSAQM_LOG=error|warn|info|debug. Stop with SIGTERM or SIGINT.\n");
 }
 
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "busy-poll", no_argument, NULL, 'b' },
+		{ "check", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -50,7 +52,7 @@ int main(int argc, char **argv)
 	struct hsaqmd_config cfg;
 	char err[256] = "";
 	int c, rc, ready_fd = -1;
-	bool busy_poll = false;
+	bool busy_poll = false, check = false;
 
 	while ((c = getopt_long(argc, argv, "s:c:fh", opts, NULL)) != -1) {
 		switch (c) {
@@ -64,6 +66,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			busy_poll = true;
+			break;
+		case 'k':
+			check = true;
 			break;
 		case 'r': {
 			char *end;
@@ -111,6 +116,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "hsaqmd: %s: %s\n", config, strerror(-rc));
 			return 2;
 		}
+	}
+	if (check) {
+		/* The configuration only (a deployment's check, an edit before a restart). */
+		printf("hsaqmd: %s: the configuration is valid\n", config ? config : "(defaults)");
+		if (cfg.deprecated_line)
+			printf("hsaqmd: %s:%d: \"hpf PERIOD SLICE\" is deprecated: write \"hpf "
+			       "PERIOD:SLICE\"\n", config, cfg.deprecated_line);
+		return 0;
 	}
 	if (cfg.deprecated_line)
 		fprintf(stderr, "hsaqmd: %s:%d: \"hpf PERIOD SLICE\" is deprecated: write \"hpf "
