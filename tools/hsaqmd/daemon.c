@@ -1608,6 +1608,7 @@ static void heartbeat(struct hsaqmd *d)
 
 static void free_zombies(struct hsaqmd *d)
 {
+	hsaqmd_http_reap(d);
 	while (d->zombies) {
 		struct dclient *cl = d->zombies;
 

@@ -46,6 +46,7 @@ struct http_conn {
 	size_t olen, ooff;
 	uint64_t start_ns;
 	uint64_t progress_ns;
+	bool dead; /* closed: later events of this batch skip it; freed after the batch */
 };
 
 static bool loopback(const struct sockaddr *sa)
@@ -179,6 +180,10 @@ int hsaqmd_http_setup(struct hsaqmd *d)
 	return 0;
 }
 
+/*
+ * Closed now (its fd leaves the epoll set), freed after the batch of events (hsaqmd_http_reap):
+ * a deadline met in this batch's heartbeat may close one whose event comes later in it.
+ */
 static void conn_close(struct hsaqmd *d, struct http_conn *c)
 {
 	if (c->prev)
@@ -187,10 +192,22 @@ static void conn_close(struct hsaqmd *d, struct http_conn *c)
 		d->http = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	close(c->fd); /* leaves the epoll set */
-	free(c->out);
-	free(c);
+	close(c->fd);
+	c->dead = true;
+	c->next = d->http_zombies;
+	d->http_zombies = c;
 	d->nhttp--;
+}
+
+void hsaqmd_http_reap(struct hsaqmd *d)
+{
+	while (d->http_zombies) {
+		struct http_conn *c = d->http_zombies;
+
+		d->http_zombies = c->next;
+		free(c->out);
+		free(c);
+	}
 }
 
 void hsaqmd_http_accept(struct hsaqmd *d)
@@ -266,6 +283,8 @@ static int respond(struct hsaqmd *d, struct http_conn *c)
 
 void hsaqmd_http_event(struct hsaqmd *d, struct http_conn *c, uint32_t events)
 {
+	if (c->dead)
+		return;
 	if (!c->out && (events & EPOLLIN)) {
 		ssize_t r = recv(c->fd, c->req + c->rlen, sizeof(c->req) - 1 - c->rlen, 0);
 
@@ -321,6 +340,7 @@ void hsaqmd_http_teardown(struct hsaqmd *d)
 {
 	while (d->http)
 		conn_close(d, d->http);
+	hsaqmd_http_reap(d);
 	if (d->http_fd >= 0) {
 		close(d->http_fd);
 		if (d->cfg.metrics_listen[0] == '/')

@@ -179,6 +179,7 @@ struct hsaqmd {
 	int http_fd;
 	struct watch http_w;
 	struct http_conn *http;
+	struct http_conn *http_zombies;
 	unsigned int nhttp;
 	uint64_t http_served, http_dropped;
 };
@@ -209,6 +210,8 @@ void hsaqmd_http_accept(struct hsaqmd *d);
 void hsaqmd_http_event(struct hsaqmd *d, struct http_conn *c, uint32_t events);
 /* Every 100 ms: connections past their deadlines go. */
 void hsaqmd_http_tick(struct hsaqmd *d, uint64_t now);
+/* Free what was closed during the batch of events just handled. */
+void hsaqmd_http_reap(struct hsaqmd *d);
 void hsaqmd_http_teardown(struct hsaqmd *d);
 
 #endif /* HSAQM_HSAQMD_REGISTRY_INTERNAL_H */
