@@ -1353,7 +1353,7 @@ static void shm_lock(uint32_t *l)
 		c = hsaqm_exchange(l, 2u);
 	while (c != 0) {
 		sim_futex_wait(l, 2u, UINT64_MAX);
-		c = hsaqm_exchange(l, 2u);
+		c = hsaqm_exchange(l, 2u); /* the same exchange, after a wake-up */
 	}
 }
 

@@ -239,6 +239,11 @@ int main(int argc, char **argv)
 			say("bad command");
 		}
 	}
+	/* The progress thread no longer names a handle that close frees. */
+	pthread_mutex_lock(&q_lock);
+	for (int i = 0; i < MAXQ; i++)
+		queues[i] = NULL;
+	pthread_mutex_unlock(&q_lock);
 	hsaqm_dclient_close(c);
 	return 0;
 }

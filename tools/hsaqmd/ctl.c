@@ -219,8 +219,10 @@ static int cmd_list(bool json)
 	struct ctl_snapshot s = { 0 };
 	int rc = ctl_snapshot_take(&s);
 
-	if (rc)
+	if (rc) {
+		ctl_snapshot_free(&s);
 		return rc;
+	}
 	if (json)
 		printf("{\"version\": 1, \"processes\": [");
 	else

@@ -385,7 +385,8 @@ static int outq_push(struct outq *o, const void *buf, size_t len)
 	if (o->len + sizeof(n) + len > o->cap) {
 		size_t live = o->len - o->off, cap = o->cap ? o->cap : 4096;
 
-		memmove(o->buf, o->buf + o->off, live);
+		if (live && o->off)
+			memmove(o->buf, o->buf + o->off, live);
 		o->len = live;
 		o->off = 0;
 		while (cap < live + sizeof(n) + len)
@@ -1126,9 +1127,8 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 				.stalls = q->stalls, .stalled = q->stalled,
 			};
 
-			memcpy(lq.mech, q->mech[0] ? q->mech
-						 : hsaqm_level_name((enum hsaqm_level)q->level),
-			       sizeof(lq.mech) - 1);
+			snprintf(lq.mech, sizeof(lq.mech), "%s",
+				 q->mech[0] ? q->mech : hsaqm_level_name((enum hsaqm_level)q->level));
 
 			rc = send_msg(d, cl, HSAQMD_LIST_QUEUE, m->hdr.seq, &lq);
 			if (rc)
