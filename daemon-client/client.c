@@ -704,6 +704,9 @@ int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg, struct hsaqm_dcli
 		if (rc && retry_later(c, rc)) {
 			hsaqm_log_info("hsaqmd client: %s refused us (%s): trying again in the "
 				       "background", c->path, strerror(-rc));
+			pthread_mutex_lock(&c->lock);
+			disconnect_locked(c); /* the stand-ins, as after a loss */
+			pthread_mutex_unlock(&c->lock);
 			rc = 0;
 		}
 	}
