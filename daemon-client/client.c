@@ -40,6 +40,35 @@
 #include "rt_internal.h"
 
 #define RECONNECT_MAX_MS 2000u
+
+/*
+ * The shared page is remapped in place (MAP_FIXED) while application threads store into it:
+ * by design (the memory is mapped at every instant, the old or the new page takes the store,
+ * and publish_state() re-stores what the new page must hold). ThreadSanitizer counts the
+ * mapping as a write racing those stores; it is told to look away for the remap only.
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+#define REMAP_BEGIN() __tsan_ignore_thread_begin()
+#define REMAP_END() __tsan_ignore_thread_end()
+#else
+#define REMAP_BEGIN() do { } while (0)
+#define REMAP_END() do { } while (0)
+#endif
+
+/* Map @fd (-1: anonymous memory) over the shared page at its fixed address. */
+static int remap_page(void *at, int fd)
+{
+	void *p;
+
+	REMAP_BEGIN();
+	p = fd < 0 ? mmap(at, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+		   : mmap(at, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	REMAP_END();
+	return p == MAP_FAILED ? -errno : 0;
+}
 #define PRIO_ADJ_MAX (2 * HSAQM_PRIORITY_MAX)
 
 struct hsaqm_dclient_queue {
@@ -311,8 +340,7 @@ static void disconnect_locked(struct hsaqm_dclient *c)
 		close(c->in_fd);
 	c->in_fd = -1;
 	c->connected = false;
-	if (mmap(c->shm, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+	if (remap_page(c->shm, -1) < 0)
 		hsaqm_log_err("hsaqmd client: cannot remap its memory: %s", strerror(errno));
 	/* Nobody listens: a kick would only fill the local eventfd. */
 	hsaqm_store_relaxed(&c->shm->kick_daemon, 1u);
@@ -343,9 +371,8 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 	if (rc == 0 && (nfds != 3 || m.u.hello_ok.shm_size != HSAQMD_SHM_SIZE ||
 			m.u.hello_ok.slots != HSAQMD_SLOTS))
 		rc = -EPROTO;
-	if (rc == 0 && mmap(c->shm, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, fds[0], 0) == MAP_FAILED)
-		rc = -errno;
+	if (rc == 0)
+		rc = remap_page(c->shm, fds[0]);
 	if (rc == 0 && dup3(fds[1], c->kick_fd, O_CLOEXEC) < 0)
 		rc = -errno;
 	for (int i = 0; i < nfds; i++)
