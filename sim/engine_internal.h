@@ -657,6 +657,10 @@ void sim_pp_dispatch_complete(struct sim_dispatch *d, uint64_t t);
 void sim_pp_recheck_waits(struct sim_device *dev, uint64_t t);
 void sim_pp_unwatch(struct sim_hwq *q);
 void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t);
+/* The CP's half of a queue error: @hsa_status into the queue's inactive signal, when its
+ * read pointer sits in a runtime's amd_queue_t (pp.c). Shared mode's client calls it for a
+ * device process that died (shared.c). */
+void sim_cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t);
 bool sim_pp_has_work(const struct sim_hwq *q);
 
 /* HWS (hws.c). */

@@ -64,7 +64,7 @@
  * A CAS from 0: the first error stays, and a queue being destroyed (the runtime stored its
  * retire mark, ROCr's 0x8000000000000000) does not report anything.
  */
-static void cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t)
+void sim_cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t)
 {
 	struct hsaqm_sim *sim = q->dev->sim;
 	const struct sim_arena *mem = sim_hwq_mem(q);
@@ -111,7 +111,7 @@ void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t
 	sim_hws_publish_state(q);
 	dev->hws_dirty = true;
 	/* The CP's write first, then the KFD's part (the face's callback), as on hardware. */
-	cp_report_error(q, hsa_status, t);
+	sim_cp_report_error(q, hsa_status, t);
 	/* Engine thread, no model lock held: the callback may not block (sim_internal.h). */
 	if (q->error_fn)
 		q->error_fn(q->error_ctx, q, hsa_status);

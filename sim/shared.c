@@ -24,6 +24,10 @@
  *   - A client's end (exit, crash, SIGKILL) closes its socket: the device destroys its
  *     queues (which also ends any suspension of them) and unmaps its arena; the other
  *     clients run on.
+ *   - The device's end (SIGKILL, a crash) is a hang-up of every client's socket. A thread
+ *     of each client watches for it: every queue then fails with HSA_STATUS_ERROR_FATAL
+ *     (its error callback, as for a queue error), control calls fail at once, and host
+ *     waits on signals return (sim_shared_lost()): nothing of the client hangs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +37,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -56,6 +62,11 @@
 #define SIM_PROFILE_NAME 48u
 #define SIM_MSG_MAX_PROCS 256u     /* kfd/proc entries per reply */
 #define SIM_PASID_BASE 0x8001u     /* KFD PASIDs start above the graphics ones */
+#define SIM_STATUS_ERROR_FATAL 0x1026 /* HSA_STATUS_ERROR_FATAL: a queue of a lost device */
+/* How long a client's host wait sleeps at most before it looks whether the device process
+ * is gone (assumption: a tenth of a second to notice is soon enough, and ten wake-ups a
+ * second of a thread waiting that long cost nothing). */
+#define SIM_LOST_POLL_NS 100000000ull
 
 /* The device page: what every process of a shared model must agree on. */
 struct sim_shared_page {
@@ -187,6 +198,10 @@ struct sim_shared {
 	pthread_t err_thread;
 	bool err_started;
 	uint32_t err_stop;
+	pthread_t hup_thread;     /* watches the socket for the device's hang-up */
+	bool hup_started;
+	int hup_stop_fd;          /* eventfd: detaching stops the watcher */
+	uint32_t lost;            /* atomic: the device process is gone */
 	char names[HSAQM_SIM_MAX_DEVICES][32][SIM_PROFILE_NAME];
 };
 
@@ -200,6 +215,7 @@ static struct sim_shared *shared_new(void)
 	sh->listen_fd = -1;
 	sh->stop_fd[0] = sh->stop_fd[1] = -1;
 	sh->fd = -1;
+	sh->hup_stop_fd = -1;
 	pthread_mutex_init(&sh->lock, NULL);
 	pthread_mutex_init(&sh->rpc_lock, NULL);
 	pthread_mutex_init(&sh->qlock, NULL);
@@ -223,6 +239,8 @@ static void shared_free(struct sim_shared *sh)
 		close(sh->listen_fd);
 	if (sh->fd >= 0)
 		close(sh->fd);
+	if (sh->hup_stop_fd >= 0)
+		close(sh->hup_stop_fd);
 	pthread_mutex_destroy(&sh->lock);
 	pthread_mutex_destroy(&sh->rpc_lock);
 	pthread_mutex_destroy(&sh->qlock);
@@ -342,6 +360,7 @@ unsigned int sim_shared_client_count(struct hsaqm_sim *sim)
 	if (!sim || !sim->shared || sim->role != SIM_ROLE_DEVICE)
 		return 0;
 	pthread_mutex_lock(&sim->shared->lock);
+	/* Acquire: pairs with conn_main's release of finished (its cleanup is done). */
 	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++)
 		n += sim->shared->conns[i] && !hsaqm_load_acquire(&sim->shared->conns[i]->finished);
 	pthread_mutex_unlock(&sim->shared->lock);
@@ -460,6 +479,7 @@ static int conn_arena(struct sim_conn *c)
 
 	pthread_mutex_lock(&sh->lock);
 	for (unsigned int i = 0; i < sh->nslots; i++) {
+		/* Acquire: pairs with conn_cleanup's release of 0 (the slot's arena is gone). */
 		if (hsaqm_load_acquire(&sh->mem[i].base))
 			continue;
 		uintptr_t addr = (uintptr_t)(SIM_SHARED_CLIENT_BASE + i * sh->arena_stride);
@@ -641,6 +661,7 @@ static int op_procs(struct sim_conn *self, struct sim_msg *m)
 	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
 		struct sim_conn *c = sh->conns[i];
 
+		/* Acquire: pairs with conn_main's release; a finished client is not listed. */
 		if (!c || hsaqm_load_acquire(&c->finished) || !c->kfd_pasid)
 			continue;
 		struct sim_proc_queue e = { .pid = (uint32_t)c->pid, .pasid = c->kfd_pasid,
@@ -756,6 +777,7 @@ static void *conn_main(void *arg)
 	m->u.welcome.sched_policy = sim->cfg.sched_policy;
 	m->u.welcome.cwsr_disable = sim->cfg.cwsr_disable;
 	m->u.welcome.seed = sim->cfg.seed;
+	/* Only the number matters (distinct per client): nothing else rides on it. */
 	m->u.welcome.client_id = hsaqm_fetch_add(&sh->next_client_id, 1u);
 	int fds[2] = { sh->page_fd, c->arena.fd };
 	if (msg_send(c->fd, m, fds, 2))
@@ -789,6 +811,7 @@ static void reap(struct sim_shared *sh, bool all)
 	for (unsigned int i = 0; i < SIM_SHARED_MAX_CLIENTS; i++) {
 		pthread_mutex_lock(&sh->lock);
 		struct sim_conn *c = sh->conns[i];
+		/* Acquire: pairs with conn_main's release: its thread is done with @c. */
 		bool go = c && (all || hsaqm_load_acquire(&c->finished));
 		if (go)
 			sh->conns[i] = NULL;
@@ -849,6 +872,12 @@ static int bind_path(int fd, const char *path)
 		return 0;
 	if (errno != EADDRINUSE)
 		return -errno;
+	/* Only ever a socket is replaced: a file at the path is somebody's data. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		hsaqm_log_err("%s exists and is not a socket: refusing to replace it", path);
+		return -EEXIST;
+	}
 	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (probe < 0)
 		return -EADDRINUSE;
@@ -945,6 +974,8 @@ int hsaqm_sim_listen(struct hsaqm_sim *sim, const char *path)
 		pg->dev[d].stim_time = 0;
 		pg->dev[d].kicks = 1;
 		pg->dev[d].sig_dirty = 1;
+		/* Release: the page's wake words above before the engine, started below, reads
+		 * its stop flag (and then the words) in its loop. */
 		hsaqm_store_release(&dev->stop, 0u);
 		dev->wake = &pg->dev[d];
 	}
@@ -1003,6 +1034,7 @@ int hsaqm_sim_serve(struct hsaqm_sim *sim, const char *path)
 			g_serve_sim = NULL;
 	}
 
+	/* Acquire: pairs with hsaqm_sim_serve_stop()'s release (from a signal handler too). */
 	while (!hsaqm_load_acquire(&sh->stop_requested)) {
 		struct pollfd pf[2] = { { sh->listen_fd, POLLIN, 0 },
 					{ sh->stop_fd[0], POLLIN, 0 } };
@@ -1035,6 +1067,7 @@ void hsaqm_sim_serve_stop(struct hsaqm_sim *sim)
 	struct sim_shared *sh = HSAQM_READ_ONCE(sim->shared);
 	if (!sh || sim->role != SIM_ROLE_DEVICE)
 		return;
+	/* Release: pairs with the accept loop's acquire; the pipe write below wakes it. */
 	hsaqm_store_release(&sh->stop_requested, 1u);
 	if (sh->stop_fd[1] >= 0) {
 		char b = 1;
@@ -1053,6 +1086,9 @@ static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
 	int err;
 
 	m->magic = SIM_MSG_MAGIC;
+	/* Acquire: pairs with the watcher's release; a device gone answers nothing more. */
+	if (hsaqm_load_acquire(&sh->lost))
+		return -ECONNRESET;
 	/* One call at a time on the socket: replies come back in order. */
 	pthread_mutex_lock(&sh->rpc_lock);
 	err = msg_send(sh->fd, m, NULL, 0);
@@ -1311,11 +1347,13 @@ static void shm_lock(uint32_t *l)
 	/* acq_rel CAS: the log's previous writes before ours. */
 	if (hsaqm_cas(l, &c, 1u))
 		return;
+	/* acq_rel exchanges, as the CAS above: taking the lock (with waiters marked, 2)
+	 * orders the previous holder's log writes, released by shm_unlock(), before ours. */
 	if (c != 2)
 		c = hsaqm_exchange(l, 2u);
 	while (c != 0) {
 		sim_futex_wait(l, 2u, UINT64_MAX);
-		c = hsaqm_exchange(l, 2u);
+		c = hsaqm_exchange(l, 2u); /* the same exchange, after a wake-up */
 	}
 }
 
@@ -1334,6 +1372,8 @@ void sim_client_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 	uint64_t rd = hsaqm_load_acquire(q->read_ptr);
 	uint32_t slots = HSAQM_READ_ONCE(m->pub.ring_slots);
 
+	/* Release: pairs with the engine's acquire of the flag; it reports the overrun (no
+	 * other data rides on it, but the engine may read the ring after it). */
 	if (slots && value >= rd && value - rd >= slots)
 		hsaqm_store_release(&m->overrun, 1u);
 
@@ -1352,7 +1392,8 @@ void sim_client_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 		sim_device_stimulate(dev, now, &dev->wake->kicks);
 		if (!give_up)
 			give_up = sim_mono_ns() + 1000000000ull;
-		if (sim_mono_ns() > give_up) {
+		/* A device known gone never takes it: no second of waiting. */
+		if (sim_mono_ns() > give_up || sim_shared_lost(dev->sim)) {
 			shm_unlock(&m->db_lock);
 			hsaqm_log_err("queue %u: the device takes no doorbells: one dropped",
 				      q->queue_index);
@@ -1383,6 +1424,7 @@ static void *client_err_main(void *arg)
 		/* Acquire: pairs with the device's bump; the statuses stored before it are seen. */
 		uint32_t seen = hsaqm_load_acquire(&h->client_err_seq);
 
+		/* Acquire: pairs with sim_shared_detach()'s release before its bump. */
 		if (hsaqm_load_acquire(&sh->err_stop))
 			break;
 		/* Under qlock: a queue is not destroyed (and freed) while its callback runs. */
@@ -1429,30 +1471,114 @@ static int client_stub_device(struct hsaqm_sim *sim, unsigned int d, const struc
 	return 0;
 }
 
-int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_sim **out)
-{
-	if (!path || !*path || !out)
-		return -EINVAL;
-	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
-		return -ENAMETOOLONG;
+/* ---- the device's hang-up ------------------------------------------------------------ */
 
+bool sim_shared_lost(const struct hsaqm_sim *sim)
+{
+	const struct sim_shared *sh = sim ? sim->shared : NULL;
+
+	/* Acquire: pairs with the watcher's release; the queues' failed state is seen after. */
+	return sh && sim->role == SIM_ROLE_CLIENT &&
+	       hsaqm_load_acquire(&((struct sim_shared *)sh)->lost) != 0;
+}
+
+uint64_t sim_shared_wait_until(const struct hsaqm_sim *sim, uint64_t abs_mono_ns)
+{
+	uint64_t cap;
+
+	if (!sim || sim->role != SIM_ROLE_CLIENT)
+		return abs_mono_ns;
+	cap = sim_mono_ns() + SIM_LOST_POLL_NS;
+	return abs_mono_ns < cap ? abs_mono_ns : cap;
+}
+
+/*
+ * The device process is gone: fail every queue as the device would have on a fatal error
+ * (its status word, then its error callback, once), and wake the waiters of several signals
+ * (those of one signal look at sim_shared_lost() within SIM_LOST_POLL_NS).
+ */
+static void device_lost(struct hsaqm_sim *sim)
+{
+	struct sim_shared *sh = sim->shared;
+	struct sim_arena_hdr *h = sim->arena.hdr;
+	unsigned int n = 0;
+
+	/* Release: everything below is seen by whoever sees the flag (rpc, waits). */
+	hsaqm_store_release(&sh->lost, 1u);
+	/* Under qlock: a queue is not destroyed (and freed) while its callback runs; the error
+	 * thread takes the same lock, so each queue's callback runs once (err_reported). */
+	pthread_mutex_lock(&sh->qlock);
+	for (struct sim_list *l = sh->queues.next; l != &sh->queues; l = l->next) {
+		struct sim_hwq *q = sim_container_of(l, struct sim_hwq, link);
+		int32_t zero = 0;
+
+		/* acq_rel CAS from 0: an error the device stored before it died stays. */
+		hsaqm_cas(&q->shm->error_status, &zero, (int32_t)SIM_STATUS_ERROR_FATAL);
+		if (!q->err_reported) {
+			q->err_reported = true;
+			n++;
+			/* As sim_pp_error(): the CP's write (the runtime's inactive signal, which
+			 * calls the queue's callback), then the KFD's part. */
+			sim_cp_report_error(q, SIM_STATUS_ERROR_FATAL, sim_clock_now(sim));
+			if (q->error_fn)
+				q->error_fn(q->error_ctx, q, SIM_STATUS_ERROR_FATAL);
+		}
+	}
+	pthread_mutex_unlock(&sh->qlock);
+	/* acq_rel: the failed queues before the epoch multi-signal waiters re-read after. */
+	hsaqm_fetch_add(&h->epoch, 1u);
+	sim_futex_wake(&h->epoch, INT_MAX);
+	hsaqm_log_notice(NULL, "the device process is gone: %u queue%s failed with "
+			 "HSA_STATUS_ERROR_FATAL, waits return", n, n == 1 ? "" : "s");
+}
+
+/* A client's watcher: the socket hangs up when the device process ends, however it ends. */
+static void *client_hup_main(void *arg)
+{
+	struct hsaqm_sim *sim = arg;
+	struct sim_shared *sh = sim->shared;
+
+	/* A callback context, as the error thread: control calls from a callback return
+	 * -EDEADLK instead of waiting for a device that will not answer. */
+	sim_engine_enter();
+	for (;;) {
+		/* No POLLIN on the socket: replies belong to rpc(); only the hang-up is ours. */
+		struct pollfd pf[2] = { { sh->fd, POLLRDHUP, 0 }, { sh->hup_stop_fd, POLLIN, 0 } };
+		int r = poll(pf, 2, -1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (pf[1].revents & POLLIN))
+			break;
+		if (pf[0].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
+			device_lost(sim);
+			break;
+		}
+	}
+	sim_engine_leave();
+	return NULL;
+}
+
+/* ---- attaching to a device process ------------------------------------------------------ */
+
+/*
+ * Connect, say hello in protocol @version, and read the welcome into @m with its two fds
+ * (the device page, the client's arena) in @fds. Return: 0; -EPROTO (another version, or not
+ * a device process), the device's refusal, or a negative errno of the socket.
+ */
+static int attach_hello(struct sim_shared *sh, const char *path, uint32_t version,
+			struct sim_msg *m, int fds[2])
+{
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct hsaqm_sim *sim = NULL;
-	struct sim_msg *m = calloc(1, sizeof(*m));
-	struct sim_shared *sh = shared_new();
-	int fds[2] = { -1, -1 };
+	ssize_t n;
 	int err;
 
-	if (!m || !sh) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	sh->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sh->fd < 0 || connect(sh->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		err = -errno;
 		hsaqm_log_err("no device process at %s: %s", path, strerror(-err));
-		goto fail;
+		return err;
 	}
 	m->magic = SIM_MSG_MAGIC;
 	m->op = SIM_OP_HELLO;
@@ -1460,58 +1586,60 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 	m->u.hello.pid = (int32_t)getpid();
 	err = msg_send(sh->fd, m, NULL, 0);
 	if (err)
-		goto fail;
-	ssize_t n = msg_recv(sh->fd, m, fds, 2);
-	if (n <= 0) {
-		err = n ? (int)n : -ECONNRESET;
-		goto fail;
-	}
-	if (n < 24 || m->magic != SIM_MSG_MAGIC || m->op != SIM_OP_HELLO) {
-		err = -EPROTO;
-		goto fail;
-	}
+		return err;
+	n = msg_recv(sh->fd, m, fds, 2);
+	if (n <= 0)
+		return n ? (int)n : -ECONNRESET;
+	if (n < 24 || m->magic != SIM_MSG_MAGIC || m->op != SIM_OP_HELLO)
+		return -EPROTO;
 	if (m->result) {
-		err = m->result;
-		if (err == -EPROTO)
+		if (m->result == -EPROTO)
 			hsaqm_log_err("device process at %s speaks protocol %u, this client %u", path,
 				      m->u.welcome.version, version);
-		goto fail;
+		return m->result;
 	}
 	if (n != (ssize_t)sizeof(*m) || fds[0] < 0 || fds[1] < 0 || !m->u.welcome.ndev ||
-	    m->u.welcome.ndev > HSAQM_SIM_MAX_DEVICES || m->u.welcome.page_size != PAGE_BYTES) {
-		err = -EPROTO;
-		goto fail;
-	}
+	    m->u.welcome.ndev > HSAQM_SIM_MAX_DEVICES || m->u.welcome.page_size != PAGE_BYTES)
+		return -EPROTO;
+	return 0;
+}
+
+/* Map the device page at the device's address; it takes @fd on success. */
+static int attach_page(struct sim_shared *sh, int fd, uint64_t addr)
+{
 	void *page;
-	err = map_exact(fds[0], PAGE_BYTES, (uintptr_t)m->u.welcome.page_addr, &page);
+	int err = map_exact(fd, PAGE_BYTES, (uintptr_t)addr, &page);
+
 	if (err) {
 		hsaqm_log_err("cannot map the device page at 0x%llx (%s): this process uses that "
-			      "address", (unsigned long long)m->u.welcome.page_addr, strerror(-err));
-		goto fail;
+			      "address", (unsigned long long)addr, strerror(-err));
+		return err;
 	}
 	sh->page = page;
-	sh->page_fd = fds[0];
-	fds[0] = -1;
+	sh->page_fd = fd;
 	/* Acquire: pairs with the device's release of the magic. */
-	if (hsaqm_load_acquire(&sh->page->magic) != SIM_PAGE_MAGIC) {
-		err = -EPROTO;
-		goto fail;
-	}
+	return hsaqm_load_acquire(&sh->page->magic) == SIM_PAGE_MAGIC ? 0 : -EPROTO;
+}
 
-	sim = calloc(1, sizeof(*sim));
-	if (!sim) {
-		err = -ENOMEM;
-		goto fail;
-	}
+/* A client-role model from the welcome: its arena (takes @arena_fd on success), its config. */
+static int attach_model(struct sim_shared *sh, const struct sim_msg *m, int arena_fd,
+			struct hsaqm_sim **out)
+{
+	struct hsaqm_sim *sim = calloc(1, sizeof(*sim));
+	pthread_mutexattr_t attr;
+	int err;
+
+	if (!sim)
+		return -ENOMEM;
 	sim->arena.fd = -1;
-	err = sim_arena_attach(&sim->arena, fds[1], (size_t)m->u.welcome.arena_size,
+	err = sim_arena_attach(&sim->arena, arena_fd, (size_t)m->u.welcome.arena_size,
 			       (void *)(uintptr_t)m->u.welcome.arena_addr);
 	if (err) {
 		hsaqm_log_err("cannot map model memory at 0x%llx (%s): this process uses that address",
 			      (unsigned long long)m->u.welcome.arena_addr, strerror(-err));
-		goto fail;
+		free(sim);
+		return err;
 	}
-	fds[1] = -1; /* the arena owns it */
 	sim->role = SIM_ROLE_CLIENT;
 	sim->shared = sh;
 	sim->mode = HSAQM_SIM_TIME_REAL;
@@ -1527,14 +1655,22 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 	pthread_mutex_init(&sim->vloop_lock, NULL);
 	pthread_mutex_init(&sim->handler_lock, NULL);
 	pthread_mutex_init(&sim->handler_run_lock, NULL); /* VIRTUAL only; destroy expects it */
-	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&sim->face_lock, &attr);
 	pthread_mutexattr_destroy(&attr);
+	*out = sim;
+	return 0;
+}
 
-	unsigned int ndev = m->u.welcome.ndev;
+/* Each device's profile, as the device process has it, and a stub device for it. */
+static int attach_profiles(struct hsaqm_sim *sim, struct sim_msg *m, unsigned int ndev)
+{
+	struct sim_shared *sh = sim->shared;
+
 	for (unsigned int d = 0; d < ndev; d++) {
+		int err;
+
 		memset(m, 0, sizeof(*m));
 		m->op = SIM_OP_PROFILE;
 		m->u.profile.dev = d;
@@ -1542,7 +1678,7 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 		if (!err)
 			err = client_stub_device(sim, d, &m->u.profile.prof);
 		if (err)
-			goto fail_sim;
+			return err;
 		sim->ndev = d + 1;
 		struct sim_profile *p = &sim->dev[d]->prof;
 		for (unsigned int i = 0; i < p->nconsts && i < 32; i++) {
@@ -1551,32 +1687,73 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 			p->consts[i].name = sh->names[d][i];
 		}
 	}
+	return 0;
+}
+
+/* The client's two threads: queue errors from the device, and the device's hang-up. */
+static int attach_threads(struct hsaqm_sim *sim)
+{
+	struct sim_shared *sh = sim->shared;
+	int err;
+
+	sh->hup_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sh->hup_stop_fd < 0)
+		return -errno;
 	err = pthread_create(&sh->err_thread, NULL, client_err_main, sim);
-	if (err) {
-		err = -err;
-		goto fail_sim;
-	}
+	if (err)
+		return -err;
 	sh->err_started = true;
+	err = pthread_create(&sh->hup_thread, NULL, client_hup_main, sim);
+	if (err)
+		return -err;
+	sh->hup_started = true;
+	return 0;
+}
+
+int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_sim **out)
+{
+	struct hsaqm_sim *sim = NULL;
+	struct sim_msg *m;
+	struct sim_shared *sh;
+	int fds[2] = { -1, -1 };
+	int err;
+
+	if (!path || !*path || !out)
+		return -EINVAL;
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	m = calloc(1, sizeof(*m));
+	sh = shared_new();
+	err = !m || !sh ? -ENOMEM : attach_hello(sh, path, version, m, fds);
+	if (!err) {
+		err = attach_page(sh, fds[0], m->u.welcome.page_addr);
+		if (sh->page_fd == fds[0])
+			fds[0] = -1; /* the page owns it */
+	}
+	if (!err) {
+		err = attach_model(sh, m, fds[1], &sim);
+		if (!err)
+			fds[1] = -1; /* the arena owns it */
+	}
+	if (err) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		if (fds[1] >= 0)
+			close(fds[1]);
+		free(m);
+		shared_free(sh);
+		return err;
+	}
+	err = attach_profiles(sim, m, m->u.welcome.ndev);
+	if (!err)
+		err = attach_threads(sim);
 	free(m);
+	if (err) {
+		hsaqm_sim_destroy(sim); /* closes the socket: the device forgets us */
+		return err;
+	}
 	*out = sim;
 	return 0;
-
-fail_sim:
-	free(m);
-	hsaqm_sim_destroy(sim); /* closes the socket: the device forgets us */
-	return err;
-fail:
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	free(m);
-	if (sim) {
-		sim_arena_fini(&sim->arena);
-		free(sim);
-	}
-	shared_free(sh);
-	return err;
 }
 
 int hsaqm_sim_connect(const char *path, struct hsaqm_sim **out)
@@ -1607,11 +1784,20 @@ void sim_shared_detach(struct hsaqm_sim *sim)
 		return;
 	if (sim->role == SIM_ROLE_CLIENT) {
 		if (sh->err_started) {
+			/* Release: the stop flag before the bump the thread wakes on (acq_rel RMW). */
 			hsaqm_store_release(&sh->err_stop, 1u);
 			hsaqm_fetch_add(&sim->arena.hdr->client_err_seq, 1u);
 			sim_futex_wake(&sim->arena.hdr->client_err_seq, INT_MAX);
 			pthread_join(sh->err_thread, NULL);
 			sh->err_started = false;
+		}
+		if (sh->hup_started) {
+			uint64_t one = 1;
+
+			if (write(sh->hup_stop_fd, &one, sizeof(one)) != sizeof(one))
+				hsaqm_log_err("stopping the hang-up watcher: %s", strerror(errno));
+			pthread_join(sh->hup_thread, NULL);
+			sh->hup_started = false;
 		}
 		/* Queues the caller left: the device destroys them when the socket closes. */
 		pthread_mutex_lock(&sh->qlock);

@@ -7,6 +7,7 @@
 #ifndef HSAQM_SIM_SHARED_INTERNAL_H
 #define HSAQM_SIM_SHARED_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hsaqm/sim.h"
@@ -28,6 +29,16 @@
 
 /* hsaqm_sim_connect() presenting protocol version @version (tests of the -EPROTO path). */
 int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_sim **out);
+
+/*
+ * A client's view of the device process's end (shared.c). sim_shared_lost(): true once the
+ * device process has hung up (its queues have failed with HSA_STATUS_ERROR_FATAL); false for
+ * a model that is not a shared client. sim_shared_wait_until(): @abs_mono_ns for a host wait's
+ * futex, shortened for a shared client so that the wait looks at sim_shared_lost() again
+ * within a tenth of a second (signal.c's waits: nothing of a client hangs on a dead device).
+ */
+bool sim_shared_lost(const struct hsaqm_sim *sim);
+uint64_t sim_shared_wait_until(const struct hsaqm_sim *sim, uint64_t abs_mono_ns);
 
 /* Clients attached to a serving model now, and the queues they hold there (tests). */
 unsigned int sim_shared_client_count(struct hsaqm_sim *sim);

@@ -25,6 +25,7 @@
 
 #include "engine_internal.h"
 #include "log_internal.h"
+#include "shared_internal.h"
 
 struct sim_handler {
 	struct sim_handler *next;
@@ -357,7 +358,11 @@ int64_t sim_signal_wait(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_co
 			break;
 		if (deadline != UINT64_MAX && sim_clock_now(sim) >= deadline)
 			break;
-		sim_futex_wait(&s->seq, seq, sim_clock_to_mono(sim, deadline));
+		/* A shared client whose device process is gone: nothing will change it. */
+		if (sim_shared_lost(sim))
+			break;
+		sim_futex_wait(&s->seq, seq,
+			       sim_shared_wait_until(sim, sim_clock_to_mono(sim, deadline)));
 	}
 	hsaqm_fetch_sub(&s->host_waiters, 1u);
 	return w.v;
@@ -420,7 +425,10 @@ uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signa
 					break;
 				if (deadline != UINT64_MAX && sim_clock_now(sim) >= deadline)
 					break;
-				sim_futex_wait(&h->epoch, e, sim_clock_to_mono(sim, deadline));
+				if (sim_shared_lost(sim)) /* see sim_signal_wait() */
+					break;
+				sim_futex_wait(&h->epoch, e,
+					       sim_shared_wait_until(sim, sim_clock_to_mono(sim, deadline)));
 			}
 			for (uint32_t i = 0; i < n; i++)
 				hsaqm_fetch_sub(&s[i]->host_waiters, 1u);

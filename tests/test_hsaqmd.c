@@ -8,6 +8,7 @@
  * Usage (meson passes the binaries): test-hsaqmd HSAQMD HSAQMCTL T-DCLIENT [--busy-poll]
  * With --busy-poll every case runs against a daemon started with it (docs/daemon.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,7 +23,10 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
+#include "policy_internal.h"
+#include "policy_text_internal.h"
 #include "proto_internal.h"
+#include "rt_internal.h"
 #include "t_cunit.h"
 #include "t_proc.h"
 
@@ -783,13 +787,454 @@ static void test_config_busy_poll_takes_yes_or_no_only(void)
 
 	hsaqmd_config_default(&cfg);
 	CU_ASSERT_FALSE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, yes, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, yes, strlen(yes), err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, no, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, no, strlen(no), err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(cfg.busy_poll);
-	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, bad, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, bad, strlen(bad), err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "busy_poll must be yes or no"));
 	CU_ASSERT_FALSE(cfg.busy_poll);
+}
+
+/* A ctl connection (HELLO done) in non-blocking mode, or -1. */
+static int raw_ctl(void)
+{
+	struct hsaqmd_hello h = { .role = HSAQMD_ROLE_CTL, .comm = "raw" };
+	char hb[HSAQMD_MSG_MAX];
+	int fd = raw_connect(), len;
+
+	if (fd < 0)
+		return -1;
+	len = build(hb, HSAQMD_HELLO, &h);
+	if (send(fd, hb, (size_t)len, 0) != len || recv(fd, hb, sizeof(hb), 0) <= 0) {
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+/* The value of "key": N in a JSON text, or -1. */
+static long long json_key(const char *out, const char *key)
+{
+	char k[64];
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	return (long long)json_num(out, k);
+}
+
+/*
+ * Issue 18 item 2: six connections that send LIST after LIST and never read used to stall the
+ * daemon 50 ms per reply they could not take. Now their replies wait in their own buffers,
+ * their requests wait with them, a preemption meanwhile takes its usual time, stats answer,
+ * and after 5 s without reading they are dropped.
+ */
+static void test_clients_that_never_read_never_delay_a_preemption(void)
+{
+	static const unsigned int gpu[] = { 15001 };
+	char lst[HSAQMD_MSG_MAX], line[256], out[8192];
+	struct t_client hi, lo;
+	int fds[6], len = build(lst, HSAQMD_LIST, NULL);
+	long sent = 0;
+
+	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
+	for (int i = 0; i < 6; i++) {
+		fds[i] = raw_ctl();
+		CU_ASSERT_FATAL(fds[i] >= 0);
+		/* Until the socket takes no more requests: the daemon stopped reading it. */
+		for (int k = 0; k < 5000 && send(fds[i], lst, (size_t)len, MSG_NOSIGNAL) == len; k++)
+			sent++;
+	}
+	t_client_send(&lo, "ready 0");
+	usleep(20000);
+	uint64_t t0 = t_now_ns();
+
+	t_client_send(&hi, "ready 0");
+	CU_ASSERT_FATAL(t_client_expect(&lo, "ev preempt 0", WAIT_MS, line, sizeof(line)) == 0);
+	uint64_t dt = t_event_time(line) - t0;
+	uint64_t s0 = t_now_ns();
+	int rc = t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL);
+	uint64_t ds = t_now_ns() - s0;
+
+	printf("\n    %ld LISTs sent by 6 connections that never read: preemption %.2f ms, "
+	       "hsaqmctl stats %.1f ms", sent, dt / 1e6, ds / 1e6);
+	CU_ASSERT_EQUAL(rc, 0);
+	/* Bounds far above an idle daemon's (~0.1 ms, ~5 ms) and far below the 50 ms a reply
+	 * once cost: hundreds of replies were waiting. */
+	CU_ASSERT(dt < 100 * 1000000ull);
+	CU_ASSERT(ds < 1000 * 1000000ull);
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	/* Slow readers go after 5 s: each socket ends (what was sent, then end of file). */
+	for (int i = 0; i < 6; i++) {
+		char buf[HSAQMD_MSG_MAX + 1];
+		ssize_t r;
+		uint64_t end = t_now_ns() + 10000 * 1000000ull;
+
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) & ~O_NONBLOCK);
+		/* Read nothing for 6 s first: the daemon must give up on its own. */
+		if (i == 0)
+			usleep(6000 * 1000);
+		do
+			r = recv(fds[i], buf, sizeof(buf), 0);
+		while (r > 0 && t_now_ns() < end);
+		/* Closed by the daemon: the end, or a reset (its requests were left unread). */
+		CU_ASSERT(r == 0 || (r < 0 && errno == ECONNRESET));
+		close(fds[i]);
+	}
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT(json_key(out, "slow_reader") >= 6);
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
+/*
+ * Issue 18 item 4: a higher process whose queue is ready and which then stops (SIGSTOP) holds
+ * the lower one only until hold_progress_ms (1000 by default) passes without progress; when
+ * it continues (its progress moves again), it holds again.
+ */
+static void test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_ms(void)
+{
+	static const unsigned int gpu[] = { 16001 };
+	struct t_client hi, lo;
+	char line[256], out[8192];
+	uint64_t t0, dt;
+
+	held_pair(&hi, &lo, gpu);
+	t0 = t_now_ns();
+	kill(hi.pid, SIGSTOP);
+	CU_ASSERT_FATAL(t_client_expect(&lo, "ev resume 0", 3000 + WAIT_MS, line,
+					sizeof(line)) == 0);
+	dt = t_event_time(line) - t0;
+	printf("\n    holder SIGSTOPped -> the lower process ran again after %.0f ms (bound %u ms "
+	       "without progress + the 100 ms check)", dt / 1e6, HSAQMD_DEFAULT_HOLD_PROGRESS_MS);
+	/* Its last progress is at most 20 ms before the stop (t-dclient's period). */
+	CU_ASSERT(dt >= (HSAQMD_DEFAULT_HOLD_PROGRESS_MS - 50) * 1000000ull);
+	CU_ASSERT(dt < (HSAQMD_DEFAULT_HOLD_PROGRESS_MS + 1500) * 1000000ull);
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT(json_key(out, "stalls") >= 1);
+	/* It continues: progress again, and it holds again. */
+	kill(hi.pid, SIGCONT);
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	t_client_send(&hi, "idle 0");
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	t_client_stop(&hi);
+	t_client_stop(&lo);
+}
+
+/* hsaqmd with @extra arguments (NULL-terminated, at most 6); its output in @out. */
+static int run_hsaqmd(char *out, size_t len, const char *a0, const char *a1, const char *a2,
+		      const char *a3)
+{
+	const char *argv[8] = { t_bins.hsaqmd, a0, a1, a2, a3, NULL };
+
+	return t_exec(T_SAME_UID, false, 10000, out, len, argv);
+}
+
+/* Issue 18 item 6: --socket naming a file (or a directory) never removes it. */
+static void test_a_socket_path_that_is_not_a_socket_is_never_replaced(void)
+{
+	static const char data[] = "my notes\n";
+	char file[128], out[2048], back[32] = "";
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/notes.txt", dmn.dir);
+	fd = open(file, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, data, sizeof(data) - 1) == (ssize_t)sizeof(data) - 1);
+	close(fd);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--socket", file, NULL, NULL), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "is a file, not a socket"));
+	CU_ASSERT_PTR_NULL(strchr(out, '\n') ? strchr(strchr(out, '\n') + 1, '\n') : NULL);
+	fd = open(file, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(read(fd, back, sizeof(back)) == (ssize_t)sizeof(data) - 1);
+	close(fd);
+	CU_ASSERT_STRING_EQUAL(back, data);
+	unlink(file);
+	/* A directory: said as such (not "Address already in use"), once. */
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--socket", dmn.dir, NULL, NULL), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "is a directory, not a socket"));
+	CU_ASSERT_PTR_NULL(strstr(out, "in use"));
+	/* One line. */
+	CU_ASSERT_PTR_NULL(strchr(out, '\n') ? strchr(strchr(out, '\n') + 1, '\n') : NULL);
+}
+
+/* Issue 18 item 7: a NUL byte would hide every line after it: refused with FILE:LINE. */
+static void test_a_config_with_a_nul_byte_is_refused_at_its_line(void)
+{
+	static const char text[] = "cap.default = 0\n\0cap.default = 50\n";
+	struct hsaqmd_config cfg;
+	char conf[128], sock[128], out[2048], expect[160], err[256];
+
+	hsaqmd_config_default(&cfg);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&cfg, text, sizeof(text) - 1, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2: a NUL byte"));
+	snprintf(conf, sizeof(conf), "%s/nul.conf", dmn.dir);
+	snprintf(sock, sizeof(sock), "%s/nul.sock", dmn.dir);
+	int fd = open(conf, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1);
+	close(fd);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, "--socket", sock), 2);
+	snprintf(expect, sizeof(expect), "hsaqmd: %s:2: a NUL byte", conf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	CU_ASSERT_EQUAL(access(sock, F_OK), -1); /* it never started */
+	unlink(conf);
+}
+
+/* SCHED_FIFO policy (1) of task @tid of @pid, from /proc; -1 when unreadable. */
+static int task_policy(pid_t pid, pid_t tid)
+{
+	char path[96], buf[1024];
+	int fd, n, policy = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* Field 41 (policy), counting from after the command's closing parenthesis (field 2). */
+	char *p = strrchr(buf, ')');
+
+	for (int f = 2; p && f < 41; f++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		policy = atoi(p + 1);
+	return policy;
+}
+
+/* The task of @pid named @comm, or -1. */
+static pid_t task_named(pid_t pid, const char *comm)
+{
+	char path[96], name[32];
+	struct dirent *e;
+	pid_t tid = -1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (e = readdir(dir)) && tid < 0) {
+		int fd, n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.32s/comm", (int)pid, e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = (int)read(fd, name, sizeof(name) - 1);
+		close(fd);
+		name[n > 0 ? n : 0] = '\0';
+		if (!strncmp(name, comm, strlen(comm)))
+			tid = atoi(e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/*
+ * Issue 18 item 10: as root (CAP_SYS_NICE), the daemon's thread and the client's thread run
+ * SCHED_FIFO; hsaqmctl stats says the priority. Not with busy_poll (a spinning real-time
+ * thread would keep a core from everything else).
+ */
+static void test_control_threads_run_sched_fifo_where_permitted(void)
+{
+	const bool busy = t_bins.daemon_flag && !strcmp(t_bins.daemon_flag, "--busy-poll");
+	static const unsigned int gpu[] = { 17001 };
+	struct t_client c;
+	char out[8192];
+
+	if (geteuid() != 0) {
+		printf("\n    not root: real-time scheduling is not permitted here (checked as nobody "
+		       "in hsaqmd-security)");
+		return;
+	}
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "realtime"), busy ? 0 : HSAQM_RT_PRIO_DAEMON);
+	CU_ASSERT_EQUAL(task_policy(dmn.pid, dmn.pid), busy ? 0 : 1 /* SCHED_FIFO */);
+	CU_ASSERT_FATAL(client_with_queues(&c, 0, gpu, 1) == 0);
+	pid_t tid = task_named(c.pid, "hsaqm-dclient");
+
+	CU_ASSERT(tid > 0);
+	CU_ASSERT_EQUAL(task_policy(c.pid, tid), 1);
+	t_client_stop(&c);
+}
+
+/*
+ * Issue 17: every malformed hsaqmctl argument gets one line naming it and exit 2 (not the
+ * usage alone, not a dropped connection, not a loop): `top abc` used to run forever, `top -1`
+ * exited 0 silently, `set-priority PID 101` made the daemon hang up.
+ */
+static void test_hsaqmctl_names_each_bad_argument_and_exits_2(void)
+{
+	static const struct {
+		const char *args[6];
+		const char *named;
+	} forms[] = {
+		{ { "bogus" }, "\"bogus\"" },
+		{ { "list", "extra" }, "\"extra\"" },
+		{ { "list", "--jsn" }, "\"--jsn\"" },
+		{ { "list", "--json", "x" }, "\"x\"" },
+		{ { "stats", "x" }, "\"x\"" },
+		{ { "set-priority" }, "set-priority takes" },
+		{ { "set-priority", "1" }, "set-priority takes" },
+		{ { "set-priority", "abc", "1" }, "\"abc\"" },
+		{ { "set-priority", "1", "abc" }, "\"abc\"" },
+		{ { "set-priority", "q", "1" }, "\"q\"" },
+		{ { "set-priority", "qx", "1" }, "\"qx\"" },
+		{ { "set-priority", "1", "2", "3" }, "\"3\"" },
+		{ { "set-priority", "1", "101" }, "\"101\"" },
+		{ { "set-priority", "q1", "201" }, "\"201\"" },
+		{ { "set-priority", "-5", "1" }, "\"-5\"" },
+		{ { "policy", "abc", "hpf" }, "\"abc\"" },
+		{ { "policy", "-1", "hpf" }, "\"-1\"" },
+		{ { "policy", "all" }, "which policy" },
+		{ { "policy", "all", "bogus" }, "\"bogus\"" },
+		{ { "policy", "all", "hpf", "1" }, "\"hpf 1\"" },
+		{ { "policy", "all", "hpf", "10", "20" }, "\"hpf 10 20\"" },
+		{ { "policy", "all", "util", "x" }, "\"util x\"" },
+		{ { "policy", "all", "none", "1" }, "\"none 1\"" },
+		{ { "top", "abc" }, "\"abc\"" },
+		{ { "top", "-1" }, "\"-1\"" },
+		{ { "top", "0" }, "\"0\"" },
+		{ { "top", "1", "2" }, "\"2\"" },
+		{ { "metrics", "x" }, "\"x\"" },
+	};
+	char out[2048];
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		const char *argv[10] = { t_bins.hsaqmctl, "--socket", dmn.sock };
+		int n = 3, rc;
+
+		for (int k = 0; k < 6 && forms[i].args[k]; k++)
+			argv[n++] = forms[i].args[k];
+		argv[n] = NULL;
+		rc = t_exec(T_SAME_UID, false, 5000, out, sizeof(out), argv);
+		if (rc != 2 || strncmp(out, "hsaqmctl: ", 10) || !strstr(out, forms[i].named) ||
+		    strchr(out, '\n') != out + strlen(out) - 1)
+			printf("\n    form %zu (%s %s ...): exit %d, said: %s", i, forms[i].args[0],
+			       forms[i].args[1] ? forms[i].args[1] : "", rc, out);
+		CU_ASSERT_EQUAL(rc, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, forms[i].named));
+		/* One line, not the usage. */
+		CU_ASSERT_PTR_NULL(strstr(out, "usage:"));
+		CU_ASSERT(strchr(out, '\n') == out + strlen(out) - 1);
+	}
+	/* "--socket" without its path, before the command. */
+	const char *nosock[] = { t_bins.hsaqmctl, "--socket", NULL };
+
+	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 5000, out, sizeof(out), nosock), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "--socket needs a path"));
+	/* A refusal is said for what was asked: set-priority's, not the policy's. */
+	const char *noq[] = { t_bins.hsaqmctl, "--socket", dmn.sock, "set-priority", "q999999",
+			      "1", NULL };
+
+	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 5000, out, sizeof(out), noq), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "no such process or queue"));
+	/* The old "hpf PERIOD SLICE" still works, and says it is deprecated. */
+	const char *old[] = { t_bins.hsaqmctl, "--socket", dmn.sock, "policy", "18001", "hpf",
+			      "10000", "1000", NULL };
+
+	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 5000, out, sizeof(out), old), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "deprecated: write \"hpf 10000:1000\""));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "policy", NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "gpu 18001    hpf 10000:1000"));
+}
+
+/* Issue 17: hsaqmd --ready-fd abc wrote "ready" to fd 0; now it says which argument. */
+static void test_hsaqmd_refuses_a_ready_fd_that_is_not_one(void)
+{
+	char out[1024], sock[128];
+
+	snprintf(sock, sizeof(sock), "%s/rfd.sock", dmn.dir);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--ready-fd", "abc", "--socket", sock), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "--ready-fd \"abc\" is not an open file descriptor"));
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--ready-fd", "987", "--socket", sock), 2);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--socket", sock, "extra", NULL), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"extra\""));
+	CU_ASSERT_EQUAL(access(sock, F_OK), -1);
+}
+
+/*
+ * Issue 17: one policy syntax (lib/policy_text_internal.h) for HSAQM_POLICY, hsaqmd.conf and
+ * hsaqmctl; the old conf/ctl form "hpf PERIOD SLICE" still read, flagged deprecated.
+ */
+static void test_one_policy_syntax_for_the_tool_the_config_and_hsaqmctl(void)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		bool old;
+		const char *back;
+	} cases[] = {
+		{ "hpf", 0, false, "hpf" },
+		{ "HPF 100000:5000", 0, false, "hpf 100000:5000" },
+		{ "  util\t20000 ", 0, false, "util 20000" },
+		{ "util", 0, false, "util" },
+		{ "none", 0, false, "none" },
+		{ "hpf 100000 5000", 0, true, "hpf 100000:5000" },
+		{ "hpf 5:10", -EINVAL, false, NULL },
+		{ "hpf 10:10", -EINVAL, false, NULL },
+		{ "hpf 0:0", -EINVAL, false, NULL },
+		{ "hpf 100000", -EINVAL, false, NULL },
+		{ "hpf 1:x", -EINVAL, false, NULL },
+		{ "hpf 200000000:1", -EINVAL, false, NULL },
+		{ "util 0", -EINVAL, false, NULL },
+		{ "util 1 2", -EINVAL, false, NULL },
+		{ "none 1", -EINVAL, false, NULL },
+		{ "fifo", -EINVAL, false, NULL },
+		{ "", -EINVAL, false, NULL },
+	};
+	struct hsaqm_policy_config cfg;
+	char buf[64], why[128];
+	bool old;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = hsaqm_policy_parse(cases[i].text, &cfg, &old, why, sizeof(why));
+
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (rc)
+			continue;
+		CU_ASSERT_EQUAL(old, cases[i].old);
+		CU_ASSERT_EQUAL(hsaqm_policy_check(&cfg), 0);
+		hsaqm_policy_format(&cfg, buf, sizeof(buf));
+		CU_ASSERT_STRING_EQUAL(buf, cases[i].back);
+	}
+	/* The configuration takes the same text; its old form starts, with one line. */
+	struct hsaqmd_config c;
+	char err[256], conf[128], sock[128], out[2048];
+	static const char text[] = "policy.default = hpf 100000:5000\npolicy.7 = util 20000\n";
+
+	hsaqmd_config_default(&c);
+	CU_ASSERT_EQUAL(hsaqmd_config_parse(&c, text, strlen(text), err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.policy.floor_period_us, 100000u);
+	CU_ASSERT_EQUAL(c.policies[0].cfg.util_period_us, 20000u);
+	CU_ASSERT_EQUAL(c.deprecated_line, 0);
+	snprintf(conf, sizeof(conf), "%s/old.conf", dmn.dir);
+	snprintf(sock, sizeof(sock), "%s/old.sock", dmn.dir);
+	int fd = open(conf, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "\npolicy.default = hpf 100000 5000\n", 34) == 34);
+	close(fd);
+	/* A file at the socket's path: it reads the configuration, says its line, exits. */
+	fd = open(sock, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	close(fd);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, "--socket", sock), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ":2: \"hpf PERIOD SLICE\" is deprecated"));
+	unlink(sock);
+	unlink(conf);
 }
 
 static void test_no_daemon_is_quiet_enoent(void)
@@ -823,6 +1268,14 @@ static const struct t_case cases[] = {
 	T_CASE(test_client_scribbling_its_page_spoils_only_its_own_stats),
 	T_CASE(test_config_busy_poll_takes_yes_or_no_only),
 	T_CASE(test_no_daemon_is_quiet_enoent),
+	T_CASE(test_a_socket_path_that_is_not_a_socket_is_never_replaced),
+	T_CASE(test_hsaqmctl_names_each_bad_argument_and_exits_2),
+	T_CASE(test_hsaqmd_refuses_a_ready_fd_that_is_not_one),
+	T_CASE(test_one_policy_syntax_for_the_tool_the_config_and_hsaqmctl),
+	T_CASE(test_a_config_with_a_nul_byte_is_refused_at_its_line),
+	T_CASE(test_control_threads_run_sched_fifo_where_permitted),
+	T_CASE(test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_ms),
+	T_CASE(test_clients_that_never_read_never_delay_a_preemption),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_within_100ms_and_reconnect),
 	T_CASES_END,

@@ -5,10 +5,21 @@
  * wrapped table) to the low process's gate closed (the tool's PREEMPT applied:
  * hsaqm_xq_suspend() returned), through hsaqmd. Real processes on one hsaqm-simd, each under
  * hsaqm-run. Baseline in the same run: a Unix SEQPACKET round trip between two processes.
- * Twice: with the daemon sleeping in epoll (the default) and with --busy-poll (it spins on
- * the state words; its CPU time is reported).
+ * Once per mode (its CPU time is reported each time):
+ *   event      the daemon sleeps in epoll; every thread SCHED_OTHER (realtime = off,
+ *              HSAQM_REALTIME=off)
+ *   event-rt   the same with the daemon's thread and the tools' control threads SCHED_FIFO
+ *              (root or CAP_SYS_NICE; docs/daemon.md "Under load")
+ *   spin       event, and the daemon polls the state words for spin_us = 1000 after each
+ *              change before it sleeps (a bounded spin; never real time: docs/daemon.md)
+ *   busy       busy_poll = yes (it spins while two clients are connected; not real time)
  *
- *   hsaqm-bench-xproc [ITERATIONS]      (default 300 per mode) starts everything itself
+ *   hsaqm-bench-xproc [ITERATIONS] [--load N] [--modes M1,M2...]
+ *     ITERATIONS  samples per mode (default 300)
+ *     --load N    run `stress-ng --cpu N` (Debian's stress-ng) beside every mode: N = the
+ *                 core count saturates every core (as a training job's data loaders do)
+ *     --modes     which modes, in order (default event,event-rt,spin,busy; with --load:
+ *                 event,event-rt)
  *
  * The low process publishes its tool's hold timestamp (CLOCK_MONOTONIC, system-wide) in a
  * shared file; the high process takes CLOCK_MONOTONIC just before its doorbell store.
@@ -126,7 +137,9 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 		h.core->hsa_signal_store_relaxed_fn(cs, 1);
 		t0 = t_hsa_mono_ns();
 		t_rocclr_submit(h.core, q, &pk, NULL, NULL);
-		end = t0 + 200 * T_HSA_MS;
+		/* The low process's tool stamps the hold itself; its board loop (SCHED_OTHER) may
+		 * publish it late on a loaded host, which must not count as a missed hold. */
+		end = t0 + 2000 * T_HSA_MS;
 		while (hsaqm_load_acquire(&b->holds) == before && t_hsa_mono_ns() < end)
 			t_hsa_sleep_us(50);
 		if (hsaqm_load_acquire(&b->holds) != before)
@@ -182,13 +195,15 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 		printf("[%s] no hold seen in %u iterations\n", label, iters);
 		return 1;
 	}
-	printf("[%s daemon]\n", label);
+	printf("[%s]\n", label);
 	printf("  doorbell (high process) -> low process's gate closed   median %7.2f us   P99 %7.2f us"
 	       "   (%u samples, %u missed)\n", d[n / 2] / 1e3, d[(n * 99) / 100] / 1e3, n, missed);
 	printf("  baseline: Unix SEQPACKET round trip, two processes    median %7.2f us   P99 %7.2f us"
 	       "   (one every %u us; ratio %.2f)\n", rtt[iters / 2] / 1e3,
 	       rtt[(iters * 99) / 100] / 1e3, gap_us, (double)d[n / 2] / (double)rtt[iters / 2]);
-	printf("  target: median <= 50 us: %s\n", d[n / 2] <= 50 * T_HSA_US ? "met" : "NOT met");
+	printf("  targets: median <= 50 us (idle host): %s; P99 <= 1 ms (every core busy): %s\n",
+	       d[n / 2] <= 50 * T_HSA_US ? "met" : "NOT met",
+	       d[(n * 99) / 100] <= 1000 * T_HSA_US ? "met" : "NOT met");
 	if (nr)
 		printf("  low process held (its hold -> its resume; 20 us kernel) median %7.2f us   P99 %7.2f us"
 		       "   (%u samples)\n", r[nr / 2] / 1e3, r[(nr * 99) / 100] / 1e3, nr);
@@ -243,13 +258,53 @@ static void wait_path(const char *p)
 		t_hsa_sleep_us(50000);
 }
 
+struct mode {
+	const char *name;
+	const char *config;  /* hsaqmd.conf beyond the cap line */
+	const char *tool_rt; /* HSAQM_REALTIME of the two processes */
+};
+
+static const struct mode modes[] = {
+	{ "event", "realtime = off\n", "off" },
+	{ "event-rt", "realtime = on\n", "on" },
+	{ "spin", "realtime = off\nspin_us = 1000\n", "off" },
+	{ "busy", "realtime = off\nbusy_poll = yes\n", "off" },
+};
+
+static const struct mode *mode_named(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strlen(modes[i].name) == len && !strncmp(modes[i].name, name, len))
+			return &modes[i];
+	return NULL;
+}
+
+/* stress-ng --cpu @n for as long as the bench runs (killed at the end). */
+static pid_t load_start(unsigned int n, const char *dir)
+{
+	char ns[16], out[300];
+	const char *a[] = { "/usr/bin/stress-ng", "--cpu", ns, "--timeout", "3600", "--quiet",
+			    NULL };
+
+	if (access(a[0], X_OK)) {
+		fprintf(stderr, "--load needs stress-ng (Debian: apt-get install stress-ng)\n");
+		return -1;
+	}
+	snprintf(ns, sizeof(ns), "%u", n);
+	snprintf(out, sizeof(out), "%s/stress.out", dir);
+	return spawn(a, out);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/hsaqm-bench-xproc-XXXXXX", sim[256], dsock[256], conf[256], board[256];
 	char iters_s[16], self[4096];
-	unsigned int iters = 300;
+	unsigned int iters = 300, load = 0;
+	const char *mode_list = NULL;
+	const struct mode *run[8];
+	size_t nrun = 0;
 	struct board *b;
-	pid_t simd, daemon_pid, low, high;
+	pid_t simd, daemon_pid, low, high, stress = -1;
 	int fd, st = 0;
 	ssize_t sl;
 
@@ -266,9 +321,33 @@ int main(int argc, char **argv)
 		hsaqm_store_release(&b->stop, 1u);
 		exit(st);
 	}
-	if (argc > 1)
-		iters = (unsigned int)atoi(argv[1]);
-	if (iters < 10 || iters > 100000 || !mkdtemp(dir))
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--load") && i + 1 < argc)
+			load = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--modes") && i + 1 < argc)
+			mode_list = argv[++i];
+		else if (argv[i][0] >= '0' && argv[i][0] <= '9')
+			iters = (unsigned int)atoi(argv[i]);
+		else {
+			fprintf(stderr, "usage: hsaqm-bench-xproc [ITERATIONS] [--load N] "
+				"[--modes event,event-rt,spin,busy]\n");
+			return 2;
+		}
+	}
+	if (!mode_list)
+		mode_list = load ? "event,event-rt" : "event,event-rt,spin,busy";
+	for (const char *m = mode_list; *m && nrun < 8;) {
+		size_t len = strcspn(m, ",");
+
+		run[nrun] = mode_named(m, len);
+		if (!run[nrun]) {
+			fprintf(stderr, "hsaqm-bench-xproc: no mode \"%.*s\"\n", (int)len, m);
+			return 2;
+		}
+		nrun++;
+		m += len + (m[len] == ',');
+	}
+	if (iters < 10 || iters > 100000 || load > 1024 || !mkdtemp(dir))
 		return 2;
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (sl <= 0)
@@ -279,37 +358,45 @@ int main(int argc, char **argv)
 	snprintf(conf, sizeof(conf), "%s/hsaqmd.conf", dir);
 	snprintf(board, sizeof(board), "%s/board", dir);
 	snprintf(iters_s, sizeof(iters_s), "%u", iters);
-	FILE *f = fopen(conf, "w");
-
-	if (!f)
-		return 2;
-	fputs("cap.default = 100\n", f);
-	fclose(f);
 	fd = open(board, O_RDWR | O_CREAT, 0600);
 	if (fd < 0 || ftruncate(fd, sizeof(struct board)))
 		return 2;
 	close(fd);
 	setenv("HSAQM_SIM_DEVICE", sim, 1);
 	setenv("HSAQM_LEVEL", "lv2", 1);
-	for (int mode = 0; mode < 2; mode++) {
-		const char *label = mode ? "busy-polling" : "event-driven";
+	if (load) {
+		stress = load_start(load, dir);
+		if (stress < 0)
+			return 2;
+		printf("load: stress-ng --cpu %u beside every mode (%ld cores)\n", load,
+		       sysconf(_SC_NPROCESSORS_ONLN));
+		t_hsa_sleep_us(500000);
+	}
+	for (size_t mode = 0; mode < nrun; mode++) {
+		const char *label = run[mode]->name;
 		uint64_t wall0, cpu0;
 		int hst = 1;
+		FILE *f = fopen(conf, "w");
+
+		if (!f)
+			return 2;
+		fprintf(f, "cap.default = 100\n%s", run[mode]->config);
+		fclose(f);
+		setenv("HSAQM_REALTIME", run[mode]->tool_rt, 1);
 
 		{
 			const char *a[] = { HSAQM_SIMD_PATH, "-s", sim, NULL };
 			char out[300];
 
-			snprintf(out, sizeof(out), "%s/simd-%d.out", dir, mode);
+			snprintf(out, sizeof(out), "%s/simd-%zu.out", dir, mode);
 			simd = spawn(a, out);
 		}
 		wait_path(sim);
 		{
-			const char *a[] = { HSAQMD_PATH, "--socket", dsock, "--config", conf,
-					    mode ? "--busy-poll" : NULL, NULL };
+			const char *a[] = { HSAQMD_PATH, "--socket", dsock, "--config", conf, NULL };
 			char out[300];
 
-			snprintf(out, sizeof(out), "%s/hsaqmd-%d.out", dir, mode);
+			snprintf(out, sizeof(out), "%s/hsaqmd-%zu.out", dir, mode);
 			daemon_pid = spawn(a, out);
 		}
 		wait_path(dsock);
@@ -318,7 +405,7 @@ int main(int argc, char **argv)
 					    "low", board, NULL };
 			char out[300];
 
-			snprintf(out, sizeof(out), "%s/low-%d.out", dir, mode);
+			snprintf(out, sizeof(out), "%s/low-%zu.out", dir, mode);
 			low = spawn(a, out);
 		}
 		t_hsa_sleep_us(500000);
@@ -329,7 +416,7 @@ int main(int argc, char **argv)
 					    self, "high", board, iters_s, label, NULL };
 			char out[300];
 
-			snprintf(out, sizeof(out), "%s/high-%d.err", dir, mode);
+			snprintf(out, sizeof(out), "%s/high-%zu.err", dir, mode);
 			high = spawn(a, out);
 		}
 		waitpid(high, &hst, 0);
@@ -345,13 +432,13 @@ int main(int argc, char **argv)
 			FILE *sf;
 			pid_t ctl;
 
-			snprintf(out, sizeof(out), "%s/stats-%d.out", dir, mode);
+			snprintf(out, sizeof(out), "%s/stats-%zu.out", dir, mode);
 			ctl = spawn(a, out);
 			waitpid(ctl, NULL, 0);
 			sf = fopen(out, "r");
 			while (sf && fgets(line, sizeof(line), sf)) {
 				on = on || !strncmp(line, "hand-off", 8);
-				if (on)
+				if (on || !strncmp(line, "real-time", 9))
 					printf("  hsaqmd %s", line);
 			}
 			if (sf)
@@ -375,6 +462,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "the high process failed (%d): see %s\n", hst, dir);
 			st = hst;
 		}
+	}
+	if (stress > 0) {
+		kill(stress, SIGTERM);
+		waitpid(stress, NULL, 0);
 	}
 	printf("(MODEL-DEPENDENT: the doorbell goes through the model's HSA face; wall time)\n");
 	return st == 0 ? 0 : (WIFEXITED(st) ? WEXITSTATUS(st) : 1);

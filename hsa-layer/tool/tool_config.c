@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "log_internal.h"
+#include "policy_text_internal.h"
 #include "tool_internal.h"
 
 static const struct {
@@ -157,27 +158,32 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 		}
 	}
 
+	/* One syntax with hsaqmd.conf and hsaqmctl (lib/policy_text_internal.h). */
 	s = get("HSAQM_POLICY");
 	if (s) {
-		if (!strcasecmp(s, "hpf"))
-			cfg->policy.kind = HSAQM_POLICY_HPF;
-		else if (!strcasecmp(s, "util"))
-			cfg->policy.kind = HSAQM_POLICY_UTIL;
-		else if (!strcasecmp(s, "none"))
-			cfg->policy.kind = HSAQM_POLICY_NONE;
+		struct hsaqm_policy_config p;
+		bool old;
+
+		if (hsaqm_policy_parse(s, &p, &old, NULL, 0) == 0 && !old)
+			cfg->policy = p;
 		else
-			refuse(cfg, "HSAQM_POLICY", s, "hpf, util or none", "hpf");
+			refuse(cfg, "HSAQM_POLICY", s,
+			       "hpf, hpf PERIOD_US:SLICE_US, util, util PERIOD_US or none", "hpf");
 	}
 
+	/* The floor's own variable, from before HSAQM_POLICY took it: still read, said once. */
 	s = get("HSAQM_FLOOR");
 	if (s) {
-		unsigned long period, slice;
-		char tail;
+		uint32_t period, slice;
 
-		if (sscanf(s, "%lu:%lu%c", &period, &slice, &tail) == 2 && period > 0 && slice > 0 &&
-		    slice < period && period <= UINT32_MAX) {
-			cfg->policy.floor_period_us = (uint32_t)period;
-			cfg->policy.floor_slice_us = (uint32_t)slice;
+		if (cfg->policy.floor_period_us) {
+			refuse(cfg, "HSAQM_FLOOR", s, "nothing: HSAQM_POLICY has a floor already",
+			       "HSAQM_POLICY's");
+		} else if (hsaqm_policy_parse_floor(s, &period, &slice) == 0) {
+			cfg->policy.floor_period_us = period;
+			cfg->policy.floor_slice_us = slice;
+			hsaqm_log_notice(NULL, "HSAQM_FLOOR is deprecated: write HSAQM_POLICY=\"hpf "
+					 "%u:%u\" (taken as that)", period, slice);
 		} else {
 			refuse(cfg, "HSAQM_FLOOR", s, "PERIOD_US:SLICE_US with 0 < slice < period",
 			       "no starvation floor");

@@ -42,6 +42,7 @@
 #include "hsaqm/kfd.h"
 #include "hsaqm/kfd_transport.h"
 #include "log_internal.h"
+#include "rt_internal.h"
 #include "tool_internal.h"
 
 /*
@@ -70,6 +71,7 @@ struct tool_node_queue {
 	uint64_t last_hold_ns;     /* CLOCK_MONOTONIC after the suspend returned */
 	uint64_t last_resume_ns;
 	uint32_t qid;
+	uint64_t completed; /* lib's count when the watcher last looked (progress) */
 };
 
 static struct {
@@ -259,8 +261,18 @@ void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p, bool after)
 	struct tool_node_queue *nq = map_get(p);
 	struct hsaqm_xq_info info;
 
+	if (!nq)
+		return;
+	/* A doorbell is progress: the daemon lets a ready queue hold others only while it
+	 * moves (a stopped process must not hold anyone). One atomic add in the shared page. */
+	if (!after) {
+		struct hsaqm_dclient_queue *dq = HSAQM_READ_ONCE(nq->dq);
+
+		if (dq)
+			hsaqm_dclient_queue_progress(dq);
+	}
 	/* Marked already: the common case costs the lookup and this load. */
-	if (!nq || HSAQM_READ_ONCE(nq->marked))
+	if (HSAQM_READ_ONCE(nq->marked))
 		return;
 	pthread_mutex_lock(&nq->mark_lock);
 	if (!HSAQM_READ_ONCE(nq->marked) && nq->dq &&
@@ -293,7 +305,14 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 	pthread_mutex_lock(&nq->mark_lock);
 	if (HSAQM_READ_ONCE(nq->marked) && nq->dq) {
 		HSAQM_WRITE_ONCE(nq->marked, 0u);
-		if (hsaqm_xq_get_info(tq->xq, &info) == 0 && info.state == HSAQM_XQ_IDLE) {
+		bool ok = hsaqm_xq_get_info(tq->xq, &info) == 0;
+
+		if (ok && info.completed != nq->completed) {
+			/* Work completed since the last look: progress (see the doorbell). */
+			nq->completed = info.completed;
+			hsaqm_dclient_queue_progress(nq->dq);
+		}
+		if (ok && info.state == HSAQM_XQ_IDLE) {
 			hsaqm_dclient_queue_mark(nq->dq, false);
 			hsaqm_fetch_add(&n.nmarked, (uint32_t)-1);
 		} else {
@@ -319,8 +338,15 @@ void tool_node_idle_hook(void *arg)
 
 static void *watcher_main(void *arg)
 {
+	int prio = HSAQM_RT_PRIO_CLIENT;
+	enum hsaqm_rt_mode mode = hsaqm_rt_from_env(&prio, NULL);
+
 	(void)arg;
 	prctl(PR_SET_NAME, "hsaqm-idle", 0, 0, 0);
+	/* It tells the daemon a queue went idle, which lets the others run: under load it must
+	 * not wait for a time slice either (rt_internal.h). Quiet when refused: said once at
+	 * the connection when HSAQM_REALTIME asked for it. */
+	hsaqm_rt_self(mode, prio);
 	pthread_mutex_lock(&n.lock);
 	for (;;) {
 		while (!n.exiting && !n.watch_wake && !n.idle_kick &&
@@ -392,6 +418,7 @@ void tool_node_queue_add(struct tool_queue *tq)
 {
 	struct hsaqm_dclient_queue_config qc;
 	struct tool_node_queue *nq, *expected = NULL;
+	struct hsaqm_dclient_queue *dq = NULL;
 	struct hsaqm_dclient *c;
 	int held = 0, rc;
 
@@ -421,10 +448,11 @@ void tool_node_queue_add(struct tool_queue *tq)
 		return;
 	}
 	queue_config(tq, nq, &qc);
-	rc = hsaqm_dclient_queue_add(c, &qc, &nq->dq, &held);
+	rc = hsaqm_dclient_queue_add(c, &qc, &dq, &held);
+	/* Atomic: the doorbell reads it without a lock (progress). */
+	HSAQM_WRITE_ONCE(nq->dq, rc ? NULL : dq);
 	if (rc) {
 		/* Kept (dq NULL = not registered) for whoever holds it; freed at remove. */
-		nq->dq = NULL;
 		apply_locked(nq);
 		pthread_mutex_unlock(&nq->hold_lock);
 		hsaqm_log_warn("hsaqmd: registering a queue: %s (it is scheduled in-process only)",
@@ -460,7 +488,7 @@ void tool_node_queue_remove(struct tool_queue *tq)
 	pthread_mutex_lock(&nq->hold_lock);
 	pthread_mutex_lock(&nq->mark_lock);
 	dq = nq->dq;
-	nq->dq = NULL;
+	HSAQM_WRITE_ONCE(nq->dq, NULL);
 	pthread_mutex_unlock(&nq->mark_lock);
 	pthread_mutex_unlock(&nq->hold_lock);
 	/* Waits for a running callback naming it (which takes hold_lock: not held here); none
@@ -525,9 +553,34 @@ static void node_atexit(void)
 	tool_node_stop();
 }
 
+/* HSAQM_REALTIME asked for real-time threads explicitly: say once whether it is permitted. */
+static void realtime_notice(struct hsaqm_dclient *c)
+{
+	static int said;
+	int prio = HSAQM_RT_PRIO_CLIENT, bad = 0;
+	enum hsaqm_rt_mode mode = hsaqm_rt_from_env(&prio, &bad);
+	int rt = 0;
+
+	if (bad)
+		hsaqm_log_notice(&said, "HSAQM_REALTIME=\"%s\" is not valid (auto, on, off or "
+				 "1..99): using auto", getenv("HSAQM_REALTIME"));
+	if (mode != HSAQM_RT_ON)
+		return;
+	/* The client's thread has tried by the time its first connection is made. */
+	for (int i = 0; i < 100 && (rt = hsaqm_dclient_thread_realtime(c)) == 0; i++)
+		usleep(1000);
+	if (rt < 0)
+		hsaqm_log_notice(&said, "HSAQM_REALTIME: SCHED_FIFO not permitted (%s): hsaqm's "
+				 "threads run SCHED_OTHER; run as root or with CAP_SYS_NICE",
+				 strerror(-rt));
+}
+
 int tool_node_start(const struct tool_node_host *host, int priority)
 {
-	struct hsaqm_dclient_config cfg = { .priority = priority, .callback = node_callback };
+	/* RETRY: a daemon that refuses us for now (its limits, a busy node) is tried again by
+	 * the client's thread, with back-off, instead of at the next queue creation only. */
+	struct hsaqm_dclient_config cfg = { .priority = priority, .callback = node_callback,
+					    .flags = HSAQM_DCLIENT_RETRY };
 	struct hsaqm_dclient *c = NULL;
 	uint64_t now = mono_ns();
 	int rc;
@@ -548,8 +601,16 @@ int tool_node_start(const struct tool_node_host *host, int priority)
 	rc = hsaqm_dclient_open(&cfg, &c);
 	n.last_err = rc;
 	if (rc) {
+		static int said;
+
 		pthread_mutex_unlock(&n.lock);
-		if (rc != -ENOENT)
+		/* A socket in a directory others could write: the user must hear why the node's
+		 * priorities do not hold for this process (the client logged which directory). */
+		if (rc == -EPERM)
+			hsaqm_log_notice(&said, "hsaqmd: the daemon's socket is in a directory another "
+					 "user can write to: not connecting, scheduling in-process "
+					 "only (HSAQM_LOG=warn says which)");
+		else if (rc != -ENOENT)
 			hsaqm_log_warn("hsaqmd: cannot connect (%s): scheduling in-process only",
 				       strerror(-rc));
 		return 0;
@@ -575,6 +636,7 @@ int tool_node_start(const struct tool_node_host *host, int priority)
 	/* Release: the map and the client are set up for the doorbells that see this. */
 	hsaqm_store_release(&tool_node_on, 1u);
 	hsaqm_log_info("hsaqmd: connected; priorities hold across processes");
+	realtime_notice(c);
 	tool_queues_foreach(register_one, NULL);
 	return 1;
 }

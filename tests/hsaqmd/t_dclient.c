@@ -4,20 +4,25 @@
  * by line on stdin by the hsaqmd tests, reporting every callback on stdout with the time it
  * ran (CLOCK_MONOTONIC, shared by every process of the machine).
  *
- *   t-dclient --socket PATH [--priority N] [--name NAME]
- *     stdin:  add GPU [PRIO_ADJ] | ready I | idle I | remove I | prio N | held I | exit
+ *   t-dclient [--socket PATH] [--priority N] [--name NAME] [--retry 1]
+ *     stdin:  add GPU [PRIO_ADJ] | ready I | idle I | remove I | prio N | held I | connected |
+ *             exit
  *     stdout: open ok granted=N | open rc=E
- *             added I qid=N held=H | prio rc=E granted=N | held I H | removed I
+ *             added I qid=N held=H | prio rc=E granted=N | held I H | removed I | connected C
  *             ev preempt I T | ev resume I T | ev lost - T | ev connected - T
  *   t-dclient --socket PATH --churn SECONDS [--clients K]
  *     K clients at once, each with two queues marked ready and idle, closed and opened
  *     again until SECONDS have passed; prints "churn cycles=N errors=E".
+ *
+ * A queue marked ready makes progress (hsaqm_dclient_queue_progress) every 20 ms, from a
+ * thread of its own, as a process whose GPU work moves does; SIGSTOP stops that too.
  *
  * Exit: 0; 3 when the daemon was not there at start; 1 on a usage or client error.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +35,9 @@
 #define MAXQ 64
 
 static struct hsaqm_dclient_queue *queues[MAXQ];
+static bool ready[MAXQ];
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER; /* queues[], ready[] */
 
 static uint64_t now_ns(void)
 {
@@ -67,6 +74,23 @@ static void on_event(enum hsaqm_dclient_event ev, struct hsaqm_dclient_queue *q,
 		say("ev %s %d %llu", names[ev], (int)(intptr_t)qarg - 1, (unsigned long long)t);
 	else
 		say("ev %s - %llu", names[ev], (unsigned long long)t);
+}
+
+/* Ready queues make progress, as a working process's do (docs/daemon.md "Liveness"). */
+static void *progress_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct timespec ts = { 0, 20 * 1000000l };
+
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&q_lock);
+		for (int i = 0; i < MAXQ; i++)
+			if (queues[i] && ready[i])
+				hsaqm_dclient_queue_progress(queues[i]);
+		pthread_mutex_unlock(&q_lock);
+	}
+	return NULL;
 }
 
 static int run_churn(const char *sock, double seconds, int k)
@@ -143,6 +167,8 @@ int main(int argc, char **argv)
 			churn = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--clients"))
 			clients = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--retry"))
+			cfg.flags = atoi(argv[i + 1]) ? HSAQM_DCLIENT_RETRY : 0;
 		else
 			return 1;
 	}
@@ -155,6 +181,10 @@ int main(int argc, char **argv)
 	}
 	hsaqm_dclient_set_priority(c, cfg.priority, &granted);
 	say("open ok granted=%d", granted);
+	pthread_t pt;
+
+	pthread_create(&pt, NULL, progress_main, NULL);
+	pthread_detach(pt);
 	while (fgets(line, sizeof(line), stdin)) {
 		unsigned int gpu;
 		int a = 0, i;
@@ -164,25 +194,42 @@ int main(int argc, char **argv)
 								 .level = HSAQM_LEVEL_2, .prio_adj = a };
 			int held = -1;
 
+			struct hsaqm_dclient_queue *nq = NULL;
+
 			for (i = 0; i < MAXQ && queues[i]; i++)
 				;
 			qc.hsa_queue_id = (uint64_t)i;
 			qc.arg = (void *)(intptr_t)(i + 1);
-			rc = i < MAXQ ? hsaqm_dclient_queue_add(c, &qc, &queues[i], &held) : -ENOSPC;
+			rc = i < MAXQ ? hsaqm_dclient_queue_add(c, &qc, &nq, &held) : -ENOSPC;
+			pthread_mutex_lock(&q_lock);
+			if (!rc)
+				queues[i] = nq;
+			pthread_mutex_unlock(&q_lock);
 			if (rc)
 				say("added rc=%d", rc);
 			else
 				say("added %d qid=%u held=%d", i, hsaqm_dclient_queue_id(queues[i]), held);
 		} else if (sscanf(line, "ready %d", &i) == 1 && i >= 0 && i < MAXQ && queues[i]) {
 			hsaqm_dclient_queue_mark(queues[i], true);
+			pthread_mutex_lock(&q_lock);
+			ready[i] = true;
+			pthread_mutex_unlock(&q_lock);
 		} else if (sscanf(line, "idle %d", &i) == 1 && i >= 0 && i < MAXQ && queues[i]) {
 			hsaqm_dclient_queue_mark(queues[i], false);
+			pthread_mutex_lock(&q_lock);
+			ready[i] = false;
+			pthread_mutex_unlock(&q_lock);
 		} else if (sscanf(line, "remove %d", &i) == 1 && i >= 0 && i < MAXQ && queues[i]) {
+			pthread_mutex_lock(&q_lock);
 			hsaqm_dclient_queue_remove(queues[i]);
 			queues[i] = NULL;
+			ready[i] = false;
+			pthread_mutex_unlock(&q_lock);
 			say("removed %d", i);
 		} else if (sscanf(line, "held %d", &i) == 1 && i >= 0 && i < MAXQ && queues[i]) {
 			say("held %d %d", i, hsaqm_dclient_queue_held(queues[i]));
+		} else if (!strncmp(line, "connected", 9)) {
+			say("connected %d", hsaqm_dclient_connected(c));
 		} else if (sscanf(line, "prio %d", &a) == 1) {
 			rc = hsaqm_dclient_set_priority(c, a, &granted);
 			say("prio rc=%d granted=%d", rc, granted);
@@ -192,6 +239,11 @@ int main(int argc, char **argv)
 			say("bad command");
 		}
 	}
+	/* The progress thread no longer names a handle that close frees. */
+	pthread_mutex_lock(&q_lock);
+	for (int i = 0; i < MAXQ; i++)
+		queues[i] = NULL;
+	pthread_mutex_unlock(&q_lock);
 	hsaqm_dclient_close(c);
 	return 0;
 }

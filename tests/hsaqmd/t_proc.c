@@ -62,6 +62,14 @@ int t_daemon_init(struct t_daemon *d)
 
 int t_daemon_start(struct t_daemon *d)
 {
+	d->uid = T_SAME_UID;
+	d->default_socket = false;
+	d->log[0] = '\0';
+	return t_daemon_start_as(d);
+}
+
+int t_daemon_start_as(struct t_daemon *d)
+{
 	int p[2];
 	char fdarg[16], buf[16];
 	struct pollfd pfd;
@@ -75,11 +83,25 @@ int t_daemon_start(struct t_daemon *d)
 		const char *argv[8];
 		int n = 0;
 
+		static char path_env[] = "PATH=/usr/bin:/bin";
+		char *const empty[] = { path_env, NULL };
+
 		close(p[0]);
 		snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
+		if (d->log[0]) {
+			int fd = open(d->log, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+		}
+		become(d->uid);
 		argv[n++] = t_bins.hsaqmd;
-		argv[n++] = "--socket";
-		argv[n++] = d->sock;
+		if (!d->default_socket) {
+			argv[n++] = "--socket";
+			argv[n++] = d->sock;
+		}
 		argv[n++] = "--ready-fd";
 		argv[n++] = fdarg;
 		if (d->config[0]) {
@@ -89,7 +111,10 @@ int t_daemon_start(struct t_daemon *d)
 		if (t_bins.daemon_flag)
 			argv[n++] = t_bins.daemon_flag;
 		argv[n] = NULL;
-		execv(argv[0], (char *const *)argv);
+		if (d->default_socket)
+			execve(argv[0], (char *const *)argv, empty);
+		else
+			execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -214,6 +239,12 @@ uint64_t t_event_time(const char *line)
 int t_client_start(struct t_client *c, const struct t_daemon *d, int prio, uid_t uid,
 		   char *open_line, size_t len)
 {
+	return t_client_start_opt(c, d->sock, prio, uid, false, open_line, len);
+}
+
+int t_client_start_opt(struct t_client *c, const char *sock, int prio, uid_t uid, bool retry,
+		       char *open_line, size_t len)
+{
 	int in[2], out[2];
 	char pr[16];
 
@@ -226,10 +257,29 @@ int t_client_start(struct t_client *c, const struct t_daemon *d, int prio, uid_t
 	if (c->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		static char path_env[] = "PATH=/usr/bin:/bin";
+		char *const empty[] = { path_env, NULL };
+		const char *argv[10];
+		int n = 0;
+
 		become(uid);
 		snprintf(pr, sizeof(pr), "%d", prio);
-		execl(t_bins.dclient, "t-dclient", "--socket", d->sock, "--priority", pr,
-		      (char *)NULL);
+		argv[n++] = t_bins.dclient;
+		if (sock) {
+			argv[n++] = "--socket";
+			argv[n++] = sock;
+		}
+		argv[n++] = "--priority";
+		argv[n++] = pr;
+		if (retry) {
+			argv[n++] = "--retry";
+			argv[n++] = "1";
+		}
+		argv[n] = NULL;
+		if (sock)
+			execv(argv[0], (char *const *)argv);
+		else
+			execve(argv[0], (char *const *)argv, empty);
 		_exit(127);
 	}
 	close(in[0]);
@@ -368,4 +418,55 @@ int t_count_fds(pid_t pid)
 			n++;
 	closedir(dir);
 	return n;
+}
+
+int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
+	   const char *const *argv)
+{
+	int p[2], status = -1;
+	size_t got = 0;
+	pid_t pid;
+	uint64_t end = t_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		static char path_env[] = "PATH=/usr/bin:/bin";
+		char *const empty[] = { path_env, NULL };
+
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		become(uid);
+		if (env_clear)
+			execve(argv[0], (char *const *)argv, empty);
+		else
+			execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		uint64_t now = t_now_ns();
+		char tmp[4096];
+
+		if (now >= end) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1) <= 0)
+			continue;
+		ssize_t r = read(p[0], tmp, sizeof(tmp));
+
+		if (r <= 0)
+			break;
+		for (ssize_t i = 0; i < r && out && got + 1 < len; i++)
+			out[got++] = tmp[i];
+	}
+	if (out && len)
+		out[got] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

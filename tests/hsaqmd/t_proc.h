@@ -29,12 +29,20 @@ struct t_daemon {
 	char dir[64];
 	char sock[128];
 	char config[128];
+	/* t_daemon_start_as(): run as this uid (T_SAME_UID: ours), with an empty environment
+	 * and no --socket (the daemon's default socket, which d->sock must name), stdout and
+	 * stderr into log (when non-empty). */
+	uid_t uid;
+	bool default_socket;
+	char log[128];
 };
 
 /* A fresh directory (mode 0755, reachable by nobody) and the socket path inside. */
 int t_daemon_init(struct t_daemon *d);
 /* Start hsaqmd on d->sock (with d->config if non-empty); waits until it listens. */
 int t_daemon_start(struct t_daemon *d);
+/* The same with d->uid, d->default_socket and d->log as set (t_daemon_init() clears them). */
+int t_daemon_start_as(struct t_daemon *d);
 /* Send @sig and reap it; returns its wait status. */
 int t_daemon_stop(struct t_daemon *d, int sig);
 /* Stop it if running and remove the directory. */
@@ -53,6 +61,10 @@ struct t_client {
  * copied into @open_line. Returns 0 or a negative errno. */
 int t_client_start(struct t_client *c, const struct t_daemon *d, int prio, uid_t uid,
 		   char *open_line, size_t len);
+/* The same, options spelled out: @sock NULL = no --socket (the client's own search) with an
+ * empty environment; @retry: --retry (HSAQM_DCLIENT_RETRY). */
+int t_client_start_opt(struct t_client *c, const char *sock, int prio, uid_t uid, bool retry,
+		       char *open_line, size_t len);
 void t_client_send(struct t_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The first line (received or still to come within @timeout_ms) that starts with @prefix;
  * earlier lines that do not match stay for later calls. Returns 0 or -ETIMEDOUT. */
@@ -68,6 +80,14 @@ void t_client_kill(struct t_client *c);
 /* Run hsaqmctl --socket d->sock ARGS... as @uid; its stdout into @out. Returns its exit
  * code (or -1). */
 int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
+
+/*
+ * Run @argv (NULL-terminated) as @uid with @env_clear (true: an empty environment but PATH),
+ * stdout and stderr together into @out; SIGKILL after @timeout_ms. Returns the exit code,
+ * 128 + the signal, or -1.
+ */
+int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
+	   const char *const *argv);
 
 uint64_t t_now_ns(void);
 /* VmRSS of @pid in KiB, and its open fds; -1 when unreadable. */

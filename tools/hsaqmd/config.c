@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 
 #include "daemon_internal.h"
 #include "policy_internal.h"
+#include "policy_text_internal.h"
+#include "rt_internal.h"
 
 void hsaqmd_config_default(struct hsaqmd_config *cfg)
 {
@@ -27,6 +30,16 @@ void hsaqmd_config_default(struct hsaqmd_config *cfg)
 	cfg->root_cap = HSAQM_PRIORITY_MAX;
 	cfg->policy.kind = HSAQM_POLICY_HPF;
 	cfg->max_clients = HSAQMD_DEFAULT_MAX_CLIENTS;
+	cfg->max_clients_per_uid = HSAQMD_DEFAULT_MAX_CLIENTS_PER_UID;
+	cfg->reserved_clients = HSAQMD_DEFAULT_RESERVED_CLIENTS;
+	cfg->hello_timeout_ms = HSAQMD_DEFAULT_HELLO_TIMEOUT_MS;
+	cfg->max_queues_per_uid = HSAQMD_DEFAULT_MAX_QUEUES_PER_UID;
+	cfg->max_devices_per_uid = HSAQMD_DEFAULT_MAX_DEVICES_PER_UID;
+	cfg->hold_progress_ms = HSAQMD_DEFAULT_HOLD_PROGRESS_MS;
+	cfg->gpu_ids_mode = HSAQMD_GPU_IDS_AUTO;
+	snprintf(cfg->topology, sizeof(cfg->topology), "%s", HSAQMD_DEFAULT_TOPOLOGY);
+	cfg->realtime_mode = HSAQM_RT_AUTO;
+	cfg->realtime_prio = HSAQM_RT_PRIO_DAEMON;
 }
 
 int hsaqmd_config_cap(const struct hsaqmd_config *cfg, uint32_t uid)
@@ -35,20 +48,6 @@ int hsaqmd_config_cap(const struct hsaqmd_config *cfg, uint32_t uid)
 		if (cfg->caps[i].uid == uid)
 			return cfg->caps[i].cap;
 	return uid == 0 ? cfg->root_cap : cfg->default_cap;
-}
-
-int hsaqmd_default_socket(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (geteuid() == 0)
-		n = snprintf(buf, size, "/run/hsaqm/hsaqmd.sock");
-	else if (xdg && *xdg == '/')
-		n = snprintf(buf, size, "%s/hsaqm/hsaqmd.sock", xdg);
-	else
-		n = snprintf(buf, size, "/tmp/hsaqm-%u/hsaqmd.sock", (unsigned int)geteuid());
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static int seterr(char *err, size_t errlen, int line, const char *fmt, ...)
@@ -60,7 +59,7 @@ static int seterr(char *err, size_t errlen, int line, const char *fmt, ...)
 	int n = 0;
 
 	if (err && errlen) {
-		n = snprintf(err, errlen, "line %d: ", line);
+		n = snprintf(err, errlen, "%d: ", line);
 		if (n < 0 || (size_t)n >= errlen)
 			n = 0;
 		va_start(ap, fmt);
@@ -83,37 +82,6 @@ static int parse_long(const char *s, int base, long min, long max, long *out)
 	return 0;
 }
 
-/* "hpf", "hpf PERIOD SLICE", "util", "util PERIOD", "none" (microseconds). */
-static int parse_policy(char *v, struct hsaqm_policy_config *p)
-{
-	char *save = NULL, *kind = strtok_r(v, " \t", &save);
-	char *a = strtok_r(NULL, " \t", &save), *b = strtok_r(NULL, " \t", &save);
-	long x = 0, y = 0;
-
-	if (!kind || strtok_r(NULL, " \t", &save))
-		return -EINVAL;
-	memset(p, 0, sizeof(*p));
-	if (!strcmp(kind, "hpf")) {
-		p->kind = HSAQM_POLICY_HPF;
-		if (a && (!b || parse_long(a, 10, 1, 100000000, &x) ||
-			  parse_long(b, 10, 1, 100000000, &y)))
-			return -EINVAL;
-		p->floor_period_us = (uint32_t)x;
-		p->floor_slice_us = (uint32_t)y;
-	} else if (!strcmp(kind, "util")) {
-		p->kind = HSAQM_POLICY_UTIL;
-		if (b || (a && parse_long(a, 10, 1, 100000000, &x)))
-			return -EINVAL;
-		p->util_period_us = (uint32_t)x;
-	} else if (!strcmp(kind, "none")) {
-		p->kind = HSAQM_POLICY_NONE;
-		if (a)
-			return -EINVAL;
-	} else {
-		return -EINVAL;
-	}
-	return hsaqm_policy_check(p);
-}
 
 static int parse_uid(const char *s, uint32_t *uid)
 {
@@ -130,6 +98,44 @@ static int parse_uid(const char *s, uint32_t *uid)
 	*uid = (uint32_t)pw->pw_uid;
 	return 0;
 }
+
+/* "auto", "any", or gpu_ids (decimal or 0x hex) separated by commas or blanks. */
+static int parse_gpu_ids(struct hsaqmd_config *cfg, char *val)
+{
+	char *save = NULL;
+	long v;
+
+	if (!strcmp(val, "auto") || !strcmp(val, "any")) {
+		cfg->gpu_ids_mode = val[1] == 'u' ? HSAQMD_GPU_IDS_AUTO : HSAQMD_GPU_IDS_ANY;
+		return 0;
+	}
+	cfg->ngpu_ids = 0;
+	for (char *t = strtok_r(val, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		if (parse_long(t, 0, 1, 0xfffffffeL, &v) || cfg->ngpu_ids == HSAQMD_MAX_GPU_IDS)
+			return -EINVAL;
+		cfg->gpu_ids[cfg->ngpu_ids++] = (uint32_t)v;
+	}
+	if (!cfg->ngpu_ids)
+		return -EINVAL;
+	cfg->gpu_ids_mode = HSAQMD_GPU_IDS_LIST;
+	return 0;
+}
+
+/* One unsigned key in [min, max]: the value, or -1 with the error set. */
+static const struct {
+	const char *key;
+	long min, max;
+	size_t off;
+} uint_keys[] = {
+	{ "max_clients", 1, 65536, offsetof(struct hsaqmd_config, max_clients) },
+	{ "max_clients_per_uid", 1, 65536, offsetof(struct hsaqmd_config, max_clients_per_uid) },
+	{ "reserved_clients", 0, 65535, offsetof(struct hsaqmd_config, reserved_clients) },
+	{ "hello_timeout_ms", 10, 60000, offsetof(struct hsaqmd_config, hello_timeout_ms) },
+	{ "max_queues_per_uid", 1, 1 << 20, offsetof(struct hsaqmd_config, max_queues_per_uid) },
+	{ "max_devices_per_uid", 1, 1024, offsetof(struct hsaqmd_config, max_devices_per_uid) },
+	{ "hold_progress_ms", 0, 3600000, offsetof(struct hsaqmd_config, hold_progress_ms) },
+	{ "spin_us", 0, 10000, offsetof(struct hsaqmd_config, spin_us) },
+};
 
 static char *trim(char *s)
 {
@@ -166,10 +172,30 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 			v = (long)gr->gr_gid;
 		}
 		cfg->socket_gid = v;
-	} else if (!strcmp(key, "max_clients")) {
-		if (parse_long(val, 10, 1, 65536, &v))
-			return seterr(err, errlen, ln, "max_clients must be 1..65536");
-		cfg->max_clients = (unsigned int)v;
+	} else if (!strcmp(key, "gpu_ids")) {
+		if (parse_gpu_ids(cfg, val))
+			return seterr(err, errlen, ln, "gpu_ids is auto, any, or up to %d gpu_ids "
+				      "(decimal or 0x hex) separated by commas", HSAQMD_MAX_GPU_IDS);
+	} else if (!strcmp(key, "topology")) {
+		if (*val != '/' || strlen(val) >= sizeof(cfg->topology))
+			return seterr(err, errlen, ln, "topology must be an absolute path under %zu "
+				      "bytes (the KFD's: %s)", sizeof(cfg->topology),
+				      HSAQMD_DEFAULT_TOPOLOGY);
+		strcpy(cfg->topology, val);
+	} else if (!strcmp(key, "realtime")) {
+		enum hsaqm_rt_mode mode;
+
+		if (hsaqm_rt_parse(val, &mode, &cfg->realtime_prio))
+			return seterr(err, errlen, ln, "realtime is auto, on, off or a priority 1..99");
+		cfg->realtime_mode = (int)mode;
+	} else if (!strcmp(key, "realtime_priority")) {
+		if (parse_long(val, 10, 1, 99, &v))
+			return seterr(err, errlen, ln, "realtime_priority must be 1..99");
+		cfg->realtime_prio = (int)v;
+	} else if (!strcmp(key, "metrics_listen")) {
+		if (strlen(val) >= sizeof(cfg->metrics_listen))
+			return seterr(err, errlen, ln, "metrics_listen is too long");
+		strcpy(cfg->metrics_listen, !strcmp(val, "off") ? "" : val);
 	} else if (!strcmp(key, "busy_poll")) {
 		if (!strcmp(val, "yes"))
 			cfg->busy_poll = true;
@@ -205,11 +231,16 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 	} else if (!strncmp(key, "policy.", 7)) {
 		struct hsaqm_policy_config p;
 		const char *which = key + 7;
+		char why[128];
+		bool old;
 
-		if (parse_policy(val, &p))
+		/* One syntax with HSAQM_POLICY and hsaqmctl (lib/policy_text_internal.h). */
+		if (hsaqm_policy_parse(val, &p, &old, why, sizeof(why)))
 			return seterr(err, errlen, ln,
-				      "a policy is \"hpf [FLOOR_PERIOD_US FLOOR_SLICE_US]\", "
-				      "\"util [PERIOD_US]\" or \"none\"");
+				      "\"%s\": %s (a policy is hpf, hpf PERIOD_US:SLICE_US, util, "
+				      "util PERIOD_US or none)", val, why);
+		if (old && !cfg->deprecated_line)
+			cfg->deprecated_line = ln;
 		if (!strcmp(which, "default")) {
 			cfg->policy = p;
 			return 0;
@@ -228,19 +259,40 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 		cfg->policies[cfg->npolicies].gpu_id = (uint32_t)v;
 		cfg->policies[cfg->npolicies++].cfg = p;
 	} else {
+		for (size_t i = 0; i < sizeof(uint_keys) / sizeof(uint_keys[0]); i++) {
+			if (strcmp(key, uint_keys[i].key))
+				continue;
+			if (parse_long(val, 10, uint_keys[i].min, uint_keys[i].max, &v))
+				return seterr(err, errlen, ln, "%s must be %ld..%ld", key,
+					      uint_keys[i].min, uint_keys[i].max);
+			*(unsigned int *)((char *)cfg + uint_keys[i].off) = (unsigned int)v;
+			return 0;
+		}
 		return seterr(err, errlen, ln, "unknown key \"%s\"", key);
 	}
 	return 0;
 }
 
-int hsaqmd_config_parse(struct hsaqmd_config *cfg, const char *text, char *err, size_t errlen)
+int hsaqmd_config_parse(struct hsaqmd_config *cfg, const char *text, size_t len, char *err,
+			size_t errlen)
 {
 	char *copy, *line, *save = NULL;
+	const char *nul;
 	int ln = 0, rc = 0;
 
 	if (!cfg || !text)
 		return -EINVAL;
-	copy = strdup(text);
+	/* A NUL would end the text early: every line after it dropped, silently (a cap line
+	 * among them, and a user gets more than the administrator meant). */
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		int at = 1;
+
+		for (const char *p = text; p < nul; p++)
+			at += *p == '\n';
+		return seterr(err, errlen, at, "a NUL byte (this is not a text file)");
+	}
+	copy = strndup(text, len);
 	if (!copy)
 		return -ENOMEM;
 	/* strtok_r would merge empty lines and shift the numbers: split by hand. */
@@ -268,6 +320,9 @@ int hsaqmd_config_parse(struct hsaqmd_config *cfg, const char *text, char *err, 
 		line = nl ? nl + 1 : NULL;
 	}
 	free(copy);
+	if (!rc && cfg->reserved_clients >= cfg->max_clients)
+		rc = seterr(err, errlen, ln, "reserved_clients (%u) must be below max_clients (%u)",
+			    cfg->reserved_clients, cfg->max_clients);
 	return rc;
 }
 
@@ -316,7 +371,13 @@ int hsaqmd_config_load(struct hsaqmd_config *cfg, const char *path, char *err, s
 	}
 	close(fd);
 	text[len] = '\0';
-	rc = hsaqmd_config_parse(cfg, text, err, errlen);
+	rc = hsaqmd_config_parse(cfg, text, len, err, errlen);
 	free(text);
+	if (rc == -EINVAL && err && errlen) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s", err);
+		snprintf(err, errlen, "%s:%s", path, line);
+	}
 	return rc;
 }

@@ -5,14 +5,19 @@
  *   hsaqmctl [--socket PATH] list [--json]
  *   hsaqmctl [--socket PATH] set-priority PID|qN VALUE
  *   hsaqmctl [--socket PATH] stats [--json]
- *   hsaqmctl [--socket PATH] policy [GPU_ID|all hpf [PERIOD_US SLICE_US] | util [PERIOD_US] | none]
+ *   hsaqmctl [--socket PATH] policy [GPU_ID|all POLICY]
  *   hsaqmctl [--socket PATH] top [SECONDS]
+ *   hsaqmctl [--socket PATH] metrics
  *
- * Exit: 0 done; 1 the daemon refused (the reason is printed); 2 usage; 3 no daemon.
+ * Every argument is checked before the daemon is asked; a bad one gets one line naming it.
+ * Exit: 0 done; 1 the daemon refused (the reason is printed) or went away; 2 usage; 3 no
+ * daemon.
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,56 +26,72 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_internal.h"
 #include "hsaqm/hsaqm.h"
-#include "policy_internal.h"
+#include "json_internal.h"
+#include "path_internal.h"
+#include "policy_text_internal.h"
 #include "proto_internal.h"
 
 #define TIMEOUT_MS 3000
-#define MAX_ENTRIES 65536
+#define MAX_ENTRIES (1 << 20)
+#define TOP_MAX_SECONDS 86400
 
 static int sock = -1;
 static uint32_t seq;
 
-static int ctl_connect(const char *path)
+/* ---- the connection ----------------------------------------------------------------------- */
+
+static int ctl_connect(const char *path, bool named)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hsaqmd_hello h = { .role = HSAQMD_ROLE_CTL, .priority = 0, .pid = (uint32_t)getpid() };
-	char buf[HSAQMD_MSG_MAX];
 	struct hsaqmd_msg m;
-	ssize_t r;
-	int len;
+	char why[4200];
+	int rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
+	/* Not a daemon another user could have put there (path_internal.h). */
+	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
+	if (rc == -EPERM) {
+		fprintf(stderr, "hsaqmctl: not connecting to %s: %s\n", path, why);
+		return rc;
+	}
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	strcpy(h.comm, "hsaqmctl");
-	len = hsaqmd_msg_build(buf, HSAQMD_HELLO, ++seq, &h);
-	if (send(sock, buf, (size_t)len, MSG_NOSIGNAL) != len)
-		return -errno;
-	r = recv(sock, buf, sizeof(buf), 0);
-	if (r <= 0 || hsaqmd_msg_parse(buf, (size_t)r, &m) || m.hdr.type != HSAQMD_HELLO_OK)
-		return -EPROTO;
-	return 0;
+	rc = ctl_send(HSAQMD_HELLO, &h);
+	if (!rc)
+		rc = ctl_recv(&m);
+	if (!rc && m.hdr.type != HSAQMD_HELLO_OK)
+		rc = m.hdr.type == HSAQMD_RESULT ? m.u.result.status : -EPROTO;
+	return rc;
 }
 
-static int send_req(unsigned int type, const void *body)
+int ctl_send(unsigned int type, const void *body)
 {
 	char buf[HSAQMD_MSG_MAX];
 	int len = hsaqmd_msg_build(buf, type, ++seq, body);
 
-	return send(sock, buf, (size_t)len, MSG_NOSIGNAL) == len ? 0 : -errno;
+	if (len < 0)
+		return len;
+	return send(sock, buf, (size_t)len, MSG_NOSIGNAL) == len ? 0 : -ECONNRESET;
 }
 
-static int recv_msg(struct hsaqmd_msg *m)
+int ctl_recv(struct hsaqmd_msg *m)
 {
 	char buf[HSAQMD_MSG_MAX + 1];
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	ssize_t r;
+	int pr;
 
-	if (poll(&p, 1, TIMEOUT_MS) <= 0)
+	do
+		pr = poll(&p, 1, TIMEOUT_MS);
+	while (pr < 0 && errno == EINTR);
+	if (pr <= 0)
 		return -ETIMEDOUT;
 	r = recv(sock, buf, sizeof(buf), 0);
 	if (r <= 0)
@@ -81,145 +102,169 @@ static int recv_msg(struct hsaqmd_msg *m)
 static int result(void)
 {
 	struct hsaqmd_msg m;
-	int rc = recv_msg(&m);
+	int rc = ctl_recv(&m);
 
 	if (rc)
 		return rc;
-	if (m.hdr.type != HSAQMD_RESULT)
-		return -EPROTO;
-	return m.u.result.status;
+	return m.hdr.type == HSAQMD_RESULT ? m.u.result.status : -EPROTO;
 }
 
-static const char *state_name(uint32_t s)
+const char *ctl_state_name(uint32_t s)
 {
 	return s == HSAQMD_QSTATE_PREEMPTED ? "preempted" : s == HSAQMD_QSTATE_READY ? "ready"
 										      : "idle";
 }
 
-/* JSON strings: comm is printable ASCII (the daemon replaced the rest), escape " and \. */
-static void json_str(const char *s)
+/* ---- snapshots ------------------------------------------------------------------------------ */
+
+void ctl_snapshot_free(struct ctl_snapshot *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	putchar('"');
+	free(s->procs);
+	free(s->queues);
+	memset(s, 0, sizeof(*s));
 }
 
-static int cmd_list(int json)
+/* Room for one more entry in *@v (of @n). */
+static int grow(void **v, size_t n, size_t size)
+{
+	void *nv = realloc(*v, (n + 1) * size);
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
+int ctl_snapshot_take(struct ctl_snapshot *s)
 {
 	struct hsaqmd_msg m;
-	int rc, nproc = 0, nq = 0;
+	struct timespec ts;
+	int rc;
 
-	rc = send_req(HSAQMD_LIST, NULL);
+	ctl_snapshot_free(s);
+	rc = ctl_send(HSAQMD_STATS, NULL);
+	if (!rc)
+		rc = ctl_recv(&m);
 	if (rc)
 		return rc;
+	if (m.hdr.type != HSAQMD_STATS_OK)
+		return -EPROTO;
+	s->stats = m.u.stats_ok;
+	rc = ctl_send(HSAQMD_LIST, NULL);
+	for (int i = 0; !rc && i < MAX_ENTRIES; i++) {
+		rc = ctl_recv(&m);
+		if (rc)
+			break;
+		if (m.hdr.type == HSAQMD_END) {
+			s->hidden = m.u.end.hidden;
+			break;
+		}
+		if (m.hdr.type == HSAQMD_LIST_PROC) {
+			rc = grow((void **)&s->procs, s->nprocs, sizeof(*s->procs));
+			if (!rc)
+				s->procs[s->nprocs++] = m.u.list_proc;
+		} else if (m.hdr.type == HSAQMD_LIST_QUEUE) {
+			rc = grow((void **)&s->queues, s->nqueues, sizeof(*s->queues));
+			if (!rc)
+				s->queues[s->nqueues++] = m.u.list_queue;
+		} else {
+			rc = -EPROTO;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->taken_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return rc;
+}
+
+/* ---- list, stats ------------------------------------------------------------------------------ */
+
+static void print_queue_json(const struct hsaqmd_list_queue *q, bool first)
+{
+	char kfd[16];
+
+	if (q->kfd_queue_id == HSAQMD_NO_KFD_QUEUE)
+		strcpy(kfd, "null");
+	else
+		snprintf(kfd, sizeof(kfd), "%u", q->kfd_queue_id);
+	printf("%s\n    {\"queue\": \"q%u\", \"gpu_id\": %u, \"hsa_queue_id\": %llu, "
+	       "\"kfd_queue_id\": %s, \"level\": \"%s\", \"priority\": %d, \"priority_adjust\": %d, "
+	       "\"state\": \"%s\", \"acked\": %s, \"group\": %u, \"share_permille\": %u, "
+	       "\"preemptions\": %llu, \"mechanism\": ",
+	       first ? "" : ",", q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
+	       hsaqm_level_name((enum hsaqm_level)q->level), q->priority, q->prio_adj,
+	       ctl_state_name(q->state), q->acked ? "true" : "false", q->group, q->share,
+	       (unsigned long long)q->preemptions);
+	hsaqm_json_str(stdout, q->mech);
+	printf(", \"held_s\": %.6f, \"stalled\": %s, \"stalls\": %llu}", q->held_ns / 1e9,
+	       q->stalled ? "true" : "false", (unsigned long long)q->stalls);
+}
+
+static void print_queue_text(const struct hsaqmd_list_queue *q)
+{
+	char kfd[16];
+
+	if (q->kfd_queue_id == HSAQMD_NO_KFD_QUEUE)
+		strcpy(kfd, "-");
+	else
+		snprintf(kfd, sizeof(kfd), "%u", q->kfd_queue_id);
+	printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s%s preemptions %llu\n",
+	       q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
+	       hsaqm_level_name((enum hsaqm_level)q->level), q->priority, ctl_state_name(q->state),
+	       q->acked ? "" : " (not acked)", q->stalled ? " (stalled)" : "",
+	       (unsigned long long)q->preemptions);
+}
+
+static int cmd_list(bool json)
+{
+	struct ctl_snapshot s = { 0 };
+	int rc = ctl_snapshot_take(&s);
+
+	if (rc) {
+		ctl_snapshot_free(&s);
+		return rc;
+	}
 	if (json)
 		printf("{\"version\": 1, \"processes\": [");
 	else
 		printf("%-8s %-8s %-6s %-16s %5s %4s\n", "PID", "NSPID", "UID", "COMM", "PRIO",
 		       "CAP");
-	for (int i = 0; i < MAX_ENTRIES; i++) {
-		rc = recv_msg(&m);
-		if (rc)
-			return rc;
-		if (m.hdr.type == HSAQMD_END)
-			break;
-		if (m.hdr.type == HSAQMD_LIST_PROC) {
-			const struct hsaqmd_list_proc *p = &m.u.list_proc;
+	for (size_t i = 0; i < s.nprocs; i++) {
+		const struct hsaqmd_list_proc *p = &s.procs[i];
+		bool first = true;
 
-			if (json) {
-				printf("%s\n  {\"pid\": %u, \"pid_client_ns\": %u, \"uid\": %u, "
-				       "\"comm\": ", nproc ? "]}," : "", p->pid_ns, p->pid, p->uid);
-				json_str(p->comm);
-				printf(", \"priority\": %d, \"cap\": %d, \"client_id\": %u, "
-				       "\"queues\": [", p->priority, p->cap, p->client_id);
-			} else {
-				printf("%-8u %-8u %-6u %-16s %5d %4d\n", p->pid_ns, p->pid, p->uid,
-				       p->comm, p->priority, p->cap);
-			}
-			nproc++;
-			nq = 0;
-		} else if (m.hdr.type == HSAQMD_LIST_QUEUE) {
-			const struct hsaqmd_list_queue *q = &m.u.list_queue;
-			char kfd[16];
-
-			if (q->kfd_queue_id == HSAQMD_NO_KFD_QUEUE)
-				strcpy(kfd, json ? "null" : "-");
-			else
-				snprintf(kfd, sizeof(kfd), "%u", q->kfd_queue_id);
-			if (json)
-				printf("%s\n    {\"queue\": \"q%u\", \"gpu_id\": %u, "
-				       "\"hsa_queue_id\": %llu, \"kfd_queue_id\": %s, \"level\": \"%s\", "
-				       "\"priority\": %d, \"priority_adjust\": %d, \"state\": \"%s\", "
-				       "\"acked\": %s, \"group\": %u, \"share_permille\": %u, "
-				       "\"preemptions\": %llu}",
-				       nq ? "," : "", q->qid, q->gpu_id,
-				       (unsigned long long)q->hsa_queue_id, kfd,
-				       hsaqm_level_name((enum hsaqm_level)q->level), q->priority,
-				       q->prio_adj, state_name(q->state), q->acked ? "true" : "false",
-				       q->group, q->share, (unsigned long long)q->preemptions);
-			else
-				printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s "
-				       "preemptions %llu\n",
-				       q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
-				       hsaqm_level_name((enum hsaqm_level)q->level), q->priority,
-				       state_name(q->state), q->acked ? "" : " (not acked)",
-				       (unsigned long long)q->preemptions);
-			nq++;
+		if (json) {
+			printf("%s\n  {\"pid\": %u, \"pid_client_ns\": %u, \"uid\": %u, \"comm\": ",
+			       i ? "," : "", p->pid_ns, p->pid, p->uid);
+			hsaqm_json_str(stdout, p->comm);
+			printf(", \"priority\": %d, \"cap\": %d, \"client_id\": %u, \"queues\": [",
+			       p->priority, p->cap, p->client_id);
+		} else {
+			printf("%-8u %-8u %-6u %-16s %5d %4d\n", p->pid_ns, p->pid, p->uid, p->comm,
+			       p->priority, p->cap);
 		}
+		for (size_t j = 0; j < s.nqueues; j++) {
+			if (s.queues[j].client_id != p->client_id)
+				continue;
+			if (json)
+				print_queue_json(&s.queues[j], first);
+			else
+				print_queue_text(&s.queues[j]);
+			first = false;
+		}
+		if (json)
+			printf("]}");
 	}
 	if (json)
-		printf("%s]}\n", nproc ? "]}\n" : "");
-	return 0;
-}
-
-static int cmd_set_priority(const char *target, const char *value)
-{
-	struct hsaqmd_ctl_set_prio c = { 0 };
-	char *end;
-	long v;
-	unsigned long t;
-
-	if (target[0] == 'q') {
-		c.target_kind = HSAQMD_TARGET_QUEUE;
-		target++;
-	} else {
-		c.target_kind = HSAQMD_TARGET_PID;
-	}
-	errno = 0;
-	t = strtoul(target, &end, 10);
-	if (errno || end == target || *end || t > UINT32_MAX)
-		return -EINVAL;
-	v = strtol(value, &end, 10);
-	if (errno || end == value || *end || v < -200 || v > 200)
-		return -EINVAL;
-	c.target = (uint32_t)t;
-	c.priority = (int32_t)v;
-	int rc = send_req(HSAQMD_CTL_SET_PRIO, &c);
-
-	return rc ? rc : result();
-}
-
-static int get_stats(struct hsaqmd_stats_ok *s)
-{
-	struct hsaqmd_msg m;
-	int rc = send_req(HSAQMD_STATS, NULL);
-
-	if (!rc)
-		rc = recv_msg(&m);
-	if (rc)
-		return rc;
-	if (m.hdr.type != HSAQMD_STATS_OK)
-		return -EPROTO;
-	*s = m.u.stats_ok;
+		printf("%s], \"hidden\": %u}\n", s.nprocs ? "\n" : "", s.hidden);
+	else if (s.hidden)
+		printf("(%u process%s of other users not shown: root sees every process)\n", s.hidden,
+		       s.hidden == 1 ? "" : "es");
+	ctl_snapshot_free(&s);
 	return 0;
 }
 
 /* The hand-off segments (docs/daemon.md "Hand-off timing"); closes the JSON object. */
-static void print_handoff(const struct hsaqmd_stats_ok *s, int json)
+static void print_handoff(const struct hsaqmd_stats_ok *s, bool json)
 {
 	static const char *const names[] = { "ready_seen", "seen_sent", "sent_acked", "ready_acked" };
 	static const char *const labels[] = { "ready -> seen", "seen -> sent", "sent -> acked",
@@ -248,20 +293,29 @@ static void print_handoff(const struct hsaqmd_stats_ok *s, int json)
 		       (unsigned long long)s->holds_unacked, (unsigned long long)s->stamps_discarded);
 }
 
-static int cmd_stats(int json)
+static int cmd_stats(bool json)
 {
 	struct hsaqmd_stats_ok s;
-	int rc = get_stats(&s);
+	struct hsaqmd_msg m;
+	int rc = ctl_send(HSAQMD_STATS, NULL);
 
+	if (!rc)
+		rc = ctl_recv(&m);
 	if (rc)
 		return rc;
+	if (m.hdr.type != HSAQMD_STATS_OK)
+		return -EPROTO;
+	s = m.u.stats_ok;
 	/* One argument list for both forms, so a counter added to one is not missed by the other. */
 	printf(json ? "{\"version\": 1, \"uptime_s\": %.3f, \"clients\": %u, "
 		       "\"ctl_connections\": %u, \"queues\": %u, \"devices\": %u, "
 		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
 		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
 		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
-		       "\"fds\": %u, \"busy_polling\": %s"
+		       "\"fds\": %u, \"busy_polling\": %s, \"spinning\": %s, \"realtime\": %u, "
+		       "\"stalls\": %llu, \"refused\": {\"full\": %llu, \"uid_limit\": %llu, "
+		       "\"hello_timeout\": %llu, \"slow_reader\": %llu, \"device\": %llu, "
+		       "\"quota\": %llu}"
 		     : "uptime          %.1f s\n"
 		       "clients         %u (and %u control connections)\n"
 		       "queues          %u on %u devices\n"
@@ -272,201 +326,342 @@ static int cmd_stats(int json)
 		       "connections     %llu since start, %llu left holding queues\n"
 		       "resident memory %llu KiB\n"
 		       "open fds        %u\n"
-		       "busy-polling    %s\n",
+		       "busy-polling    %s (spinning now: %s)\n"
+		       "real-time       %u (SCHED_FIFO priority; 0: not real-time)\n"
+		       "stalls          %llu (holds released: the holder made no progress)\n"
+		       "refused         %llu full, %llu at the uid's limit, %llu without HELLO, "
+		       "%llu slow readers, %llu unknown gpu_ids, %llu over quota\n",
 	       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
 	       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
 	       (unsigned long long)s.decisions, (unsigned long long)s.commands,
 	       (unsigned long long)s.kicks_in, (unsigned long long)s.kicks_out,
 	       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
 	       (unsigned long long)s.rss_kib, s.fds,
-	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"));
+	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"),
+	       s.spinning ? (json ? "true" : "yes") : (json ? "false" : "no"), s.realtime,
+	       (unsigned long long)s.stalls, (unsigned long long)s.refused_full,
+	       (unsigned long long)s.refused_uid_limit, (unsigned long long)s.refused_hello,
+	       (unsigned long long)s.refused_slow, (unsigned long long)s.refused_device,
+	       (unsigned long long)s.refused_quota);
 	print_handoff(&s, json);
 	return 0;
 }
 
-static int cmd_policy(int argc, char **argv)
+/* ---- set-priority, policy, metrics ---------------------------------------------------------- */
+
+static int cmd_set_priority(const struct hsaqmd_ctl_set_prio *c)
 {
-	struct hsaqmd_policy_entry e = { 0 };
-	struct hsaqmd_msg m;
-	int rc;
+	int rc = ctl_send(HSAQMD_CTL_SET_PRIO, c);
 
-	if (argc == 0) {
-		rc = send_req(HSAQMD_POLICY_GET, NULL);
-		if (rc)
-			return rc;
-		for (int i = 0; i < MAX_ENTRIES; i++) {
-			rc = recv_msg(&m);
-			if (rc)
-				return rc;
-			if (m.hdr.type != HSAQMD_POLICY_ENTRY)
-				break;
-			const struct hsaqmd_policy_entry *p = &m.u.policy;
-			char who[32];
-
-			if (p->gpu_id == HSAQMD_ALL_GPUS)
-				strcpy(who, "default");
-			else
-				snprintf(who, sizeof(who), "gpu %u", p->gpu_id);
-			printf("%-12s %s", who, hsaqm_policy_name((enum hsaqm_policy_kind)p->kind));
-			if (p->kind == HSAQM_POLICY_HPF && p->floor_period_us)
-				printf(" floor %u us every %u us", p->floor_slice_us,
-				       p->floor_period_us);
-			if (p->kind == HSAQM_POLICY_UTIL)
-				printf(" period %u us", p->util_period_us ? p->util_period_us : 10000);
-			if (p->gpu_id != HSAQMD_ALL_GPUS)
-				printf("  (%u queues)", p->nqueues);
-			printf("\n");
-		}
-		return 0;
-	}
-	if (argc < 2)
-		return -EINVAL;
-	if (!strcmp(argv[0], "all") || !strcmp(argv[0], "default")) {
-		e.gpu_id = HSAQMD_ALL_GPUS;
-	} else {
-		char *end;
-		unsigned long g = strtoul(argv[0], &end, 0);
-
-		if (end == argv[0] || *end || g >= UINT32_MAX)
-			return -EINVAL;
-		e.gpu_id = (uint32_t)g;
-	}
-	if (!strcmp(argv[1], "hpf") && (argc == 2 || argc == 4)) {
-		e.kind = HSAQM_POLICY_HPF;
-		if (argc == 4) {
-			e.floor_period_us = (uint32_t)strtoul(argv[2], NULL, 10);
-			e.floor_slice_us = (uint32_t)strtoul(argv[3], NULL, 10);
-		}
-	} else if (!strcmp(argv[1], "util") && argc <= 3) {
-		e.kind = HSAQM_POLICY_UTIL;
-		if (argc == 3)
-			e.util_period_us = (uint32_t)strtoul(argv[2], NULL, 10);
-	} else if (!strcmp(argv[1], "none") && argc == 2) {
-		e.kind = HSAQM_POLICY_NONE;
-	} else {
-		return -EINVAL;
-	}
-	struct hsaqm_policy_config chk = {
-		.kind = (enum hsaqm_policy_kind)e.kind, .floor_period_us = e.floor_period_us,
-		.floor_slice_us = e.floor_slice_us, .util_period_us = e.util_period_us,
-	};
-
-	/* The daemon would take a bad one for a malformed message and hang up: say it here. */
-	if (hsaqm_policy_check(&chk) || e.floor_period_us > 100000000u ||
-	    e.util_period_us > 100000000u)
-		return -EINVAL;
-	rc = send_req(HSAQMD_POLICY_SET, &e);
 	return rc ? rc : result();
 }
 
-/* A live view: stats and the registry, redrawn every second for @seconds (0 = until ^C). */
-static int cmd_top(long seconds)
+static int cmd_policy_get(void)
 {
-	int tty = isatty(STDOUT_FILENO);
+	struct hsaqmd_msg m;
+	int rc = ctl_send(HSAQMD_POLICY_GET, NULL);
 
-	for (long i = 0; seconds == 0 || i < seconds; i++) {
-		if (tty)
-			printf("\033[H\033[2J");
-		int rc = cmd_stats(0);
+	for (int i = 0; !rc && i < MAX_ENTRIES; i++) {
+		const struct hsaqmd_policy_entry *p = &m.u.policy;
+		struct hsaqm_policy_config cfg;
+		char who[32], text[64];
 
-		if (!rc) {
-			printf("\n");
-			rc = cmd_list(0);
-		}
-		if (rc)
-			return rc;
-		fflush(stdout);
-		if (seconds == 0 || i + 1 < seconds)
-			sleep(1);
+		rc = ctl_recv(&m);
+		if (rc || m.hdr.type != HSAQMD_POLICY_ENTRY)
+			break;
+		if (p->gpu_id == HSAQMD_ALL_GPUS)
+			strcpy(who, "default");
+		else
+			snprintf(who, sizeof(who), "gpu %u", p->gpu_id);
+		cfg = (struct hsaqm_policy_config){
+			.kind = (enum hsaqm_policy_kind)p->kind, .floor_period_us = p->floor_period_us,
+			.floor_slice_us = p->floor_slice_us, .util_period_us = p->util_period_us,
+		};
+		/* The syntax `policy` takes back (lib/policy_text_internal.h). */
+		hsaqm_policy_format(&cfg, text, sizeof(text));
+		printf("%-12s %s", who, text);
+		if (p->gpu_id != HSAQMD_ALL_GPUS)
+			printf("  (%u queues)", p->nqueues);
+		printf("\n");
 	}
-	return 0;
+	return rc;
 }
+
+static int cmd_policy_set(const struct hsaqmd_policy_entry *e)
+{
+	int rc = ctl_send(HSAQMD_POLICY_SET, e);
+
+	return rc ? rc : result();
+}
+
+/* The Prometheus text exposition (docs/daemon.md "Metrics"), for node_exporter's textfile
+ * collector: `hsaqmctl metrics > /var/lib/node_exporter/hsaqmd.prom.$$ && mv ...`. */
+static int cmd_metrics(void)
+{
+	struct hsaqmd_msg m;
+	int rc = ctl_send(HSAQMD_METRICS, NULL);
+
+	while (!rc) {
+		rc = ctl_recv(&m);
+		if (rc || m.hdr.type == HSAQMD_END)
+			break;
+		if (m.hdr.type != HSAQMD_TEXT)
+			return m.hdr.type == HSAQMD_RESULT ? m.u.result.status : -EPROTO;
+		fwrite(m.u.text.text, 1, m.u.text.len, stdout);
+	}
+	return rc;
+}
+
+/* ---- arguments -------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hsaqmctl [--socket PATH] COMMAND\n"
 		   "  list [--json]                      processes and their queues\n"
-		   "  set-priority PID|qN VALUE          a process's priority, or a queue's adjustment\n"
+		   "  set-priority PID|qN VALUE          a process's priority (-100..100), or a queue's\n"
+		   "                                     adjustment (-200..200)\n"
 		   "  stats [--json]                     the daemon's counters\n"
 		   "  policy                             each device's policy\n"
-		   "  policy GPU_ID|all hpf [PERIOD_US SLICE_US] | util [PERIOD_US] | none\n"
-		   "  top [SECONDS]                      stats and list, refreshed every second\n"
-		   "The socket: --socket, else $HSAQM_DAEMON, else the default of hsaqmd.\n");
+		   "  policy GPU_ID|all POLICY           set one: hpf, hpf PERIOD_US:SLICE_US, util,\n"
+		   "                                     util PERIOD_US or none\n"
+		   "  top [SECONDS]                      a live view (q quits); SECONDS: stop after\n"
+		   "  metrics                            the Prometheus text format\n"
+		   "The socket: --socket, else $HSAQM_DAEMON, else the default of hsaqmd.\n"
+		   "Exit: 0 done, 1 refused, 2 usage, 3 no daemon.\n");
 }
 
-static const char *default_path(char *buf, size_t size)
-{
-	const char *env = getenv("HSAQM_DAEMON"), *xdg = getenv("XDG_RUNTIME_DIR");
+/* One line naming the bad input; exit 2. */
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-	if (env && *env)
-		return env;
-	if (geteuid() != 0 && xdg && *xdg == '/') {
-		snprintf(buf, size, "%s/hsaqm/hsaqmd.sock", xdg);
-		if (access(buf, F_OK) == 0)
-			return buf;
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hsaqmctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (hsaqmctl --help)\n", stderr);
+	return CTL_EXIT_USAGE;
+}
+
+/* A whole decimal integer in [lo, hi]. */
+static bool int_in(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* What one command was asked, checked. */
+struct request {
+	enum { R_LIST, R_STATS, R_SET, R_POLICY_GET, R_POLICY_SET, R_TOP, R_METRICS } kind;
+	bool json;
+	struct hsaqmd_ctl_set_prio set;
+	struct hsaqmd_policy_entry policy;
+	unsigned int seconds;
+};
+
+static int parse_json_flag(const char *cmd, int argc, char **argv, bool *json)
+{
+	if (argc > 1)
+		return bad("%s: unexpected \"%s\" (%s takes --json only)", cmd, argv[1], cmd);
+	if (argc == 1 && strcmp(argv[0], "--json"))
+		return bad("%s: unexpected \"%s\" (%s takes --json only)", cmd, argv[0], cmd);
+	*json = argc == 1;
+	return 0;
+}
+
+static int parse_set(int argc, char **argv, struct hsaqmd_ctl_set_prio *c)
+{
+	const char *t = argc > 0 ? argv[0] : NULL;
+	long target, v;
+
+	if (argc != 2)
+		return bad("set-priority takes a PID or qN, then a VALUE%s%s%s", argc > 2 ? ": \"" : "",
+			   argc > 2 ? argv[2] : "", argc > 2 ? "\" is one too many" : "");
+	c->target_kind = t[0] == 'q' ? HSAQMD_TARGET_QUEUE : HSAQMD_TARGET_PID;
+	if (!int_in(t + (t[0] == 'q'), 1, UINT32_MAX - 1l, &target))
+		return bad("set-priority: \"%s\" is neither a process id nor a queue (qN)", t);
+	if (c->target_kind == HSAQMD_TARGET_PID &&
+	    !int_in(argv[1], HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
+		return bad("set-priority: \"%s\" is not a process priority (%d..%d)", argv[1],
+			   HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX);
+	if (c->target_kind == HSAQMD_TARGET_QUEUE &&
+	    !int_in(argv[1], -2 * HSAQM_PRIORITY_MAX, 2 * HSAQM_PRIORITY_MAX, &v))
+		return bad("set-priority: \"%s\" is not a queue adjustment (%d..%d)", argv[1],
+			   -2 * HSAQM_PRIORITY_MAX, 2 * HSAQM_PRIORITY_MAX);
+	c->target = (uint32_t)target;
+	c->priority = (int32_t)v;
+	return 0;
+}
+
+static int parse_policy(int argc, char **argv, struct request *r)
+{
+	struct hsaqm_policy_config cfg;
+	char text[256] = "", why[128];
+	bool old;
+	size_t n = 0;
+
+	if (argc == 0) {
+		r->kind = R_POLICY_GET;
+		return 0;
 	}
-	return "/run/hsaqm/hsaqmd.sock";
+	r->kind = R_POLICY_SET;
+	if (!strcmp(argv[0], "all") || !strcmp(argv[0], "default")) {
+		r->policy.gpu_id = HSAQMD_ALL_GPUS;
+	} else {
+		char *end;
+		unsigned long g;
+
+		errno = 0;
+		g = strtoul(argv[0], &end, 0);
+		if (errno || end == argv[0] || *end || argv[0][0] == '-' || g >= UINT32_MAX)
+			return bad("policy: \"%s\" is not a gpu_id (decimal or 0x hex) nor all",
+				   argv[0]);
+		r->policy.gpu_id = (uint32_t)g;
+	}
+	if (argc == 1)
+		return bad("policy %s: which policy? (hpf, hpf PERIOD_US:SLICE_US, util, "
+			   "util PERIOD_US or none)", argv[0]);
+	for (int i = 1; i < argc && n < sizeof(text) - 1; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", i > 1 ? " " : "", argv[i]);
+	/* One syntax with HSAQM_POLICY and hsaqmd.conf (lib/policy_text_internal.h). */
+	if (hsaqm_policy_parse(text, &cfg, &old, why, sizeof(why)))
+		return bad("policy: \"%s\": %s", text, why);
+	if (old)
+		fprintf(stderr, "hsaqmctl: \"%s\" is deprecated: write \"hpf %u:%u\"\n", text,
+			cfg.floor_period_us, cfg.floor_slice_us);
+	r->policy.kind = (uint32_t)cfg.kind;
+	r->policy.floor_period_us = cfg.floor_period_us;
+	r->policy.floor_slice_us = cfg.floor_slice_us;
+	r->policy.util_period_us = cfg.util_period_us;
+	return 0;
+}
+
+static int parse_request(const char *cmd, int argc, char **argv, struct request *r)
+{
+	long v;
+
+	memset(r, 0, sizeof(*r));
+	if (!strcmp(cmd, "list")) {
+		r->kind = R_LIST;
+		return parse_json_flag(cmd, argc, argv, &r->json);
+	}
+	if (!strcmp(cmd, "stats")) {
+		r->kind = R_STATS;
+		return parse_json_flag(cmd, argc, argv, &r->json);
+	}
+	if (!strcmp(cmd, "set-priority")) {
+		r->kind = R_SET;
+		return parse_set(argc, argv, &r->set);
+	}
+	if (!strcmp(cmd, "policy"))
+		return parse_policy(argc, argv, r);
+	if (!strcmp(cmd, "top")) {
+		r->kind = R_TOP;
+		if (argc > 1)
+			return bad("top: unexpected \"%s\" (top takes SECONDS only)", argv[1]);
+		if (argc == 1 && !int_in(argv[0], 1, TOP_MAX_SECONDS, &v))
+			return bad("top: \"%s\" is not a number of seconds (1..%d)", argv[0],
+				   TOP_MAX_SECONDS);
+		r->seconds = argc ? (unsigned int)v : 0;
+		return 0;
+	}
+	if (!strcmp(cmd, "metrics")) {
+		r->kind = R_METRICS;
+		return argc ? bad("metrics: unexpected \"%s\" (metrics takes nothing)", argv[0]) : 0;
+	}
+	return bad("unknown command \"%s\" (list, set-priority, stats, policy, top, metrics)", cmd);
+}
+
+/* A refusal, said for what was asked. */
+static int refused(const struct request *r, int rc)
+{
+	const char *why = strerror(-rc);
+
+	if (rc == -EPERM)
+		why = r->kind == R_POLICY_SET
+			      ? "not permitted: a policy is set by root or the daemon's own user"
+			      : "not permitted: root, or the process's own user within its cap";
+	else if (rc == -ESRCH)
+		why = "no such process or queue registered (or not yours to see)";
+	else if (rc == -ECONNRESET || rc == -ETIMEDOUT)
+		why = rc == -ETIMEDOUT ? "the daemon did not answer"
+				       : "the daemon closed the connection";
+	fprintf(stderr, "hsaqmctl: %s\n", why);
+	return CTL_EXIT_REFUSED;
 }
 
 int main(int argc, char **argv)
 {
 	char pathbuf[128];
 	const char *path = NULL;
+	struct request r;
+	bool named = true;
 	int i = 1, rc;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (i + 1 < argc && !strcmp(argv[i], "--socket")) {
+	if (i < argc && !strcmp(argv[i], "--socket")) {
+		if (i + 1 >= argc || !argv[i + 1][0])
+			return bad("--socket needs a path");
 		path = argv[i + 1];
 		i += 2;
 	}
-	if (i >= argc || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-		usage(i >= argc ? stderr : stdout);
-		return i >= argc ? 2 : 0;
+	if (i < argc && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+		usage(stdout);
+		return 0;
 	}
-	if (!path)
-		path = default_path(pathbuf, sizeof(pathbuf));
-	const char *cmd = argv[i++];
-	int json = i < argc && !strcmp(argv[i], "--json");
-
-	if (!strcmp(cmd, "list") || !strcmp(cmd, "stats")) {
-		if (argc - i > json) {
-			usage(stderr);
-			return 2;
-		}
-	} else if (!strcmp(cmd, "set-priority")) {
-		if (argc - i != 2) {
-			usage(stderr);
-			return 2;
-		}
-	} else if (strcmp(cmd, "policy") && strcmp(cmd, "top")) {
+	if (i >= argc) {
 		usage(stderr);
-		return 2;
+		return CTL_EXIT_USAGE;
 	}
-	rc = ctl_connect(path);
+	rc = parse_request(argv[i], argc - i - 1, argv + i + 1, &r);
+	if (rc)
+		return rc;
+	if (!path) {
+		/* The same search as every client's (path_internal.h). */
+		if (hsaqm_sock_find(pathbuf, sizeof(pathbuf), &named) < 0) {
+			fprintf(stderr, "hsaqmctl: HSAQM_DAEMON=%s: no daemon to ask\n",
+				getenv("HSAQM_DAEMON"));
+			return CTL_EXIT_NO_DAEMON;
+		}
+		path = pathbuf;
+	}
+	rc = ctl_connect(path, named);
+	if (rc == -EPERM)
+		return CTL_EXIT_NO_DAEMON; /* said why */
 	if (rc) {
 		fprintf(stderr, "hsaqmctl: no daemon at %s (%s)\n", path, strerror(-rc));
-		return 3;
+		return CTL_EXIT_NO_DAEMON;
 	}
-	if (!strcmp(cmd, "list"))
-		rc = cmd_list(json);
-	else if (!strcmp(cmd, "stats"))
-		rc = cmd_stats(json);
-	else if (!strcmp(cmd, "set-priority"))
-		rc = cmd_set_priority(argv[i], argv[i + 1]);
-	else if (!strcmp(cmd, "policy"))
-		rc = cmd_policy(argc - i, argv + i);
-	else
-		rc = cmd_top(i < argc ? strtol(argv[i], NULL, 10) : 0);
-	if (rc == -EINVAL) {
-		usage(stderr);
-		return 2;
+	switch (r.kind) {
+	case R_LIST:
+		rc = cmd_list(r.json);
+		break;
+	case R_STATS:
+		rc = cmd_stats(r.json);
+		break;
+	case R_SET:
+		rc = cmd_set_priority(&r.set);
+		break;
+	case R_POLICY_GET:
+		rc = cmd_policy_get();
+		break;
+	case R_POLICY_SET:
+		rc = cmd_policy_set(&r.policy);
+		break;
+	case R_TOP:
+		return ctl_top(r.seconds);
+	case R_METRICS:
+		rc = cmd_metrics();
+		break;
 	}
-	if (rc) {
-		fprintf(stderr, "hsaqmctl: %s: %s\n", cmd,
-			rc == -EPERM ? "not permitted (root or the owning user only, within the cap)"
-			: rc == -ESRCH ? "no such process or queue registered"
-				       : strerror(-rc));
-		return 1;
-	}
-	return 0;
+	return rc ? refused(&r, rc) : 0;
 }

@@ -37,117 +37,23 @@
 #include "hist_internal.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
+#include "path_internal.h"
 #include "policy_internal.h"
 #include "proto_internal.h"
+#include "registry_internal.h"
+#include "rt_internal.h"
 
-/* A ctl that does not read its replies stalls the daemon at most this long, then is dropped. */
-#define SEND_STALL_MS 50
-#define MAX_DEVICES 1024
-/* Busy-polling looks at the sockets, timer and signals this often (their latency bound). */
-#define POLL_EPOLL_NS 50000ull
-
-enum watch_kind { W_LISTEN, W_SOCK, W_KICK, W_TIMER, W_SIGNAL, W_BEAT };
-
-struct dclient;
-
-struct watch {
-	enum watch_kind kind;
-	struct dclient *cl;
-};
-
-struct ddev;
-
-struct dqueue {
-	struct dclient *cl;
-	struct ddev *dev;
-	size_t dev_idx;
-	uint32_t slot;
-	uint32_t qid;
-	uint32_t gpu_id;
-	uint32_t kfd_qid;
-	uint32_t level;
-	uint64_t hsa_qid;
-	int32_t prio_adj;
-	uint32_t group;
-	uint32_t share;
-	bool active; /* the client's state word says ready */
-	bool hold;   /* the last command said hold */
-	uint32_t cmd;
-	uint64_t preemptions;
-	/* A hold commanded for another process's ready queue, timed once its ack is seen. */
-	bool pend;
-	uint32_t pend_cmd;
-	uint32_t pend_ready; /* the ready queue's stamp (proto_internal.h: ns, low 32 bits) */
-	uint64_t pend_seen_ns;
-	uint64_t pend_sent_ns;
-};
-
-struct ddev {
-	uint32_t gpu_id;
-	bool own_policy;
-	bool dirty;
-	struct hsaqm_policy_config cfg;
-	struct hsaqm_policy_state st;
-	struct dqueue **q;
-	struct hsaqm_policy_queue *pq;
-	size_t n, cap;
-	uint64_t deadline;
-	/* A queue here went ready since the last decision: the hand-off's trigger. */
-	bool trig;
-	uint32_t trig_ready;
-	uint64_t trig_seen_ns;
-};
-
-struct dclient {
-	struct dclient *next, *prev;
-	struct watch sock_w, kick_w;
-	int fd;
-	int efd_in;  /* the client kicks the daemon */
-	int efd_out; /* the daemon kicks the client */
-	bool hello;
-	bool dead;
-	bool need_kick;
-	uint32_t role;
-	uint32_t id;
-	uint32_t pid, pid_ns, uid;
-	int priority, cap;
-	char comm[HSAQMD_COMM_LEN];
-	uint64_t connected_ns;
-	struct hsaqmd_shm *shm;
-	struct dqueue *slot[HSAQMD_SLOTS];
-	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
-	unsigned int nqueues;
-	/* dev_decide() scratch: the highest priority among its ready queues on that device. */
-	bool arb_set;
-	int arb_prio;
-};
-
-struct hsaqmd {
-	struct hsaqmd_config cfg;
-	const char *path;
-	int lfd, epfd, tfd, sfd, hbfd;
-	struct watch listen_w, timer_w, signal_w, beat_w;
-	struct dclient *clients;
-	struct dclient *zombies;
-	unsigned int nclients, nctls;
-	struct ddev **devs;
-	size_t ndevs;
-	uint32_t next_client_id, next_qid;
-	uint64_t start_ns;
-	uint64_t armed;
-	struct hsaqmd_stats_ok st;
-	bool stop;
-	bool polling; /* busy-polling now (cfg.busy_poll and two or more clients) */
-	/* Hand-off timing, one sample per timed hold (docs/daemon.md "Hand-off timing"). */
-	struct hsaqm_hist h_ready_seen, h_seen_sent, h_sent_acked, h_ready_acked;
-};
-
-static uint64_t now_ns(void)
+uint64_t hsaqmd_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return hsaqmd_now_ns();
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -270,6 +176,11 @@ static int effective_priority(const struct dqueue *q)
 	return p;
 }
 
+int hsaqmd_queue_priority(const struct dqueue *q)
+{
+	return effective_priority(q);
+}
+
 /* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */
 #define HANDOFF_MAX_NS 1000000000u
 
@@ -301,6 +212,11 @@ static bool handoff_harvest(struct hsaqmd *d, struct dqueue *q)
 	hsaqm_hist_record(&d->h_seen_sent, ss);
 	hsaqm_hist_record(&d->h_sent_acked, sa);
 	hsaqm_hist_record(&d->h_ready_acked, (uint64_t)rs + ss + sa);
+	prom_hist_record(&d->p_ready_seen, rs);
+	prom_hist_record(&d->p_seen_sent, ss);
+	prom_hist_record(&d->p_sent_acked, sa);
+	prom_hist_record(&d->p_ready_acked, (uint64_t)rs + ss + sa);
+	prom_hist_record(&q->handoff, (uint64_t)rs + ss + sa);
 	return true;
 }
 
@@ -321,6 +237,10 @@ static void queue_command(struct hsaqmd *d, struct dqueue *q, bool hold)
 	handoff_close(d, q);
 
 	q->cmd = seq << 1 | (hold ? HSAQMD_CMD_HOLD : 0);
+	if (hold && !q->hold)
+		q->hold_since_ns = now_ns();
+	else if (!hold && q->hold)
+		q->held_ns += now_ns() - q->hold_since_ns;
 	q->hold = hold;
 	if (hold)
 		q->preemptions++;
@@ -361,7 +281,7 @@ static void process_priorities(struct ddev *dev)
 		struct dqueue *q = dev->q[i];
 		int p = effective_priority(q);
 
-		if (q->active && (!q->cl->arb_set || p > q->cl->arb_prio)) {
+		if (q->active && !q->stalled && (!q->cl->arb_set || p > q->cl->arb_prio)) {
 			q->cl->arb_prio = p;
 			q->cl->arb_set = true;
 		}
@@ -379,7 +299,8 @@ static void dev_decide(struct hsaqmd *d, struct ddev *dev, uint64_t now)
 		/* UTIL groups: the process, or a group inside it; never across processes. */
 		pq->group = (uint64_t)q->cl->id << 32 | q->group;
 		pq->share_permille = q->share;
-		pq->active = q->active;
+		/* A ready queue that stopped progressing holds nobody (docs/daemon.md "Liveness"). */
+		pq->active = q->active && !q->stalled;
 	}
 	dev->deadline = hsaqm_policy_decide(&dev->cfg, &dev->st, dev->pq, dev->n, now);
 	d->st.decisions++;
@@ -443,7 +364,83 @@ static void decide_all(struct hsaqmd *d, bool due_only)
 	arm_timer(d);
 }
 
-/* ---- sending -------------------------------------------------------------------------- */
+/* ---- sending: never blocking ------------------------------------------------------- */
+
+static void sock_events(struct hsaqmd *d, struct dclient *cl, bool out)
+{
+	/* While replies wait, the client's requests wait too (no EPOLLIN): a client that
+	 * never reads cannot make the daemon produce more for it. */
+	struct epoll_event ev = { .events = (out ? EPOLLOUT : EPOLLIN) | EPOLLRDHUP,
+				  .data.ptr = &cl->sock_w };
+
+	epoll_ctl(d->epfd, EPOLL_CTL_MOD, cl->fd, &ev);
+}
+
+static int outq_push(struct outq *o, const void *buf, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	if (o->len - o->off + sizeof(n) + len > OUT_MAX)
+		return -ENOBUFS;
+	if (o->len + sizeof(n) + len > o->cap) {
+		size_t live = o->len - o->off, cap = o->cap ? o->cap : 4096;
+
+		if (live && o->off)
+			memmove(o->buf, o->buf + o->off, live);
+		o->len = live;
+		o->off = 0;
+		while (cap < live + sizeof(n) + len)
+			cap *= 2;
+		if (cap != o->cap) {
+			char *nb = realloc(o->buf, cap);
+
+			if (!nb)
+				return -ENOMEM;
+			o->buf = nb;
+			o->cap = cap;
+		}
+	}
+	memcpy(o->buf + o->len, &n, sizeof(n));
+	memcpy(o->buf + o->len + sizeof(n), buf, len);
+	o->len += sizeof(n) + len;
+	return 0;
+}
+
+static bool outq_empty(const struct outq *o)
+{
+	return o->off == o->len;
+}
+
+static void outq_free(struct outq *o)
+{
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Send what waits, in order, until the socket is full. Return: 0; -errno (the client goes). */
+static int outq_flush(struct hsaqmd *d, struct dclient *cl)
+{
+	struct outq *o = &cl->out;
+
+	while (!outq_empty(o)) {
+		uint32_t n;
+
+		memcpy(&n, o->buf + o->off, sizeof(n));
+		ssize_t r = send(cl->fd, o->buf + o->off + sizeof(n), n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return 0;
+		if (r != (ssize_t)n)
+			return r < 0 ? -errno : -EIO;
+		o->off += sizeof(n) + n;
+		o->progress_ns = now_ns();
+	}
+	o->off = o->len = 0;
+	sock_events(d, cl, false);
+	return 0;
+}
 
 static int send_fds(struct dclient *cl, const void *buf, size_t len, const int *fds, int nfds)
 {
@@ -453,7 +450,6 @@ static int send_fds(struct dclient *cl, const void *buf, size_t len, const int *
 	} ctrl;
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int waited = 0;
 
 	if (nfds) {
 		memset(&ctrl, 0, sizeof(ctrl));
@@ -473,33 +469,48 @@ static int send_fds(struct dclient *cl, const void *buf, size_t len, const int *
 			return 0;
 		if (r >= 0)
 			return -EIO;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN || waited >= SEND_STALL_MS)
-			return -errno;
-		/* A burst of list entries filled the socket: give the reader a moment, bounded. */
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
-		waited++;
+		if (errno != EINTR)
+			return -errno; /* EAGAIN: a fresh connection's first reply; never waited for */
 	}
 }
 
-static int send_msg(struct dclient *cl, unsigned int type, uint32_t seq, const void *body)
+/*
+ * Send one message now if nothing waits before it and the socket takes it, else queue it.
+ * Return: 0; -ENOBUFS when the client's queue would pass OUT_MAX (a slow reader: it goes);
+ * another negative errno from the socket.
+ */
+static int send_raw(struct hsaqmd *d, struct dclient *cl, const void *buf, size_t len)
+{
+	int rc;
+
+	if (outq_empty(&cl->out)) {
+		rc = send_fds(cl, buf, len, NULL, 0);
+		if (rc != -EAGAIN)
+			return rc;
+		cl->out.progress_ns = now_ns();
+		sock_events(d, cl, true);
+	}
+	rc = outq_push(&cl->out, buf, len);
+	if (rc == -ENOBUFS)
+		d->st.refused_slow++;
+	return rc;
+}
+
+static int send_msg(struct hsaqmd *d, struct dclient *cl, unsigned int type, uint32_t seq, const void *body)
 {
 	char buf[HSAQMD_MSG_MAX];
 	int len = hsaqmd_msg_build(buf, type, seq, body);
 
 	if (len < 0)
 		return len;
-	return send_fds(cl, buf, (size_t)len, NULL, 0);
+	return send_raw(d, cl, buf, (size_t)len);
 }
 
-static int send_result(struct dclient *cl, uint32_t seq, int status, int value)
+static int send_result(struct hsaqmd *d, struct dclient *cl, uint32_t seq, int status, int value)
 {
 	struct hsaqmd_result r = { .status = status, .value = value };
 
-	return send_msg(cl, HSAQMD_RESULT, seq, &r);
+	return send_msg(d, cl, HSAQMD_RESULT, seq, &r);
 }
 
 /* ---- clients ---------------------------------------------------------------------------- */
@@ -518,13 +529,70 @@ static void queue_free(struct hsaqmd *d, struct dqueue *q)
 	}
 	cl->slot[q->slot] = NULL;
 	cl->nqueues--;
+	cl->u->queues--;
 	free(q);
+}
+
+/* ---- per-uid accounting (docs/daemon.md "Security model") ------------------------------ */
+
+static struct duid *uid_get(struct hsaqmd *d, uint32_t uid)
+{
+	struct duid *spare = NULL;
+
+	for (size_t i = 0; i < d->nuids; i++) {
+		if (d->uids[i].uid == uid)
+			return &d->uids[i];
+		if (!spare && !d->uids[i].conns && !d->uids[i].queues)
+			spare = &d->uids[i];
+	}
+	/* Clients point into the table, so it never moves: max_clients entries, made at start
+	 * (each connection has one uid), an entry nobody uses taken again. */
+	if (!spare && d->nuids < d->capuids)
+		spare = &d->uids[d->nuids++];
+	if (spare)
+		*spare = (struct duid){ .uid = uid };
+	return spare;
+}
+
+/* Root and the daemon's own user: no per-uid limit, the reserved slots, everyone in LIST. */
+static bool uid_privileged(uint32_t uid)
+{
+	return uid == 0 || uid == (uint32_t)geteuid();
+}
+
+/*
+ * Whether a new connection of @uid may have a slot: the total bound (max_clients, of which
+ * reserved_clients only for privileged uids) and the uid's own. Counts the refusal.
+ */
+static const char *admit(struct hsaqmd *d, uint32_t uid, struct duid **u)
+{
+	unsigned int used = d->nclients + d->nctls;
+	bool priv = uid_privileged(uid);
+
+	if (used >= d->cfg.max_clients ||
+	    (!priv && used >= d->cfg.max_clients - d->cfg.reserved_clients)) {
+		d->st.refused_full++;
+		return "no free connection slot";
+	}
+	*u = uid_get(d, uid);
+	if (!*u) {
+		d->st.refused_full++;
+		return "too many users connected";
+	}
+	if (!priv && (*u)->conns >= d->cfg.max_clients_per_uid) {
+		d->st.refused_uid_limit++;
+		return "the user's connections are at max_clients_per_uid";
+	}
+	return NULL;
 }
 
 static void client_drop(struct hsaqmd *d, struct dclient *cl, const char *why)
 {
 	if (cl->dead)
 		return;
+	if (cl->u)
+		cl->u->conns--;
+	outq_free(&cl->out);
 	hsaqm_log_info("client %u (pid %u, uid %u, %s) leaves: %s", cl->id, cl->pid_ns, cl->uid,
 		       cl->comm, why);
 	if (cl->nqueues)
@@ -572,11 +640,14 @@ static void accept_clients(struct hsaqmd *d)
 				hsaqm_log_warn("accept: %s", strerror(errno));
 			return;
 		}
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    d->nclients + d->nctls >= d->cfg.max_clients) {
-			hsaqm_log_warn("connection refused: %s",
-				       d->nclients + d->nctls >= d->cfg.max_clients
-					       ? "max_clients reached" : strerror(errno));
+		struct duid *u = NULL;
+		const char *no = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0
+					 ? strerror(errno) : admit(d, (uint32_t)cred.uid, &u);
+
+		if (no) {
+			/* Closed at once: the peer sees its connection reset, and the slot stays
+			 * free for the others (a client retries with back-off). */
+			hsaqm_log_warn("connection of uid %u refused: %s", (unsigned int)cred.uid, no);
 			close(fd);
 			continue;
 		}
@@ -586,6 +657,9 @@ static void accept_clients(struct hsaqmd *d)
 			close(fd);
 			continue;
 		}
+		cl->u = u;
+		u->conns++;
+		cl->privileged = uid_privileged((uint32_t)cred.uid);
 		cl->fd = fd;
 		cl->efd_in = cl->efd_out = -1;
 		cl->pid_ns = (uint32_t)cred.pid;
@@ -600,6 +674,7 @@ static void accept_clients(struct hsaqmd *d)
 		ev.events = EPOLLIN | EPOLLRDHUP;
 		ev.data.ptr = &cl->sock_w;
 		if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			u->conns--;
 			close(fd);
 			free(cl);
 			continue;
@@ -690,8 +765,7 @@ static int on_hello(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_ms
 	ok.priority = cl->priority;
 	ok.daemon_pid = (uint32_t)getpid();
 	if (h->role == HSAQMD_ROLE_CTL) {
-		len = hsaqmd_msg_build(buf, HSAQMD_HELLO_OK, m->hdr.seq, &ok);
-		return send_fds(cl, buf, (size_t)len, NULL, 0);
+		return send_msg(d, cl, HSAQMD_HELLO_OK, m->hdr.seq, &ok);
 	}
 	cl->role = HSAQMD_ROLE_CLIENT;
 	d->nctls--;
@@ -724,6 +798,100 @@ static int on_hello(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_ms
 	return rc;
 }
 
+/* ---- which gpu_ids, how many: the device table is everyone's -------------------------- */
+
+/* The gpu_ids of the node's GPUs, from the KFD topology (or the model's, `topology`). */
+static void topo_load(struct hsaqmd *d)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *dir;
+
+	d->ntopo = 0;
+	d->topo_read_ns = now_ns();
+	snprintf(path, sizeof(path), "%s/nodes", d->cfg.topology);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && d->ntopo < MAX_DEVICES) {
+		unsigned long v = 0;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/nodes/%.64s/gpu_id", d->cfg.topology, e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		/* 0: a CPU node. */
+		if (fscanf(f, "%lu", &v) == 1 && v && v < UINT32_MAX) {
+			uint32_t *n = realloc(d->topo_ids, (d->ntopo + 1) * sizeof(*n));
+
+			if (n) {
+				d->topo_ids = n;
+				d->topo_ids[d->ntopo++] = (uint32_t)v;
+			}
+		}
+		fclose(f);
+	}
+	closedir(dir);
+}
+
+static bool in_list(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* Whether a queue may name @gpu_id: a fake one must not take a slot of the device table. */
+static bool gpu_id_allowed(struct hsaqmd *d, uint32_t gpu_id)
+{
+	switch (d->cfg.gpu_ids_mode) {
+	case HSAQMD_GPU_IDS_ANY:
+		return true;
+	case HSAQMD_GPU_IDS_LIST:
+		return in_list(d->cfg.gpu_ids, d->cfg.ngpu_ids, gpu_id);
+	default:
+		if (!d->ntopo) /* no KFD on this node: nothing to check against (said at start) */
+			return true;
+		if (in_list(d->topo_ids, d->ntopo, gpu_id))
+			return true;
+		/* A GPU may have appeared (hot-plug, a partition mode change): look again, once
+		 * a second at most. */
+		if (now_ns() - d->topo_read_ns < 1000000000ull)
+			return false;
+		topo_load(d);
+		return in_list(d->topo_ids, d->ntopo, gpu_id);
+	}
+}
+
+/* Devices on which @uid has queues (quota of distinct gpu_ids). */
+static bool uid_on_device(const struct ddev *dev, uint32_t uid)
+{
+	for (size_t i = 0; i < dev->n; i++)
+		if (dev->q[i]->cl->uid == uid)
+			return true;
+	return false;
+}
+
+static int uid_quota(struct hsaqmd *d, struct dclient *cl, uint32_t gpu_id)
+{
+	struct ddev *dev = dev_find(d, gpu_id);
+	unsigned int ndev = 0;
+
+	if (cl->privileged)
+		return 0;
+	if (cl->u->queues >= d->cfg.max_queues_per_uid)
+		return -EDQUOT;
+	if (dev && uid_on_device(dev, cl->uid))
+		return 0;
+	for (size_t i = 0; i < d->ndevs; i++)
+		ndev += uid_on_device(d->devs[i], cl->uid);
+	return ndev >= d->cfg.max_devices_per_uid ? -EDQUOT : 0;
+}
+
 static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
 {
 	const struct hsaqmd_queue_add *a = &m->u.queue_add;
@@ -733,17 +901,29 @@ static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	uint32_t s;
 
 	if (cl->role != HSAQMD_ROLE_CLIENT)
-		return send_result(cl, m->hdr.seq, -EPERM, 0);
+		return send_result(d, cl, m->hdr.seq, -EPERM, 0);
 	s = a->slot;
 	if (cl->slot[s])
-		return send_result(cl, m->hdr.seq, -EEXIST, 0);
+		return send_result(d, cl, m->hdr.seq, -EEXIST, 0);
+	if (!gpu_id_allowed(d, a->gpu_id)) {
+		d->st.refused_device++;
+		hsaqm_log_warn("client %u (pid %u, uid %u): gpu_id %u is not a GPU of this node: "
+			       "queue refused", cl->id, cl->pid_ns, cl->uid, a->gpu_id);
+		return send_result(d, cl, m->hdr.seq, -ENODEV, 0);
+	}
+	if (uid_quota(d, cl, a->gpu_id)) {
+		d->st.refused_quota++;
+		hsaqm_log_warn("client %u (pid %u, uid %u): the user's queue or device quota is "
+			       "reached: queue refused", cl->id, cl->pid_ns, cl->uid);
+		return send_result(d, cl, m->hdr.seq, -EDQUOT, 0);
+	}
 	q = calloc(1, sizeof(*q));
 	dev = q ? dev_get(d, a->gpu_id) : NULL;
 	if (!q || !dev || dev_add_queue(dev, q) < 0) {
 		free(q);
 		if (dev)
 			dev_maybe_free(d, dev);
-		return send_result(cl, m->hdr.seq, -ENOMEM, 0);
+		return send_result(d, cl, m->hdr.seq, -ENOMEM, 0);
 	}
 	q->cl = cl;
 	q->slot = s;
@@ -755,10 +935,15 @@ static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	q->prio_adj = a->prio_adj;
 	q->group = a->group;
 	q->share = a->share;
+	memcpy(q->mech, a->mech, sizeof(q->mech));
 	/* The client published the state word before it asked (and kicks after any change). */
 	q->active = hsaqm_load_acquire(&cl->shm->slot[s].state) == 1;
+	/* Liveness starts now: the word's value is whatever an earlier queue left. */
+	q->progress = HSAQM_READ_ONCE(cl->shm->slot[s].progress);
+	q->progress_ns = now_ns();
 	cl->slot[s] = q;
 	cl->nqueues++;
+	cl->u->queues++;
 	queue_command(d, q, false);
 	d->st.commands--; /* not a change: the first word */
 	/* TC3: the decision runs before the reply, so a queue created while its process is
@@ -767,7 +952,7 @@ static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	ok.slot = s;
 	ok.qid = q->qid;
 	ok.cmd = q->cmd;
-	return send_msg(cl, HSAQMD_QUEUE_ADD_OK, m->hdr.seq, &ok);
+	return send_msg(d, cl, HSAQMD_QUEUE_ADD_OK, m->hdr.seq, &ok);
 }
 
 static struct dqueue *client_queue(struct dclient *cl, uint32_t slot)
@@ -780,10 +965,10 @@ static int on_queue_del(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	struct dqueue *q = client_queue(cl, m->u.queue_del.slot);
 
 	if (!q)
-		return send_result(cl, m->hdr.seq, -ENOENT, 0);
+		return send_result(d, cl, m->hdr.seq, -ENOENT, 0);
 	queue_free(d, q);
 	decide_all(d, false);
-	return send_result(cl, m->hdr.seq, 0, 0);
+	return send_result(d, cl, m->hdr.seq, 0, 0);
 }
 
 static int on_queue_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
@@ -792,7 +977,7 @@ static int on_queue_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	struct dqueue *q = client_queue(cl, s->slot);
 
 	if (!q)
-		return send_result(cl, m->hdr.seq, -ENOENT, 0);
+		return send_result(d, cl, m->hdr.seq, -ENOENT, 0);
 	if (s->what & HSAQMD_SET_KFD_ID)
 		q->kfd_qid = s->kfd_queue_id;
 	if (s->what & HSAQMD_SET_LEVEL)
@@ -803,9 +988,11 @@ static int on_queue_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 		q->group = s->group;
 		q->share = s->share;
 	}
+	if (s->what & HSAQMD_SET_MECH)
+		memcpy(q->mech, s->mech, sizeof(q->mech));
 	q->dev->dirty = true;
 	decide_all(d, false);
-	return send_result(cl, m->hdr.seq, 0, 0);
+	return send_result(d, cl, m->hdr.seq, 0, 0);
 }
 
 static void client_set_priority(struct hsaqmd *d, struct dclient *cl, int priority)
@@ -821,12 +1008,27 @@ static int on_proc_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd
 	int p = m->u.proc_set.priority;
 
 	if (cl->role != HSAQMD_ROLE_CLIENT)
-		return send_result(cl, m->hdr.seq, -EPERM, 0);
+		return send_result(d, cl, m->hdr.seq, -EPERM, 0);
 	if (p > cl->cap)
-		return send_result(cl, m->hdr.seq, -EPERM, cl->priority);
+		return send_result(d, cl, m->hdr.seq, -EPERM, cl->priority);
 	client_set_priority(d, cl, p);
 	decide_all(d, false);
-	return send_result(cl, m->hdr.seq, 0, p);
+	return send_result(d, cl, m->hdr.seq, 0, p);
+}
+
+/*
+ * Who sees whom (docs/daemon.md "Security model"): root and the daemon's own user see every
+ * process; any other user sees its own processes only (their pids, commands, priorities and
+ * queue states are nobody else's business), and how many it does not see.
+ */
+bool hsaqmd_may_see(const struct dclient *req, const struct dclient *t)
+{
+	return req->privileged || req->uid == t->uid;
+}
+
+static bool may_see(const struct dclient *req, const struct dclient *t)
+{
+	return hsaqmd_may_see(req, t);
 }
 
 /* Only root and the owning uid change a process's priority, and only root above its cap. */
@@ -846,7 +1048,8 @@ static int on_ctl_set_prio(struct hsaqmd *d, struct dclient *cl, const struct hs
 
 	if (c->target_kind == HSAQMD_TARGET_PID) {
 		for (struct dclient *t = d->clients; t; t = t->next) {
-			if (t->role != HSAQMD_ROLE_CLIENT || t->pid_ns != c->target)
+			if (t->role != HSAQMD_ROLE_CLIENT || t->pid_ns != c->target ||
+			    !may_see(cl, t))
 				continue;
 			found++;
 			rc = ctl_allowed(cl, t, c->priority);
@@ -854,32 +1057,33 @@ static int on_ctl_set_prio(struct hsaqmd *d, struct dclient *cl, const struct hs
 				break;
 		}
 		if (!found)
-			return send_result(cl, m->hdr.seq, -ESRCH, 0);
+			return send_result(d, cl, m->hdr.seq, -ESRCH, 0);
 		if (rc)
-			return send_result(cl, m->hdr.seq, rc, 0);
+			return send_result(d, cl, m->hdr.seq, rc, 0);
 		for (struct dclient *t = d->clients; t; t = t->next)
-			if (t->role == HSAQMD_ROLE_CLIENT && t->pid_ns == c->target)
+			if (t->role == HSAQMD_ROLE_CLIENT && t->pid_ns == c->target &&
+			    may_see(cl, t))
 				client_set_priority(d, t, c->priority);
 		hsaqm_log_info("uid %u set pid %u's priority to %d", cl->uid, c->target, c->priority);
 		decide_all(d, false);
-		return send_result(cl, m->hdr.seq, 0, c->priority);
+		return send_result(d, cl, m->hdr.seq, 0, c->priority);
 	}
 	for (struct dclient *t = d->clients; t; t = t->next) {
 		for (unsigned int s = 0; t->role == HSAQMD_ROLE_CLIENT && s < HSAQMD_SLOTS; s++) {
 			struct dqueue *q = t->slot[s];
 
-			if (!q || q->qid != c->target)
+			if (!q || q->qid != c->target || !may_see(cl, t))
 				continue;
 			rc = ctl_allowed(cl, t, t->priority + c->priority);
 			if (rc)
-				return send_result(cl, m->hdr.seq, rc, 0);
+				return send_result(d, cl, m->hdr.seq, rc, 0);
 			q->prio_adj = c->priority;
 			q->dev->dirty = true;
 			decide_all(d, false);
-			return send_result(cl, m->hdr.seq, 0, effective_priority(q));
+			return send_result(d, cl, m->hdr.seq, 0, effective_priority(q));
 		}
 	}
-	return send_result(cl, m->hdr.seq, -ESRCH, 0);
+	return send_result(d, cl, m->hdr.seq, -ESRCH, 0);
 }
 
 static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
@@ -890,6 +1094,10 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 	for (struct dclient *t = d->clients; t; t = t->next) {
 		if (t->role != HSAQMD_ROLE_CLIENT)
 			continue;
+		if (!may_see(cl, t)) {
+			end.hidden++;
+			continue;
+		}
 		struct hsaqmd_list_proc p = {
 			.client_id = t->id, .pid = t->pid, .pid_ns = t->pid_ns, .uid = t->uid,
 			.priority = t->priority, .cap = t->cap, .nqueues = t->nqueues,
@@ -897,7 +1105,7 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 		};
 
 		memcpy(p.comm, t->comm, sizeof(p.comm));
-		rc = send_msg(cl, HSAQMD_LIST_PROC, m->hdr.seq, &p);
+		rc = send_msg(d, cl, HSAQMD_LIST_PROC, m->hdr.seq, &p);
 		if (rc)
 			return rc;
 		end.count++;
@@ -915,15 +1123,20 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 						 : q->active ? HSAQMD_QSTATE_READY : HSAQMD_QSTATE_IDLE,
 				.acked = hsaqm_load_acquire(&t->shm->slot[s].ack) == q->cmd,
 				.group = q->group, .share = q->share, .preemptions = q->preemptions,
+				.held_ns = q->held_ns + (q->hold ? now_ns() - q->hold_since_ns : 0),
+				.stalls = q->stalls, .stalled = q->stalled,
 			};
 
-			rc = send_msg(cl, HSAQMD_LIST_QUEUE, m->hdr.seq, &lq);
+			snprintf(lq.mech, sizeof(lq.mech), "%s",
+				 q->mech[0] ? q->mech : hsaqm_level_name((enum hsaqm_level)q->level));
+
+			rc = send_msg(d, cl, HSAQMD_LIST_QUEUE, m->hdr.seq, &lq);
 			if (rc)
 				return rc;
 			end.count++;
 		}
 	}
-	return send_msg(cl, HSAQMD_END, m->hdr.seq, &end);
+	return send_msg(d, cl, HSAQMD_END, m->hdr.seq, &end);
 }
 
 static uint32_t count_fds(void)
@@ -968,17 +1181,46 @@ static void handoff_lat(struct hsaqmd_lat *l, const struct hsaqm_hist *h)
 	l->max_ns = h->count ? clamp32(h->max_ns) : 0;
 }
 
+/* Holds acked since their command are timed now, so figures read after include them. */
+void hsaqmd_harvest_all(struct hsaqmd *d)
+{
+	for (size_t i = 0; i < d->ndevs; i++)
+		for (size_t j = 0; j < d->devs[i]->n; j++)
+			handoff_harvest(d, d->devs[i]->q[j]);
+}
+
+/* The Prometheus text, what @cl may see, in TEXT chunks (a slow reader's wait in its buffer). */
+static int on_metrics(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
+{
+	struct hsaqmd_end end = { 0 };
+	size_t len = 0;
+	char *text;
+	int rc = 0;
+
+	hsaqmd_harvest_all(d);
+	text = hsaqmd_metrics_text(d, cl, &len);
+	if (!text)
+		return send_result(d, cl, m->hdr.seq, -ENOMEM, 0);
+	for (size_t off = 0; !rc && off < len; off += HSAQMD_TEXT_MAX) {
+		struct hsaqmd_text t = { 0 };
+
+		t.len = (uint32_t)(len - off < HSAQMD_TEXT_MAX ? len - off : HSAQMD_TEXT_MAX);
+		memcpy(t.text, text + off, t.len);
+		rc = send_msg(d, cl, HSAQMD_TEXT, m->hdr.seq, &t);
+		end.count++;
+	}
+	free(text);
+	return rc ? rc : send_msg(d, cl, HSAQMD_END, m->hdr.seq, &end);
+}
+
 static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
 {
 	struct hsaqmd_stats_ok s;
 	uint32_t queues = 0;
 
-	/* Holds acked since their command are timed now, so the counters below include them. */
-	for (size_t i = 0; i < d->ndevs; i++) {
+	hsaqmd_harvest_all(d);
+	for (size_t i = 0; i < d->ndevs; i++)
 		queues += (uint32_t)d->devs[i]->n;
-		for (size_t j = 0; j < d->devs[i]->n; j++)
-			handoff_harvest(d, d->devs[i]->q[j]);
-	}
 	s = d->st;
 	s.uptime_ns = now_ns() - d->start_ns;
 	s.clients = d->nclients;
@@ -987,12 +1229,14 @@ static int on_stats(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_ms
 	s.queues = queues;
 	s.rss_kib = rss_kib();
 	s.fds = count_fds();
-	s.polling = d->polling;
+	s.polling = d->polling && d->cfg.busy_poll;
+	s.spinning = d->polling && !d->cfg.busy_poll;
+	s.realtime = (uint32_t)d->rt_prio;
 	handoff_lat(&s.ready_seen, &d->h_ready_seen);
 	handoff_lat(&s.seen_sent, &d->h_seen_sent);
 	handoff_lat(&s.sent_acked, &d->h_sent_acked);
 	handoff_lat(&s.ready_acked, &d->h_ready_acked);
-	return send_msg(cl, HSAQMD_STATS_OK, m->hdr.seq, &s);
+	return send_msg(d, cl, HSAQMD_STATS_OK, m->hdr.seq, &s);
 }
 
 static void policy_entry(struct hsaqmd_policy_entry *e, uint32_t gpu_id,
@@ -1013,13 +1257,13 @@ static int on_policy_get(struct hsaqmd *d, struct dclient *cl, const struct hsaq
 	int rc;
 
 	policy_entry(&e, HSAQMD_ALL_GPUS, &d->cfg.policy, 0);
-	rc = send_msg(cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
+	rc = send_msg(d, cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
 	for (size_t i = 0; !rc && i < d->ndevs; i++) {
 		policy_entry(&e, d->devs[i]->gpu_id, &d->devs[i]->cfg, d->devs[i]->n);
-		rc = send_msg(cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
+		rc = send_msg(d, cl, HSAQMD_POLICY_ENTRY, m->hdr.seq, &e);
 		end.count++;
 	}
-	return rc ? rc : send_msg(cl, HSAQMD_END, m->hdr.seq, &end);
+	return rc ? rc : send_msg(d, cl, HSAQMD_END, m->hdr.seq, &end);
 }
 
 static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg *m)
@@ -1032,7 +1276,7 @@ static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaq
 
 	/* The node's policy belongs to root and to whoever runs the daemon. */
 	if (cl->uid != 0 && cl->uid != (uint32_t)geteuid())
-		return send_result(cl, m->hdr.seq, -EPERM, 0);
+		return send_result(d, cl, m->hdr.seq, -EPERM, 0);
 	if (e->gpu_id == HSAQMD_ALL_GPUS) {
 		d->cfg.policy = p;
 		for (size_t i = 0; i < d->ndevs; i++) {
@@ -1046,7 +1290,7 @@ static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaq
 		struct ddev *dev = dev_get(d, e->gpu_id);
 
 		if (!dev)
-			return send_result(cl, m->hdr.seq, -ENOSPC, 0);
+			return send_result(d, cl, m->hdr.seq, -ENOSPC, 0);
 		dev->cfg = p;
 		dev->own_policy = true;
 		memset(&dev->st, 0, sizeof(dev->st));
@@ -1056,7 +1300,7 @@ static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaq
 		       e->gpu_id == HSAQMD_ALL_GPUS ? "every device" : "one device",
 		       hsaqm_policy_name(p.kind));
 	decide_all(d, false);
-	return send_result(cl, m->hdr.seq, 0, 0);
+	return send_result(d, cl, m->hdr.seq, 0, 0);
 }
 
 /* Returns < 0 when the client must go (malformed message, or its socket failed). */
@@ -1069,7 +1313,7 @@ static int handle_msg(struct hsaqmd *d, struct dclient *cl, const void *buf, siz
 	if (rc == -EPROTONOSUPPORT) {
 		/* Say why in our own version, then close: the client can fall back. */
 		memcpy(&m.hdr, buf, sizeof(m.hdr));
-		send_result(cl, m.hdr.seq, -EPROTONOSUPPORT, HSAQMD_PROTO_VERSION);
+		send_result(d, cl, m.hdr.seq, -EPROTONOSUPPORT, HSAQMD_PROTO_VERSION);
 		return rc;
 	}
 	if (rc < 0)
@@ -1098,6 +1342,8 @@ static int handle_msg(struct hsaqmd *d, struct dclient *cl, const void *buf, siz
 		return on_policy_get(d, cl, &m);
 	case HSAQMD_POLICY_SET:
 		return on_policy_set(d, cl, &m);
+	case HSAQMD_METRICS:
+		return on_metrics(d, cl, &m);
 	default:
 		/* A reply type, or a second hello: not something a client sends. */
 		return -EBADMSG;
@@ -1113,7 +1359,16 @@ static void on_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
 		struct cmsghdr align;
 	} ctrl;
 
-	for (int budget = 64; budget > 0 && !cl->dead; budget--) {
+	if (events & EPOLLOUT) {
+		int rc = outq_flush(d, cl);
+
+		if (rc < 0) {
+			client_drop(d, cl, strerror(-rc));
+			return;
+		}
+	}
+	/* Replies wait: read nothing more until they are taken (sock_events). */
+	for (int budget = 64; budget > 0 && !cl->dead && outq_empty(&cl->out); budget--) {
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
 				     .msg_controllen = sizeof(ctrl.buf) };
@@ -1158,7 +1413,7 @@ static void on_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
 			return;
 		}
 		if (rc < 0) {
-			client_drop(d, cl, strerror(-rc));
+			client_drop(d, cl, rc == -ENOBUFS ? "does not read its replies" : strerror(-rc));
 			return;
 		}
 	}
@@ -1185,6 +1440,10 @@ static bool scan_states(struct dclient *cl)
 			q->active = active;
 			q->dev->dirty = true;
 			changed = true;
+			/* Ready from now: its hold is earned from now (a doorbell is progress). */
+			q->progress = HSAQM_READ_ONCE(cl->shm->slot[s].progress);
+			q->progress_ns = now_ns();
+			q->stalled = false;
 			if (active) {
 				/* After the acquire above: the stamp is stored before the word. */
 				q->dev->trig = true;
@@ -1210,16 +1469,28 @@ static void on_kick(struct hsaqmd *d, struct dclient *cl)
 	 * set flag spares the client its eventfd write. */
 	hsaqm_exchange(&cl->shm->kick_daemon, d->polling ? 1u : 0u);
 	scan_states(cl);
+	d->last_change_ns = now_ns();
 	decide_all(d, false);
 }
 
 /*
- * Busy-polling (busy_poll = yes, docs/daemon.md "Busy-polling"): while two or more clients
- * are connected a submission in one may preempt another, and the wake-up of a sleeping
- * daemon is half of that path's cost on a virtual machine. Polling keeps every client's
- * kick flag set, so clients store their state words without a syscall, and the daemon
- * reads the words in a loop. With fewer clients it sleeps in epoll as usual.
+ * Polling (docs/daemon.md "Busy-polling" and "Under load"): while two or more clients are
+ * connected a submission in one may preempt another, and the wake-up of a sleeping daemon is
+ * half of that path's cost. Polling keeps every client's kick flag set, so clients store
+ * their state words without a syscall, and the daemon reads the words in a loop. Two ways:
+ * busy_poll = yes polls for as long as two clients are connected (one core); spin_us = N
+ * polls only for N us after the last change it saw (a bounded spin before sleeping: a burst
+ * of submissions costs one wake-up, an idle node none). Otherwise it sleeps in epoll.
  */
+static bool want_polling(const struct hsaqmd *d, uint64_t now)
+{
+	if (d->nclients < 2)
+		return false;
+	if (d->cfg.busy_poll)
+		return true;
+	return d->cfg.spin_us && now - d->last_change_ns < (uint64_t)d->cfg.spin_us * 1000u;
+}
+
 static void poll_switch(struct hsaqmd *d, bool on)
 {
 	d->polling = on;
@@ -1238,10 +1509,11 @@ static void poll_switch(struct hsaqmd *d, bool on)
 	hsaqm_log_info("busy-polling %s (%u clients)", on ? "on" : "off", d->nclients);
 }
 
-/* Spins on the state words for up to POLL_EPOLL_NS, then returns what epoll has. */
+/* Spins on the state words for up to POLL_EPOLL_NS (less at the end of a spin_us window),
+ * then returns what epoll has. */
 static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 {
-	uint64_t until = now_ns() + POLL_EPOLL_NS;
+	uint64_t now = now_ns(), until = now + POLL_EPOLL_NS;
 
 	do {
 		bool changed = false;
@@ -1249,24 +1521,94 @@ static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 		for (struct dclient *cl = d->clients; cl; cl = cl->next)
 			if (cl->role == HSAQMD_ROLE_CLIENT && !cl->dead && cl->shm)
 				changed |= scan_states(cl);
-		if (changed)
+		now = now_ns();
+		if (changed) {
+			d->last_change_ns = now;
 			decide_all(d, false);
+		}
 		hsaqm_cpu_relax();
-	} while (now_ns() < until);
+	} while (now < until && want_polling(d, now));
 	return epoll_wait(d->epfd, evs, maxevs, 0);
 }
 
-/* Every client sees the daemon alive: its holds are trusted while this keeps changing. */
+/*
+ * A hold is earned by progress (docs/daemon.md "Liveness"): a ready queue whose progress word
+ * (a doorbell, a completion) has not moved for hold_progress_ms is treated as idle, so the
+ * processes it held run again; it holds again as soon as it moves. One line a second at most
+ * says so whatever the log level: someone's offline job was being held by a stopped process.
+ */
+static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
+{
+	uint64_t limit = (uint64_t)d->cfg.hold_progress_ms * 1000000ull;
+
+	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
+		struct dqueue *q = cl->slot[s];
+		uint32_t p;
+
+		if (!q || !q->active)
+			continue;
+		p = HSAQM_READ_ONCE(cl->shm->slot[s].progress);
+		if (p != q->progress) {
+			q->progress = p;
+			q->progress_ns = now;
+			if (q->stalled) {
+				q->stalled = false;
+				q->dev->dirty = true;
+			}
+		} else if (!q->stalled && now - q->progress_ns > limit) {
+			q->stalled = true;
+			q->stalls++;
+			q->dev->dirty = true;
+			d->st.stalls++;
+			if (now - d->notice_ns > 1000000000ull) {
+				d->notice_ns = now;
+				hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready "
+						 "but made no progress for %u ms: it holds nobody until "
+						 "it does", cl->pid_ns, cl->uid, cl->comm, q->qid,
+						 d->cfg.hold_progress_ms);
+			}
+		}
+	}
+}
+
+/*
+ * Every 100 ms: the heartbeat every client trusts its holds by, and the deadlines of
+ * connections: a HELLO late, replies not read, progress not made.
+ */
 static void heartbeat(struct hsaqmd *d)
 {
-	for (struct dclient *cl = d->clients; cl; cl = cl->next)
-		if (cl->role == HSAQMD_ROLE_CLIENT && !cl->dead && cl->shm)
-			/* Only the change matters: no other word rides on it. */
-			hsaqm_fetch_add(&cl->shm->heartbeat, 1u);
+	uint64_t now = now_ns();
+	uint64_t hello_ns = (uint64_t)d->cfg.hello_timeout_ms * 1000000ull;
+
+	for (struct dclient *cl = d->clients, *next; cl; cl = next) {
+		next = cl->next;
+		if (cl->dead)
+			continue;
+		if (!cl->hello && now - cl->connected_ns > hello_ns) {
+			d->st.refused_hello++;
+			client_drop(d, cl, "no HELLO in time");
+			continue;
+		}
+		if (!outq_empty(&cl->out) &&
+		    now - cl->out.progress_ns > SLOW_READER_MS * 1000000ull) {
+			d->st.refused_slow++;
+			client_drop(d, cl, "does not read its replies");
+			continue;
+		}
+		if (cl->role != HSAQMD_ROLE_CLIENT || !cl->shm)
+			continue;
+		/* Only the change matters: no other word rides on it. */
+		hsaqm_fetch_add(&cl->shm->heartbeat, 1u);
+		if (d->cfg.hold_progress_ms)
+			check_progress(d, cl, now);
+	}
+	hsaqmd_http_tick(d, now);
+	decide_all(d, false);
 }
 
 static void free_zombies(struct hsaqmd *d)
 {
+	hsaqmd_http_reap(d);
 	while (d->zombies) {
 		struct dclient *cl = d->zombies;
 
@@ -1277,19 +1619,80 @@ static void free_zombies(struct hsaqmd *d)
 
 /* ---- setting up ---------------------------------------------------------------------- */
 
-static int make_parent_dir(const char *path)
+/* The socket's directory: made when missing (one level), then checked like ssh-agent's. */
+static int socket_dir(const char *path)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], why[PATH_MAX + 96];
 	char *slash;
+	int rc;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
+	if (slash && slash != dir) {
+		*slash = '\0';
+		/* Others reach the socket through it (the socket's mode says who may connect);
+		 * nobody but us may write in it. */
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			rc = -errno;
+			fprintf(stderr, "hsaqmd: cannot create %s: %s\n", dir, strerror(-rc));
+			return rc;
+		}
+	}
+	rc = hsaqm_sock_dir_check(path, geteuid(), why, sizeof(why));
+	if (rc == -EPERM)
+		fprintf(stderr, "hsaqmd: refusing the socket %s: %s (another user could replace the "
+			"socket with their own daemon)\n", path, why);
+	else if (rc < 0)
+		fprintf(stderr, "hsaqmd: the directory of %s: %s\n", path, strerror(-rc));
+	return rc;
+}
+
+/*
+ * What is at the socket's path: nothing, or a socket nobody listens on (a daemon that died),
+ * which is removed. Anything else stays where it is and the daemon refuses: a file at the
+ * path is somebody's data, a listening socket somebody's daemon.
+ */
+static int socket_not_a_socket(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
 		return 0;
-	*slash = '\0';
-	/* Everyone may reach the socket: the socket's own mode says who may connect. */
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (give --socket "
+		"the path of the socket itself)\n", path,
+		S_ISDIR(st.st_mode) ? "a directory" : "a file");
+	return -EEXIST;
+}
+
+static int socket_clear(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "hsaqmd: %s: %s\n", path, strerror(errno));
+		return -EIO;
+	}
+	if (socket_not_a_socket(path))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(errno));
+		return -EIO;
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
+		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", path);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		fprintf(stderr, "hsaqmd: cannot remove the stale socket %s: %s\n", path,
+			strerror(errno));
 		return -errno;
+	}
 	return 0;
 }
 
@@ -1299,29 +1702,22 @@ static int listen_socket(struct hsaqmd *d)
 	int fd, rc;
 	mode_t old;
 
-	if (strlen(d->path) >= sizeof(sa.sun_path))
+	if (strlen(d->path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "hsaqmd: the socket path %s is longer than %zu bytes\n", d->path,
+			sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
+	}
 	strcpy(sa.sun_path, d->path);
-	rc = make_parent_dir(d->path);
-	if (rc < 0) {
-		fprintf(stderr, "hsaqmd: cannot create the directory of %s: %s\n", d->path,
-			strerror(-rc));
+	/* What is at the path first: a file or directory named by mistake is said as such. */
+	if ((rc = socket_not_a_socket(d->path)) < 0 || (rc = socket_dir(d->path)) < 0 ||
+	    (rc = socket_clear(d->path, &sa)) < 0)
+		return rc;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(-rc));
 		return rc;
 	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* A socket file left by a daemon that died: remove it, unless someone listens there. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", d->path);
-		close(fd);
-		return -EADDRINUSE;
-	}
-	close(fd);
-	unlink(d->path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
 	/* Bound with no permission at all, then given its mode: never briefly too open. */
 	old = umask(0777);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -1357,136 +1753,204 @@ static void raise_fd_limit(void)
 	}
 }
 
-int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
+/*
+ * SCHED_FIFO for the daemon's one thread (docs/daemon.md "Under load"), where permitted: on a
+ * host whose cores are all busy, a reaction must not wait for a time slice. Never together
+ * with polling (busy_poll, spin_us): a real-time thread that polls keeps its core from the
+ * very threads a hand-off needs (on the 2-core development VM a 1 ms spin at SCHED_FIFO left
+ * the low process held 1.2 ms instead of 0.14 ms: the model's engine waited behind it).
+ */
+static void go_realtime(struct hsaqmd *d)
 {
-	struct hsaqmd *d = calloc(1, sizeof(*d));
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct epoll_event evs[64];
-	sigset_t mask;
-	bool stopped;
+	enum hsaqm_rt_mode mode = (enum hsaqm_rt_mode)d->cfg.realtime_mode;
 	int rc;
 
-	if (!d)
-		return -ENOMEM;
-	d->cfg = *cfg;
-	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = -1;
-	d->armed = HSAQM_POLICY_NO_DEADLINE;
-	d->start_ns = now_ns();
-	hsaqm_hist_init(&d->h_ready_seen);
-	hsaqm_hist_init(&d->h_seen_sent);
-	hsaqm_hist_init(&d->h_sent_acked);
-	hsaqm_hist_init(&d->h_ready_acked);
-	if (cfg->socket_path[0]) {
-		snprintf(path, sizeof(path), "%s", cfg->socket_path);
-	} else if ((rc = hsaqmd_default_socket(path, sizeof(path))) < 0) {
-		free(d);
-		return rc;
+	if (mode == HSAQM_RT_OFF)
+		return;
+	if (d->cfg.busy_poll || d->cfg.spin_us) {
+		if (mode == HSAQM_RT_ON)
+			fprintf(stderr, "hsaqmd: not real-time: %s would keep a core from the "
+				"threads a hand-off needs at SCHED_FIFO\n",
+				d->cfg.busy_poll ? "busy_poll" : "spin_us");
+		return;
 	}
-	d->path = path;
+	rc = hsaqm_rt_self(mode, d->cfg.realtime_prio);
+	if (rc > 0) {
+		d->rt_prio = rc;
+		hsaqm_log_info("SCHED_FIFO priority %d", rc);
+	} else {
+		/* One line, also in auto mode: under load the reaction will wait for a slice. */
+		fprintf(stderr, "hsaqmd: SCHED_FIFO not permitted (%s): reactions may wait behind "
+			"busy cores; run as root or with CAP_SYS_NICE (realtime = off silences "
+			"this)\n", strerror(-rc));
+	}
+}
+
+/* The fds the loop waits on, the socket, the heartbeat. */
+static int daemon_setup(struct hsaqmd *d, int ready_fd)
+{
+	const struct itimerspec beat = {
+		.it_interval = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
+		.it_value = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
+	};
+	sigset_t mask;
+	int rc;
+
 	raise_fd_limit();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	d->uids = calloc(d->cfg.max_clients, sizeof(*d->uids));
+	d->capuids = d->cfg.max_clients;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->hbfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!d->uids) {
+		fprintf(stderr, "hsaqmd: out of memory\n");
+		return -ENOMEM;
+	}
 	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0 || d->hbfd < 0) {
 		rc = -errno;
-		goto out;
+		fprintf(stderr, "hsaqmd: cannot set up its event loop: %s\n", strerror(-rc));
+		return rc;
 	}
-	rc = listen_socket(d);
-	if (rc < 0)
-		goto out;
+	if ((rc = listen_socket(d)) < 0)
+		return rc; /* it said why */
 	if ((rc = add_watch(d, d->lfd, &d->listen_w, W_LISTEN)) < 0 ||
 	    (rc = add_watch(d, d->tfd, &d->timer_w, W_TIMER)) < 0 ||
 	    (rc = add_watch(d, d->sfd, &d->signal_w, W_SIGNAL)) < 0 ||
-	    (rc = add_watch(d, d->hbfd, &d->beat_w, W_BEAT)) < 0)
-		goto out;
-	{
-		const struct itimerspec beat = {
-			.it_interval = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
-			.it_value = { 0, HSAQMD_HEARTBEAT_MS * 1000000l },
-		};
-
-		if (timerfd_settime(d->hbfd, 0, &beat, NULL)) {
-			rc = -errno;
-			goto out;
-		}
+	    (rc = add_watch(d, d->hbfd, &d->beat_w, W_BEAT)) < 0 ||
+	    (timerfd_settime(d->hbfd, 0, &beat, NULL) && (rc = -errno))) {
+		fprintf(stderr, "hsaqmd: cannot set up its event loop: %s\n", strerror(-rc));
+		return rc;
 	}
-	hsaqm_log_info("listening on %s (mode %03o), policy %s", d->path, cfg->socket_mode,
-		       hsaqm_policy_name(cfg->policy.kind));
+	if ((rc = hsaqmd_http_setup(d)) < 0)
+		return rc; /* it said why */
+	if (d->cfg.gpu_ids_mode == HSAQMD_GPU_IDS_AUTO) {
+		topo_load(d);
+		if (!d->ntopo)
+			hsaqm_log_info("no GPU in %s: gpu_ids are not checked (per-uid quotas only)",
+				       d->cfg.topology);
+	}
+	go_realtime(d);
+	hsaqm_log_info("listening on %s (mode %03o), policy %s", d->path, d->cfg.socket_mode,
+		       hsaqm_policy_name(d->cfg.policy.kind));
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "ready\n", 6) < 0)
 			hsaqm_log_warn("ready fd: %s", strerror(errno));
 		close(ready_fd);
 	}
+	return 0;
+}
+
+static void on_timer(struct hsaqmd *d)
+{
+	uint64_t v;
+
+	if (read(d->tfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	d->armed = HSAQM_POLICY_NO_DEADLINE;
+	decide_all(d, true);
+}
+
+static void on_beat(struct hsaqmd *d)
+{
+	uint64_t v;
+
+	if (read(d->hbfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	heartbeat(d);
+}
+
+static void on_signal(struct hsaqmd *d)
+{
+	struct signalfd_siginfo si;
+
+	if (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		hsaqm_log_info("signal %u: leaving", si.ssi_signo);
+		d->stop = true;
+	}
+}
+
+/*
+ * One batch of events. Kicks first: the reaction path (a state word changed) never waits
+ * behind control traffic of the same batch, whose handlers never block either.
+ */
+static void dispatch(struct hsaqmd *d, struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct watch *w = evs[i].data.ptr;
+
+		if (w->kind == W_KICK && !w->cl->dead)
+			on_kick(d, w->cl);
+	}
+	for (int i = 0; i < n && !d->stop; i++) {
+		struct watch *w = evs[i].data.ptr;
+
+		switch (w->kind) {
+		case W_LISTEN:
+			accept_clients(d);
+			break;
+		case W_SOCK:
+			if (!w->cl->dead)
+				on_sock(d, w->cl, evs[i].events);
+			break;
+		case W_KICK:
+			break;
+		case W_TIMER:
+			on_timer(d);
+			break;
+		case W_BEAT:
+			on_beat(d);
+			break;
+		case W_SIGNAL:
+			on_signal(d);
+			break;
+		case W_HTTP_LISTEN:
+			hsaqmd_http_accept(d);
+			break;
+		case W_HTTP:
+			hsaqmd_http_event(d, w->hc, evs[i].events);
+			break;
+		}
+	}
+	free_zombies(d);
+}
+
+static int daemon_loop(struct hsaqmd *d)
+{
+	struct epoll_event evs[64];
+
 	while (!d->stop) {
-		bool want_poll = d->cfg.busy_poll && d->nclients >= 2;
+		bool want_poll = want_polling(d, now_ns());
 		int n;
 
 		if (want_poll != d->polling)
 			poll_switch(d, want_poll);
 		n = d->polling ? poll_spin(d, evs, 64) : epoll_wait(d->epfd, evs, 64, -1);
-
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = -errno;
-			break;
+			int rc = -errno;
+
+			fprintf(stderr, "hsaqmd: epoll_wait: %s\n", strerror(-rc));
+			return rc;
 		}
-		for (int i = 0; i < n && !d->stop; i++) {
-			struct watch *w = evs[i].data.ptr;
-
-			switch (w->kind) {
-			case W_LISTEN:
-				accept_clients(d);
-				break;
-			case W_SOCK:
-				if (!w->cl->dead)
-					on_sock(d, w->cl, evs[i].events);
-				break;
-			case W_KICK:
-				if (!w->cl->dead)
-					on_kick(d, w->cl);
-				break;
-			case W_TIMER: {
-				uint64_t v;
-
-				if (read(d->tfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-					break;
-				d->armed = HSAQM_POLICY_NO_DEADLINE;
-				decide_all(d, true);
-				break;
-			}
-			case W_BEAT: {
-				uint64_t v;
-
-				if (read(d->hbfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-					break;
-				heartbeat(d);
-				break;
-			}
-			case W_SIGNAL: {
-				struct signalfd_siginfo si;
-
-				if (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
-					hsaqm_log_info("signal %u: leaving", si.ssi_signo);
-					d->stop = true;
-				}
-				break;
-			}
-			}
-		}
-		free_zombies(d);
+		dispatch(d, evs, n);
 	}
-out:
-	/* Leaving: every client sees its socket hang up and resumes what we held (fail-open). */
+	return 0;
+}
+
+/* Leaving: every client sees its socket hang up and resumes what we held (fail-open). */
+static void daemon_teardown(struct hsaqmd *d)
+{
 	while (d->clients)
 		client_drop(d, d->clients, "daemon stopping");
 	free_zombies(d);
+	hsaqmd_http_teardown(d);
 	while (d->ndevs) {
 		struct ddev *dev = d->devs[--d->ndevs];
 
@@ -1495,6 +1959,8 @@ out:
 		free(dev);
 	}
 	free(d->devs);
+	free(d->uids);
+	free(d->topo_ids);
 	if (d->lfd >= 0) {
 		close(d->lfd);
 		unlink(d->path);
@@ -1507,7 +1973,36 @@ out:
 		close(d->sfd);
 	if (d->hbfd >= 0)
 		close(d->hbfd);
-	stopped = d->stop;
+}
+
+int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
+{
+	struct hsaqmd *d = calloc(1, sizeof(*d));
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->cfg = *cfg;
+	d->lfd = d->epfd = d->tfd = d->sfd = d->hbfd = d->http_fd = -1;
+	d->armed = HSAQM_POLICY_NO_DEADLINE;
+	d->start_ns = now_ns();
+	hsaqm_hist_init(&d->h_ready_seen);
+	hsaqm_hist_init(&d->h_seen_sent);
+	hsaqm_hist_init(&d->h_sent_acked);
+	hsaqm_hist_init(&d->h_ready_acked);
+	if (cfg->socket_path[0])
+		snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	else if ((rc = hsaqm_sock_default_daemon(path, sizeof(path))) < 0) {
+		fprintf(stderr, "hsaqmd: the default socket path is too long (XDG_RUNTIME_DIR)\n");
+		goto out;
+	}
+	d->path = path;
+	rc = daemon_setup(d, ready_fd);
+	if (rc == 0)
+		rc = daemon_loop(d);
+out:
+	daemon_teardown(d);
 	free(d);
-	return stopped ? 0 : rc;
+	return rc;
 }

@@ -106,7 +106,7 @@ static void fuzz_config(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	hsaqmd_config_default(&cfg);
-	if (hsaqmd_config_parse(&cfg, text, err, sizeof(err)) == 0) {
+	if (hsaqmd_config_parse(&cfg, text, size, err, sizeof(err)) == 0) {
 		FM_CHECK(cfg.default_cap >= HSAQM_PRIORITY_MIN && cfg.default_cap <= HSAQM_PRIORITY_MAX);
 		FM_CHECK(cfg.ncaps <= HSAQMD_MAX_CAPS && cfg.npolicies <= HSAQMD_MAX_POLICIES);
 		for (size_t i = 0; i < cfg.ncaps; i++)
@@ -116,8 +116,12 @@ static void fuzz_config(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < cfg.npolicies; i++)
 			FM_CHECK(hsaqm_policy_check(&cfg.policies[i].cfg) == 0);
 		FM_CHECK(cfg.socket_mode <= 0777 && cfg.max_clients >= 1);
+		FM_CHECK(cfg.reserved_clients < cfg.max_clients);
+		/* A NUL anywhere is refused: nothing after it may pass unread. */
+		FM_CHECK(!memchr(data, '\0', size));
 	} else {
-		FM_CHECK(strncmp(err, "line ", 5) == 0);
+		/* "N: why", N the line. */
+		FM_CHECK(err[0] >= '1' && err[0] <= '9' && strstr(err, ": "));
 	}
 	free(text);
 }

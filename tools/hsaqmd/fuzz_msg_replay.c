@@ -99,9 +99,12 @@ static int write_seeds(const char *dir)
 	struct hsaqmd_hello hello = { .role = HSAQMD_ROLE_CLIENT, .priority = 5, .pid = 42,
 				      .comm = "python3" };
 	struct hsaqmd_queue_add add = { .gpu_id = 0x1234, .kfd_queue_id = 3, .hsa_queue_id = 9,
-					.level = 2, .prio_adj = -1, .share = 500, .slot = 4 };
+					.level = 2, .prio_adj = -1, .share = 500, .slot = 4,
+					.mech = "dbg_trap" };
 	struct hsaqmd_queue_set set = { .slot = 4, .what = HSAQMD_SET_ALL, .kfd_queue_id = 5,
-					.level = 3, .prio_adj = 2, .group = 1, .share = 250 };
+					.level = 3, .prio_adj = 2, .group = 1, .share = 250,
+					.mech = "cu_mask" };
+	struct hsaqmd_text text = { .len = 11, .text = "hsaqm_up 1\n" };
 	struct hsaqmd_queue_del del = { .slot = 4 };
 	struct hsaqmd_proc_set ps = { .priority = -20 };
 	struct hsaqmd_ctl_set_prio cp = { .target_kind = HSAQMD_TARGET_QUEUE, .target = 3,
@@ -111,7 +114,9 @@ static int write_seeds(const char *dir)
 	static const char conf[] = "# hsaqmd.conf\nsocket = /run/hsaqm/hsaqmd.sock\n"
 				   "socket_mode = 0660\ncap.default = 0\ncap.0 = 100\ncap.1000 = 20\n"
 				   "policy.default = hpf 10000 1000\npolicy.0x1234 = util 5000\n"
-				   "max_clients = 64\n";
+				   "max_clients = 64\nmax_clients_per_uid = 8\nreserved_clients = 4\n"
+				   "hello_timeout_ms = 500\nhold_progress_ms = 2000\ngpu_ids = 0x1234, 7\n"
+				   "max_devices_per_uid = 2\nrealtime = 30\nspin_us = 300\n";
 	uint8_t bad[HSAQMD_MSG_MAX];
 	int rc = 0, len;
 
@@ -125,6 +130,8 @@ static int write_seeds(const char *dir)
 	rc |= write_msg(dir, "seed-policy-set", HSAQMD_POLICY_SET, &pol);
 	rc |= write_msg(dir, "seed-list", HSAQMD_LIST, NULL);
 	rc |= write_msg(dir, "seed-stats", HSAQMD_STATS, NULL);
+	rc |= write_msg(dir, "seed-metrics", HSAQMD_METRICS, NULL);
+	rc |= write_msg(dir, "seed-text", HSAQMD_TEXT, &text);
 	/* Malformed ones: truncated, a length that lies, an unknown type, another version. */
 	len = hsaqmd_msg_build(bad, HSAQMD_QUEUE_ADD, 1, &add);
 	rc |= write_seed(dir, "seed-truncated", bad, (size_t)len - 5);

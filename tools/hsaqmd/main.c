@@ -7,6 +7,7 @@
  * Runs in the foreground (systemd and containers supervise it); logs through HSAQM_LOG.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,14 @@
 
 #include "daemon_internal.h"
 #include "hsaqm/hsaqm.h"
+#include "proto_internal.h"
 
 #define DEFAULT_CONFIG "/etc/hsaqm/hsaqmd.conf"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hsaqmd [--socket PATH] [--config FILE] [--busy-poll] [--foreground] [--ready-fd FD]\n"
+		"usage: hsaqmd [--socket PATH] [--config FILE] [--busy-poll] [--foreground] [--ready-fd FD] [--check]\n"
 		"  --socket PATH   listen here (default /run/hsaqm/hsaqmd.sock as root,\n"
 		"                  $XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock otherwise)\n"
 		"  --config FILE   configuration (default " DEFAULT_CONFIG " when it exists)\n"
@@ -29,6 +31,7 @@ static void usage(FILE *f)
 		"                  connected (one core busy; docs/daemon.md), as busy_poll = yes\n"
 		"  --foreground    accepted for compatibility: hsaqmd never forks\n"
 		"  --ready-fd FD   write \"ready\" to FD once listening\n"
+		"  --check         read the configuration, say whether it is valid, exit\n"
 		"Logging: HSAQM_LOG=error|warn|info|debug. Stop with SIGTERM or SIGINT.\n");
 }
 
@@ -40,6 +43,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "busy-poll", no_argument, NULL, 'b' },
+		{ "check", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
 	struct hsaqmd_config cfg;
 	char err[256] = "";
 	int c, rc, ready_fd = -1;
-	bool busy_poll = false;
+	bool busy_poll = false, check = false;
 
 	while ((c = getopt_long(argc, argv, "s:c:fh", opts, NULL)) != -1) {
 		switch (c) {
@@ -63,22 +67,40 @@ int main(int argc, char **argv)
 		case 'b':
 			busy_poll = true;
 			break;
-		case 'r':
-			ready_fd = atoi(optarg);
+		case 'k':
+			check = true;
 			break;
+		case 'r': {
+			char *end;
+			long v;
+
+			/* A number, and an open fd: atoi("abc") was 0, and "ready" went to stdin. */
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 1 << 20 ||
+			    fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "hsaqmd: --ready-fd \"%s\" is not an open file "
+					"descriptor\n", optarg);
+				return 2;
+			}
+			ready_fd = (int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("hsaqmd %s (protocol 1)\n", hsaqm_version_string());
+			printf("hsaqmd %s (protocol %d)\n", hsaqm_version_string(), HSAQMD_PROTO_VERSION);
 			return 0;
 		default:
-			usage(stderr);
+			/* getopt said which option, on one line. */
+			fprintf(stderr, "hsaqmd: see hsaqmd --help\n");
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "hsaqmd: unexpected \"%s\" (hsaqmd takes options only; see --help)\n",
+			argv[optind]);
 		return 2;
 	}
 	hsaqmd_config_default(&cfg);
@@ -87,10 +109,26 @@ int main(int argc, char **argv)
 	if (config) {
 		rc = hsaqmd_config_load(&cfg, config, err, sizeof(err));
 		if (rc < 0) {
-			fprintf(stderr, "hsaqmd: %s: %s\n", config, rc == -EINVAL ? err : strerror(-rc));
+			/* A bad line: "FILE:LINE: why"; else the file's own error. */
+			if (rc == -EINVAL)
+				fprintf(stderr, "hsaqmd: %s\n", err);
+			else
+				fprintf(stderr, "hsaqmd: %s: %s\n", config, strerror(-rc));
 			return 2;
 		}
 	}
+	if (check) {
+		/* The configuration only (a deployment's check, an edit before a restart). */
+		printf("hsaqmd: %s: the configuration is valid\n", config ? config : "(defaults)");
+		if (cfg.deprecated_line)
+			printf("hsaqmd: %s:%d: \"hpf PERIOD SLICE\" is deprecated: write \"hpf "
+			       "PERIOD:SLICE\"\n", config, cfg.deprecated_line);
+		return 0;
+	}
+	if (cfg.deprecated_line)
+		fprintf(stderr, "hsaqmd: %s:%d: \"hpf PERIOD SLICE\" is deprecated: write \"hpf "
+			"PERIOD:SLICE\" (the syntax of HSAQM_POLICY and hsaqmctl)\n", config,
+			cfg.deprecated_line);
 	if (sock) {
 		if (*sock != '/' || strlen(sock) >= sizeof(cfg.socket_path)) {
 			fprintf(stderr, "hsaqmd: --socket needs an absolute path under %zu bytes\n",
@@ -101,10 +139,6 @@ int main(int argc, char **argv)
 	}
 	if (busy_poll)
 		cfg.busy_poll = true;
-	rc = hsaqmd_run(&cfg, ready_fd);
-	if (rc < 0) {
-		fprintf(stderr, "hsaqmd: %s\n", strerror(-rc));
-		return 1;
-	}
-	return 0;
+	/* hsaqmd_run() says why it cannot run, once: nothing more to print here. */
+	return hsaqmd_run(&cfg, ready_fd) < 0 ? 1 : 0;
 }

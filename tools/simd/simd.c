@@ -159,6 +159,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	err = hsaqm_sim_listen(g_sim, path);
+	if (err == -EEXIST) {
+		fprintf(stderr, "hsaqm-simd: %s exists and is not a socket: refusing to replace it "
+			"(give --socket a path for the socket itself)\n", path);
+		hsaqm_sim_destroy(g_sim);
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr, "hsaqm-simd: cannot listen on %s: %s\n", path, strerror(-err));
 		hsaqm_sim_destroy(g_sim);

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,9 +35,40 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/daemon_client.h"
 #include "log_internal.h"
+#include "path_internal.h"
 #include "proto_internal.h"
+#include "rt_internal.h"
 
 #define RECONNECT_MAX_MS 2000u
+
+/*
+ * The shared page is remapped in place (MAP_FIXED) while application threads store into it:
+ * by design (the memory is mapped at every instant, the old or the new page takes the store,
+ * and publish_state() re-stores what the new page must hold). ThreadSanitizer counts the
+ * mapping as a write racing those stores; it is told to look away for the remap only.
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+#define REMAP_BEGIN() __tsan_ignore_thread_begin()
+#define REMAP_END() __tsan_ignore_thread_end()
+#else
+#define REMAP_BEGIN() do { } while (0)
+#define REMAP_END() do { } while (0)
+#endif
+
+/* Map @fd (-1: anonymous memory) over the shared page at its fixed address. */
+static int remap_page(void *at, int fd)
+{
+	void *p;
+
+	REMAP_BEGIN();
+	p = fd < 0 ? mmap(at, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+		   : mmap(at, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	REMAP_END();
+	return p == MAP_FAILED ? -errno : 0;
+}
 #define PRIO_ADJ_MAX (2 * HSAQM_PRIORITY_MAX)
 
 struct hsaqm_dclient_queue {
@@ -49,6 +82,7 @@ struct hsaqm_dclient_queue {
 	bool held;         /* the daemon holds it (and the callback was told) */
 	bool removed;      /* removed from inside a callback: freed when the callbacks end */
 	uint32_t cmd_seen; /* the last command word applied */
+	char mech[HSAQMD_MECH_LEN];
 };
 
 struct hsaqm_dclient {
@@ -77,6 +111,9 @@ struct hsaqm_dclient {
 	struct hsaqm_dclient_queue *slots[HSAQMD_SLOTS];
 	uint32_t hb_seen;    /* the daemon's heartbeat word when last seen changing */
 	uint64_t hb_at_ms;   /* ... and when */
+	bool named;          /* the socket path was named (any owner), not found by default */
+	uint32_t flags;
+	int rt;              /* the thread's SCHED_FIFO priority, 0 none, -EPERM refused */
 };
 
 /* One action the thread calls back once the locks it read under are dropped. */
@@ -117,24 +154,36 @@ static void ack_store(struct hsaqm_dclient *c, uint32_t slot, uint32_t cmd)
 
 /* ---- the socket ------------------------------------------------------------------------ */
 
-static int connect_path(const char *path)
+static int connect_path(const char *path, bool named)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	char why[PATH_MAX + 96];
+	int fd, rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* A socket another user could have put there is not our daemon (path_internal.h). */
+	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
+	if (rc == -EPERM) {
+		hsaqm_log_warn("hsaqmd client: not connecting to %s: %s", path, why);
+		return rc;
+	}
+	if (rc < 0) /* the directory is not there: no daemon */
+		return -ENOENT;
+	/* Non-blocking: a daemon whose backlog is full answers EAGAIN at once instead of
+	 * holding the caller (a queue creation) for as long as it stays full. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int rc = -errno;
-
+		rc = -errno;
 		close(fd);
 		/* No daemon: whatever the reason, the caller's answer is the same. */
 		return rc == -ECONNREFUSED || rc == -ENOENT || rc == -ENOTDIR ? -ENOENT : rc;
 	}
+	/* Requests wait for their replies with poll() and a deadline (request()). */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 
@@ -254,6 +303,8 @@ static int queue_register(struct hsaqm_dclient *c, struct hsaqm_dclient_queue *q
 		.prio_adj = q->cfg.prio_adj, .group = q->cfg.group,
 		.share = q->cfg.share_permille, .slot = q->slot,
 	};
+
+	memcpy(a.mech, q->mech, sizeof(a.mech));
 	struct hsaqmd_msg m;
 	int rc = request(c, HSAQMD_QUEUE_ADD, &a, &m, NULL, NULL);
 
@@ -289,8 +340,7 @@ static void disconnect_locked(struct hsaqm_dclient *c)
 		close(c->in_fd);
 	c->in_fd = -1;
 	c->connected = false;
-	if (mmap(c->shm, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+	if (remap_page(c->shm, -1) < 0)
 		hsaqm_log_err("hsaqmd client: cannot remap its memory: %s", strerror(errno));
 	/* Nobody listens: a kick would only fill the local eventfd. */
 	hsaqm_store_relaxed(&c->shm->kick_daemon, 1u);
@@ -310,7 +360,7 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 	struct hsaqmd_msg m;
 	int fds[3], nfds = 0, rc, fd;
 
-	fd = connect_path(c->path);
+	fd = connect_path(c->path, c->named);
 	if (fd < 0)
 		return fd;
 	c->sock = fd;
@@ -321,9 +371,8 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 	if (rc == 0 && (nfds != 3 || m.u.hello_ok.shm_size != HSAQMD_SHM_SIZE ||
 			m.u.hello_ok.slots != HSAQMD_SLOTS))
 		rc = -EPROTO;
-	if (rc == 0 && mmap(c->shm, HSAQMD_SHM_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, fds[0], 0) == MAP_FAILED)
-		rc = -errno;
+	if (rc == 0)
+		rc = remap_page(c->shm, fds[0]);
 	if (rc == 0 && dup3(fds[1], c->kick_fd, O_CLOEXEC) < 0)
 		rc = -errno;
 	for (int i = 0; i < nfds; i++)
@@ -488,6 +537,19 @@ static void *client_thread(void *arg)
 	uint32_t backoff = c->reconnect_ms;
 
 	prctl(PR_SET_NAME, "hsaqm-dclient", 0, 0, 0);
+	{
+		/* Its wake-up is half of a hand-off: on a host whose cores are all busy it must
+		 * not wait for a time slice (rt_internal.h). Quietly as started when refused. */
+		int prio = HSAQM_RT_PRIO_CLIENT;
+		enum hsaqm_rt_mode mode = hsaqm_rt_from_env(&prio, NULL);
+		int rt = hsaqm_rt_self(mode, prio);
+
+		pthread_mutex_lock(&c->lock);
+		c->rt = rt;
+		pthread_mutex_unlock(&c->lock);
+		if (rt < 0)
+			hsaqm_log_info("hsaqmd client: SCHED_FIFO not permitted (%s)", strerror(-rt));
+	}
 	for (;;) {
 		struct pollfd pfd[3];
 		int n = 0, timeout = -1;
@@ -568,28 +630,28 @@ static void wake_thread(struct hsaqm_dclient *c)
 
 /* ---- public API ------------------------------------------------------------------------ */
 
-static int pick_path(const struct hsaqm_dclient_config *cfg, char *path, size_t size)
+static int pick_path(const struct hsaqm_dclient_config *cfg, char *path, size_t size,
+		     bool *named)
 {
-	const char *env = getenv("HSAQM_DAEMON");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
 
-	if (cfg->socket_path) {
-		n = snprintf(path, size, "%s", cfg->socket_path);
-	} else if (env && *env) {
-		if (!strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none"))
-			return -ENOENT;
-		n = snprintf(path, size, "%s", env);
-	} else {
-		/* The user's own daemon first, then the node's. */
-		if (xdg && *xdg == '/' && geteuid() != 0) {
-			n = snprintf(path, size, "%s/hsaqm/hsaqmd.sock", xdg);
-			if (n > 0 && (size_t)n < size && access(path, F_OK) == 0)
-				return 0;
-		}
-		n = snprintf(path, size, "/run/hsaqm/hsaqmd.sock");
-	}
+	if (!cfg->socket_path)
+		return hsaqm_sock_find(path, size, named);
+	*named = true;
+	n = snprintf(path, size, "%s", cfg->socket_path);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Whether a failed first connection is one to keep trying in the background: a socket is
+ * there (a daemon, busy or refusing us for now), as opposed to no daemon at all. */
+static bool retry_later(const struct hsaqm_dclient *c, int rc)
+{
+	struct stat st;
+
+	if (!(c->flags & HSAQM_DCLIENT_RETRY) || rc == -EPERM || rc == -EPROTO ||
+	    rc == -EINVAL || rc == -ENAMETOOLONG)
+		return false;
+	return stat(c->path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 static void client_free(struct hsaqm_dclient *c)
@@ -645,12 +707,13 @@ int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg, struct hsaqm_dcli
 	c->arg = cfg->arg;
 	c->reconnect_ms = cfg->reconnect_ms ? cfg->reconnect_ms : 100;
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 2000;
+	c->flags = cfg->flags;
 	if (cfg->name)
 		snprintf(c->name, sizeof(c->name), "%s", cfg->name);
 	else
 		prctl(PR_GET_NAME, c->name, 0, 0, 0);
 	c->name[sizeof(c->name) - 1] = '\0';
-	rc = pick_path(cfg, c->path, sizeof(c->path));
+	rc = pick_path(cfg, c->path, sizeof(c->path), &c->named);
 	c->local_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -664,6 +727,15 @@ int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg, struct hsaqm_dcli
 		pthread_mutex_lock(&c->lock);
 		rc = connect_locked(c, acts, &na);
 		pthread_mutex_unlock(&c->lock);
+		/* Refused for now (a limit, a busy daemon): the thread keeps trying. */
+		if (rc && retry_later(c, rc)) {
+			hsaqm_log_info("hsaqmd client: %s refused us (%s): trying again in the "
+				       "background", c->path, strerror(-rc));
+			pthread_mutex_lock(&c->lock);
+			disconnect_locked(c); /* the stand-ins, as after a loss */
+			pthread_mutex_unlock(&c->lock);
+			rc = 0;
+		}
 	}
 	if (rc == 0) {
 		/* The thread takes no signal of the application's. */
@@ -731,11 +803,29 @@ int hsaqm_dclient_connected(struct hsaqm_dclient *c)
 	return v;
 }
 
+static bool mech_ok(const char *m)
+{
+	size_t n = 0;
+
+	for (; m && m[n]; n++)
+		if (n + 1 >= HSAQMD_MECH_LEN ||
+		    !((m[n] >= 'a' && m[n] <= 'z') || (m[n] >= '0' && m[n] <= '9') || m[n] == '_'))
+			return false;
+	return true;
+}
+
 static int queue_config_ok(const struct hsaqm_dclient_queue_config *qc)
 {
 	return qc && qc->gpu_id != HSAQMD_ALL_GPUS && (unsigned int)qc->level <= HSAQM_LEVEL_3 &&
 	       qc->prio_adj >= -PRIO_ADJ_MAX && qc->prio_adj <= PRIO_ADJ_MAX &&
-	       qc->share_permille <= HSAQM_SHARE_MAX;
+	       qc->share_permille <= HSAQM_SHARE_MAX && mech_ok(qc->mechanism);
+}
+
+static void mech_copy(char *dst, const char *m)
+{
+	memset(dst, 0, HSAQMD_MECH_LEN);
+	if (m)
+		memcpy(dst, m, strlen(m)); /* mech_ok: shorter than the field */
 }
 
 /* Takes @q off the client's list (c->lock held). */
@@ -763,6 +853,8 @@ int hsaqm_dclient_queue_add(struct hsaqm_dclient *c, const struct hsaqm_dclient_
 		return -ENOMEM;
 	q->c = c;
 	q->cfg = *qc;
+	q->cfg.mechanism = NULL; /* the caller's string may go; the copy stays */
+	mech_copy(q->mech, qc->mechanism);
 	pthread_mutex_lock(&c->lock);
 	for (s = 0; s < HSAQMD_SLOTS && c->slots[s]; s++)
 		;
@@ -821,12 +913,15 @@ int hsaqm_dclient_queue_update(struct hsaqm_dclient_queue *q,
 	q->cfg.group = qc->group;
 	q->cfg.share_permille = qc->share_permille;
 	q->cfg.arg = qc->arg;
+	mech_copy(q->mech, qc->mechanism);
 	if (c->connected && q->registered) {
 		struct hsaqmd_queue_set s = {
 			.slot = q->slot, .what = HSAQMD_SET_ALL, .kfd_queue_id = qc->kfd_queue_id,
 			.level = (uint32_t)qc->level, .prio_adj = qc->prio_adj, .group = qc->group,
 			.share = qc->share_permille,
 		};
+
+		memcpy(s.mech, q->mech, sizeof(s.mech));
 
 		if (request(c, HSAQMD_QUEUE_SET, &s, &m, NULL, NULL) == 0)
 			rc = reply_status(&m, HSAQMD_RESULT);
@@ -861,6 +956,28 @@ int hsaqm_dclient_queue_mark(struct hsaqm_dclient_queue *q, bool ready)
 	    write(c->kick_fd, &one, sizeof(one)) < 0)
 		hsaqm_log_debug("kick: %s", strerror(errno));
 	return 0;
+}
+
+int hsaqm_dclient_queue_progress(struct hsaqm_dclient_queue *q)
+{
+	if (!q)
+		return -EINVAL;
+	/* Only the change matters to the daemon: no other word rides on it. The slot never
+	 * moves and the memory is always mapped (the daemon's, or a stand-in). */
+	hsaqm_fetch_add(&q->c->shm->slot[q->slot].progress, 1u);
+	return 0;
+}
+
+int hsaqm_dclient_thread_realtime(struct hsaqm_dclient *c)
+{
+	int v;
+
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	v = c->rt;
+	pthread_mutex_unlock(&c->lock);
+	return v;
 }
 
 int hsaqm_dclient_queue_held(struct hsaqm_dclient_queue *q)

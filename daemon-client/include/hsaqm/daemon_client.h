@@ -13,8 +13,9 @@
  * process schedules locally. The client reconnects when the daemon returns (CONNECTED, then
  * PREEMPT for the queues the daemon holds). Queue handles stay valid throughout.
  *
- * Linked statically (hsaqm_dclient) into the tool library; its symbols stay hidden there
- * (-fvisibility=hidden), so nothing here is exported by a shared object.
+ * Linked statically (hsaqm_dclient, daemon-client/) into the tool library, hsaqmd and
+ * hsaqmctl; its symbols stay hidden (-fvisibility=hidden), so nothing here is exported by a
+ * shared object. Not public API: not installed.
  *
  * A forked child must not use its parent's client (its memory and fds are the parent's
  * connection); open a new one in the child. Every fd is close-on-exec.
@@ -58,10 +59,19 @@ enum hsaqm_dclient_event {
 typedef void (*hsaqm_dclient_cb)(enum hsaqm_dclient_event ev, struct hsaqm_dclient_queue *q,
 				 void *queue_arg, void *arg);
 
+/* hsaqm_dclient_config.flags */
+/* The daemon's socket exists but the connection fails (refused at a limit, reset, no answer):
+ * open succeeds anyway, disconnected, and the client's thread keeps trying with back-off
+ * (CONNECTED when it gets in). Without it open fails, as before. */
+#define HSAQM_DCLIENT_RETRY (1u << 0)
+
 struct hsaqm_dclient_config {
 	/* The daemon's socket. NULL: $HSAQM_DAEMON; when that is unset, the user's daemon
-	 * ($XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock), then the node's (/run/hsaqm/hsaqmd.sock).
-	 * HSAQM_DAEMON=off (or 0, none) means never. */
+	 * (where hsaqmd puts it for this user: $XDG_RUNTIME_DIR/hsaqm/hsaqmd.sock, else
+	 * /tmp/hsaqm-UID/hsaqmd.sock) when it exists, then the node's (/run/hsaqm/hsaqmd.sock).
+	 * HSAQM_DAEMON=off (or 0, none) means never. Every directory on the path is checked
+	 * (docs/daemon.md "Security model"): owned by root or this user (any owner for a path
+	 * named here or in HSAQM_DAEMON), writable by nobody else. */
 	const char *socket_path;
 	int priority;            /* the process's; the daemon caps it by uid */
 	const char *name;        /* shown when /proc is not readable; NULL = the program's */
@@ -69,16 +79,19 @@ struct hsaqm_dclient_config {
 	void *arg;
 	uint32_t reconnect_ms;   /* first retry after a loss, doubling to 2 s; 0 = 100 */
 	uint32_t timeout_ms;     /* a request the daemon does not answer; 0 = 2000 */
+	uint32_t flags;          /* HSAQM_DCLIENT_* */
 };
 
 /**
  * hsaqm_dclient_open() - connect to the daemon and register the process.
  * @out: receives the client; its thread runs until hsaqm_dclient_close().
  *
- * Return: 0; -EINVAL for NULL arguments or a priority out of range; -ENOENT when no daemon
- * listens (or HSAQM_DAEMON=off): nothing is logged, the caller schedules locally;
- * -EPROTO when the daemon speaks another protocol; -ETIMEDOUT; -ENOMEM; another negative
- * errno from the socket.
+ * Return: 0 (with HSAQM_DCLIENT_RETRY also while the daemon refuses: connecting in the
+ * background); -EINVAL for NULL arguments or a priority out of range; -ENOENT when no daemon
+ * listens (or HSAQM_DAEMON=off): nothing is logged, the caller schedules locally; -EPERM when
+ * a directory of the socket's path is not trustworthy (logged at warn, with why); -EPROTO
+ * when the daemon speaks another protocol; -ETIMEDOUT; -ENOMEM; another negative errno from
+ * the socket.
  */
 int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg,
 				 struct hsaqm_dclient **out);
@@ -113,6 +126,9 @@ struct hsaqm_dclient_queue_config {
 	uint32_t group;          /* UTIL: 0 = the process is one group */
 	uint32_t share_permille; /* UTIL: 0..1000 */
 	void *arg;               /* given back in callbacks */
+	/* How the level holds in this process ("dbg_trap", "cu_mask", ...: lower-case letters,
+	 * digits, '_', under 16 bytes); NULL or "" = the level's own name. */
+	const char *mechanism;
 };
 
 /**
@@ -142,6 +158,22 @@ int hsaqm_dclient_queue_update(struct hsaqm_dclient_queue *q,
  * Return: 0; -EINVAL for NULL.
  */
 int hsaqm_dclient_queue_mark(struct hsaqm_dclient_queue *q, bool ready);
+
+/**
+ * hsaqm_dclient_queue_progress() - the queue made progress (a doorbell rang, work completed).
+ * A ready queue whose progress stops for the daemon's hold_progress_ms holds no other
+ * process until it moves again (a stopped or hung process must not hold others). One
+ * atomic add in shared memory; any thread.
+ * Return: 0; -EINVAL for NULL.
+ */
+int hsaqm_dclient_queue_progress(struct hsaqm_dclient_queue *q);
+
+/**
+ * hsaqm_dclient_thread_realtime() - the client thread's real-time priority in force (SCHED_FIFO,
+ * HSAQM_REALTIME), 0 when it runs SCHED_OTHER, -EPERM when it was asked for and not
+ * permitted, -EINVAL for NULL.
+ */
+int hsaqm_dclient_thread_realtime(struct hsaqm_dclient *c);
 
 /**
  * hsaqm_dclient_queue_held() - Return: 1 when the daemon holds the queue, 0 when not,

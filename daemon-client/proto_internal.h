@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proto_internal.h - the hsaqmd wire protocol (version 1, docs/daemon.md "Protocol") and the
+ * proto_internal.h - the hsaqmd wire protocol (version 3, docs/daemon.md "Protocol") and the
  * layout of the per-client shared memory.
  *
  * The socket is SOCK_SEQPACKET: one send is one message, so a message's length is the
@@ -21,8 +21,10 @@
 #include <stdint.h>
 
 #define HSAQMD_MAGIC 0x444d5148u /* "HQMD" in memory order on little-endian hosts */
-/* 2: the hand-off stamps in shared memory and the hand-off figures in STATS_OK. */
-#define HSAQMD_PROTO_VERSION 2
+/* 2: the hand-off stamps in shared memory and the hand-off figures in STATS_OK.
+ * 3: each slot's progress word (a hold is earned by progress), the mechanism name of a queue,
+ *    the hidden count of LIST's END (who sees whom), the refusal and liveness counters. */
+#define HSAQMD_PROTO_VERSION 3
 /* No message is larger; a datagram of more is malformed (received as truncated). */
 #define HSAQMD_MSG_MAX 512
 /* Queue slots per client: the tool library has at most a few queues per device. */
@@ -32,6 +34,8 @@
 #define HSAQMD_HEARTBEAT_MS 100u
 #define HSAQMD_HEARTBEAT_STALE_MS 2000u
 #define HSAQMD_COMM_LEN 16
+/* A preemption mechanism's name ("lv2", "dbg_trap", "cu_mask"...), NUL-terminated. */
+#define HSAQMD_MECH_LEN 16
 #define HSAQMD_NO_KFD_QUEUE UINT32_MAX
 #define HSAQMD_ALL_GPUS UINT32_MAX
 
@@ -62,7 +66,9 @@ enum hsaqmd_type {
 	HSAQMD_POLICY_GET = 16,   /* C->D -> POLICY_ENTRY..., END */
 	HSAQMD_POLICY_ENTRY = 17,
 	HSAQMD_POLICY_SET = 18,   /* C->D -> RESULT */
-	HSAQMD_TYPE_MAX = 18,
+	HSAQMD_METRICS = 19,      /* C->D -> TEXT..., END (the Prometheus text format) */
+	HSAQMD_TEXT = 20,         /* D->C: a chunk of text */
+	HSAQMD_TYPE_MAX = 20,
 };
 
 enum hsaqmd_role {
@@ -99,6 +105,8 @@ struct hsaqmd_queue_add {
 	 * client's state word for it never moves. Its current value is read from memory. */
 	uint32_t slot;
 	uint32_t pad;
+	/* The mechanism the level uses in this process; "" = the level's own name. */
+	char mech[HSAQMD_MECH_LEN];
 };
 
 struct hsaqmd_queue_add_ok {
@@ -117,7 +125,8 @@ struct hsaqmd_queue_del {
 #define HSAQMD_SET_LEVEL (1u << 1)
 #define HSAQMD_SET_PRIO_ADJ (1u << 2)
 #define HSAQMD_SET_SHARE (1u << 3) /* group and share */
-#define HSAQMD_SET_ALL 0xfu
+#define HSAQMD_SET_MECH (1u << 4)
+#define HSAQMD_SET_ALL 0x1fu
 
 struct hsaqmd_queue_set {
 	uint32_t slot;
@@ -128,6 +137,7 @@ struct hsaqmd_queue_set {
 	uint32_t group;
 	uint32_t share;
 	uint32_t pad;
+	char mech[HSAQMD_MECH_LEN];
 };
 
 struct hsaqmd_proc_set {
@@ -184,11 +194,16 @@ struct hsaqmd_list_queue {
 	uint32_t group;
 	uint32_t share;
 	uint64_t preemptions; /* commands to hold sent */
+	uint64_t held_ns;     /* time spent commanded to hold, the current hold included */
+	uint64_t stalls;      /* times its hold on others was released for want of progress */
+	uint32_t stalled;     /* 1 while it is ready without progress (it holds nobody) */
+	uint32_t pad;
+	char mech[HSAQMD_MECH_LEN];
 };
 
 struct hsaqmd_end {
-	uint32_t count; /* entries sent before it */
-	uint32_t pad;
+	uint32_t count;  /* entries sent before it */
+	uint32_t hidden; /* LIST: processes of other users the requester may not see */
 };
 
 /* Percentiles of one hand-off segment; all 0 with count 0. */
@@ -225,6 +240,24 @@ struct hsaqmd_stats_ok {
 	struct hsaqmd_lat ready_acked; /* the whole reaction, sample by sample */
 	uint64_t holds_unacked;        /* holds replaced or dropped before their ack was seen */
 	uint64_t stamps_discarded;     /* samples outside 0..1 s (another clock, or a bad stamp) */
+	/* Security refusals (docs/daemon.md "Security model"), each a connection or request: */
+	uint64_t refused_full;         /* no free connection slot (reserved ones excepted) */
+	uint64_t refused_uid_limit;    /* the uid's connections at max_clients_per_uid */
+	uint64_t refused_hello;        /* no HELLO within hello_timeout_ms */
+	uint64_t refused_slow;         /* a reader too slow for its replies: dropped */
+	uint64_t refused_device;       /* a gpu_id not in the node's topology */
+	uint64_t refused_quota;        /* a uid's queue or device quota */
+	uint64_t stalls;               /* holds released because the holder made no progress */
+	uint32_t realtime;             /* the daemon's thread runs SCHED_FIFO at this priority; 0 no */
+	uint32_t spinning;             /* 1 while it spins on the state words */
+};
+
+/* TEXT: up to HSAQMD_TEXT_MAX bytes of text, `len` of them used (no NUL). */
+#define HSAQMD_TEXT_MAX 480
+struct hsaqmd_text {
+	uint32_t len;
+	uint32_t pad;
+	char text[HSAQMD_TEXT_MAX];
 };
 
 struct hsaqmd_policy_entry {
@@ -256,6 +289,7 @@ struct hsaqmd_msg {
 		struct hsaqmd_end end;
 		struct hsaqmd_stats_ok stats_ok;
 		struct hsaqmd_policy_entry policy;
+		struct hsaqmd_text text;
 		uint8_t raw[HSAQMD_MSG_MAX];
 	} u;
 };
@@ -290,7 +324,9 @@ struct hsaqmd_shm_slot {
 	uint32_t state; /* client writes: 1 ready (has work), 0 idle */
 	uint32_t cmd;   /* daemon writes: sequence << 1 | 1 when the queue must hold */
 	uint32_t ack;   /* client writes: the last cmd it applied (its callback returned) */
-	uint32_t pad;
+	/* Client adds 1 at each doorbell and each completion: a ready queue whose word stops
+	 * changing for hold_progress_ms holds nobody (a stopped or hung process). */
+	uint32_t progress;
 };
 
 /*

@@ -35,6 +35,8 @@ static const struct {
 	[HSAQMD_POLICY_GET] = { "policy-get", 0 },
 	[HSAQMD_POLICY_ENTRY] = { "policy-entry", sizeof(struct hsaqmd_policy_entry) },
 	[HSAQMD_POLICY_SET] = { "policy-set", sizeof(struct hsaqmd_policy_entry) },
+	[HSAQMD_METRICS] = { "metrics", 0 },
+	[HSAQMD_TEXT] = { "text", sizeof(struct hsaqmd_text) },
 };
 
 int hsaqmd_msg_body_size(unsigned int type)
@@ -71,6 +73,17 @@ static int str_ok(const char *s, size_t size)
 	return memchr(s, '\0', size) != NULL;
 }
 
+/* A mechanism name: NUL-terminated, lower-case letters, digits and '_' only (a label value). */
+static int mech_ok(const char *s)
+{
+	if (!str_ok(s, HSAQMD_MECH_LEN))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
 static int policy_ok(const struct hsaqmd_policy_entry *p)
 {
 	if (p->kind > HSAQM_POLICY_NONE)
@@ -103,7 +116,8 @@ static int body_ok(unsigned int type, const struct hsaqmd_msg *m)
 		const struct hsaqmd_queue_add *q = &m->u.queue_add;
 
 		return q->gpu_id != HSAQMD_ALL_GPUS && level_ok(q->level) && adj_ok(q->prio_adj) &&
-		       q->share <= HSAQM_SHARE_MAX && q->slot < HSAQMD_SLOTS && q->pad == 0;
+		       q->share <= HSAQM_SHARE_MAX && q->slot < HSAQMD_SLOTS && q->pad == 0 &&
+		       mech_ok(q->mech);
 	}
 	case HSAQMD_QUEUE_ADD_OK: {
 		const struct hsaqmd_queue_add_ok *q = &m->u.queue_add_ok;
@@ -124,7 +138,7 @@ static int body_ok(unsigned int type, const struct hsaqmd_msg *m)
 			return 0;
 		if ((q->what & HSAQMD_SET_SHARE) && q->share > HSAQM_SHARE_MAX)
 			return 0;
-		return 1;
+		return mech_ok(q->mech);
 	}
 	case HSAQMD_PROC_SET:
 		return prio_ok(m->u.proc_set.priority) && m->u.proc_set.pad == 0;
@@ -141,6 +155,10 @@ static int body_ok(unsigned int type, const struct hsaqmd_msg *m)
 	}
 	case HSAQMD_LIST_PROC:
 		return str_ok(m->u.list_proc.comm, sizeof(m->u.list_proc.comm));
+	case HSAQMD_LIST_QUEUE:
+		return str_ok(m->u.list_queue.mech, sizeof(m->u.list_queue.mech));
+	case HSAQMD_TEXT:
+		return m->u.text.len <= HSAQMD_TEXT_MAX && m->u.text.pad == 0;
 	case HSAQMD_POLICY_SET:
 		return policy_ok(&m->u.policy) && m->u.policy.nqueues == 0;
 	case HSAQMD_POLICY_ENTRY:
