@@ -70,6 +70,7 @@ if [ "$where" != host ]; then
 fi
 
 # inroot LOG [K=V]... -- CMD...: CMD where this row runs, output to LOG; its exit status.
+# (Its variables start with "_" or are private by name: sh has no locals.)
 inroot() {
 	log=$1
 	shift
@@ -84,16 +85,16 @@ inroot() {
 		env $envs timeout 240 "$@" >"$log" 2>&1
 	else
 		# The root's flags, "--", then the command (the first n words now) at the end.
-		n=$#
-		for e in PATH=/usr/bin:/bin $envs; do
-			set -- "$@" --env "$e"
+		_n=$#
+		for _e in PATH=/usr/bin:/bin $envs; do
+			set -- "$@" --env "$_e"
 		done
 		set -- "$@" -- timeout 240
-		i=0
-		while [ "$i" -lt "$n" ]; do
+		_k=0
+		while [ "$_k" -lt "$_n" ]; do
 			set -- "$@" "$1"
 			shift
-			i=$((i + 1))
+			_k=$((_k + 1))
 		done
 		binds="--bind $src"
 		case "$build" in "$src"/*) ;; *) binds="$binds --bind $build" ;; esac
