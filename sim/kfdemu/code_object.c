@@ -95,7 +95,9 @@ int kfdemu_co_metadata(const uint8_t *img, uint64_t size, const uint8_t **md, ui
 
 /* ---- A MessagePack reader: what the metadata uses, every read bounds-checked ------------- */
 
-enum mp_type { MP_NIL, MP_BOOL, MP_UINT, MP_INT, MP_FLOAT, MP_STR, MP_BIN, MP_EXT, MP_ARRAY, MP_MAP };
+enum mp_type {
+	MP_NIL, MP_BOOL, MP_UINT, MP_INT, MP_FLOAT, MP_STR, MP_BIN, MP_EXT, MP_ARRAY, MP_MAP
+};
 
 struct mp {
 	const uint8_t *p, *end;

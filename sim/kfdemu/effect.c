@@ -37,6 +37,7 @@ struct sig {
 	uint32_t nargs;
 	const char *arg[KFDEMU_EFFECT_MAX_ARGS];
 	uint8_t size[KFDEMU_EFFECT_MAX_ARGS];
+	uint16_t ptrs;   /* which arguments are buffers (bit i: argument i) */
 };
 
 /*
@@ -46,35 +47,37 @@ struct sig {
 static const struct sig sigs[] = {
 	{ "__amd_rocclr_copyBuffer", KFDEMU_EFFECT_COPY_V3, 8,
 	  { "src", "dst", "size", "remainder", "aligned_size", "end_ptr", "next_chunk",
-	    "workgroup_size" }, { 8, 8, 8, 4, 4, 8, 4, 4 } },
+	    "workgroup_size" }, { 8, 8, 8, 4, 4, 8, 4, 4 }, 0x3 },
 	{ "__amd_rocclr_copyBuffer", KFDEMU_EFFECT_COPY_V2, 7,
 	  { "src", "dst", "size", "remainder", "aligned_size", "end_ptr", "next_chunk" },
-	  { 8, 8, 8, 4, 4, 8, 4 } },
+	  { 8, 8, 8, 4, 4, 8, 4 }, 0x3 },
 	{ "__amd_rocclr_copyBuffer", KFDEMU_EFFECT_COPY_V1, 6,
-	  { "srcI", "dstI", "srcOrigin", "dstOrigin", "size", "remain" }, { 8, 8, 8, 8, 8, 4 } },
+	  { "srcI", "dstI", "srcOrigin", "dstOrigin", "size", "remain" }, { 8, 8, 8, 8, 8, 4 },
+	  0x3 },
 	{ "__amd_rocclr_copyBufferAligned", KFDEMU_EFFECT_COPY_ALIGNED, 6,
-	  { "src", "dst", "srcOrigin", "dstOrigin", "size", "alignment" }, { 8, 8, 8, 8, 8, 4 } },
+	  { "src", "dst", "srcOrigin", "dstOrigin", "size", "alignment" }, { 8, 8, 8, 8, 8, 4 },
+	  0x3 },
 	{ "__amd_rocclr_copyBufferRect", KFDEMU_EFFECT_COPY_RECT, 5,
-	  { "src", "dst", "srcRect", "dstRect", "size" }, { 8, 8, 32, 32, 32 } },
+	  { "src", "dst", "srcRect", "dstRect", "size" }, { 8, 8, 32, 32, 32 }, 0x3 },
 	{ "__amd_rocclr_copyBufferRectAligned", KFDEMU_EFFECT_COPY_RECT_ALIGNED, 5,
-	  { "src", "dst", "srcRect", "dstRect", "size" }, { 8, 8, 32, 32, 32 } },
+	  { "src", "dst", "srcRect", "dstRect", "size" }, { 8, 8, 32, 32, 32 }, 0x3 },
 	{ "__amd_rocclr_fillBuffer", KFDEMU_EFFECT_FILL_V0, 6,
 	  { "bufUChar", "bufUInt", "pattern", "patternSize", "offset", "size" },
-	  { 8, 8, 8, 4, 8, 8 } },
+	  { 8, 8, 8, 4, 8, 8 }, 0x7 },
 	{ "__amd_rocclr_fillBufferAligned", KFDEMU_EFFECT_FILL_V3, 7,
 	  { "buf", "pattern", "pattern_size", "alignment", "end_ptr", "next_chunk",
-	    "workgroup_size" }, { 8, 8, 4, 4, 8, 4, 4 } },
+	    "workgroup_size" }, { 8, 8, 4, 4, 8, 4, 4 }, 0x3 },
 	{ "__amd_rocclr_fillBufferAligned", KFDEMU_EFFECT_FILL_V2, 6,
 	  { "buf", "pattern", "pattern_size", "alignment", "end_ptr", "next_chunk" },
-	  { 8, 8, 4, 4, 8, 4 } },
+	  { 8, 8, 4, 4, 8, 4 }, 0x3 },
 	{ "__amd_rocclr_fillBufferAligned", KFDEMU_EFFECT_FILL_V1, 8,
 	  { "bufUChar", "bufUShort", "bufUInt", "bufULong", "pattern", "patternSize", "offset",
-	    "size" }, { 8, 8, 8, 8, 8, 4, 8, 8 } },
+	    "size" }, { 8, 8, 8, 8, 8, 4, 8, 8 }, 0x1f },
 	{ "__amd_rocclr_fillBufferAligned2D", KFDEMU_EFFECT_FILL_2D, 10,
 	  { "bufUChar", "bufUShort", "bufUInt", "bufULong", "pattern", "patternSize", "offset",
-	    "width", "height", "pitch" }, { 8, 8, 8, 8, 8, 4, 8, 8, 8, 8 } },
+	    "width", "height", "pitch" }, { 8, 8, 8, 8, 8, 4, 8, 8, 8, 8 }, 0x1f },
 	{ "hsaqm_probe_spin", KFDEMU_EFFECT_PROBE_SPIN, 4,
-	  { "out", "iters", "seed", "wg_size" }, { 8, 4, 4, 4 } },
+	  { "out", "iters", "seed", "wg_size" }, { 8, 4, 4, 4 }, 0x1 },
 };
 
 static const char *const kind_names[KFDEMU_EFFECT_KINDS] = {
@@ -124,6 +127,7 @@ static bool bind_sig(const struct sig *s, const struct kfdemu_co_kernel *k, bool
 	}
 	e->kind = s->kind;
 	e->nargs = s->nargs;
+	e->ptrs = s->ptrs;
 	e->by_position = by_position;
 	return true;
 }
@@ -146,6 +150,23 @@ int kfdemu_effect_bind(const char *name, const struct kfdemu_co_kernel *k,
 	}
 	memset(e, 0, sizeof(*e));
 	return known ? -EINVAL : -ENOENT;
+}
+
+unsigned int kfdemu_effect_buffers(const struct kfdemu_effect *e, const uint8_t *ka,
+				   uint64_t *va, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; e && ka && i < e->nargs && n < max; i++) {
+		uint64_t v = 0;
+
+		if (!(e->ptrs & (1u << i)))
+			continue;
+		memcpy(&v, ka + e->off[i], 8);
+		if (v)
+			va[n++] = v;
+	}
+	return n;
 }
 
 bool kfdemu_effect_per_wg(const struct kfdemu_effect *e)

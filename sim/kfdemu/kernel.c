@@ -104,12 +104,31 @@ static struct {
 	size_t nkd, capkd;
 } kt = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/*
+ * Where a dispatch's memory is in this process: the memory objects holding its kernel
+ * arguments and buffers, found when the translator hands it over. A workgroup callback
+ * cannot ask the KFD face: an ioctl holding the face's lock may be waiting for the very
+ * model thread that runs the callback (DBG_TRAP SUSPEND_QUEUES waits for the device to save
+ * its waves), so every address the callback touches is found here instead.
+ */
+#define KPIN_OBJECTS 6
+
+struct kpin {
+	unsigned int n;
+	struct {
+		uint64_t base, size;
+		uint8_t *host;
+	} obj[KPIN_OBJECTS];
+};
+
 /* A dispatch with an effect, between its hand-over and its last workgroup. */
 struct kflight {
 	uint64_t kernarg;      /* 0: free */
 	uint64_t left;         /* workgroup callbacks still to come */
 	uint64_t seq;          /* age, for eviction */
+	bool known;            /* g is the dispatch's shape (else: unknown) */
 	struct kfdemu_geom g;
+	struct kpin pin;
 };
 
 static struct {
@@ -239,22 +258,34 @@ struct blit_fill_args {
 	uint32_t fill_value, num_workitems;
 };
 
-/* Model thread, once per workgroup: workgroup 0 does the whole copy or fill. */
-static void blit_wg(struct kstat *st, uint32_t wg_index, uint64_t kernarg_va)
+/* The buffers a ROCr blit reaches (its copy's source and destination, its fill's start). */
+static unsigned int blit_buffers(enum blit kind, const uint8_t *ka, uint64_t *va)
 {
-	const void *kernarg = kfdemu_gpu_ptr(kernarg_va, sizeof(struct blit_copy_aligned_args));
+	if (kind == BLIT_FILL) {
+		memcpy(va, ka + offsetof(struct blit_fill_args, phase1_dst_start), 8);
+		return 1;
+	}
+	/* Both copy layouts start with the phase-1 source and destination. */
+	memcpy(va, ka, 16);
+	return 2;
+}
+
+/* Workgroup 0 of a ROCr blit (or its hand-over in shared mode): the whole copy or fill. */
+static void blit_wg(struct kstat *st, uint64_t kernarg_va, kfdemu_xlate_fn xlate, void *ctx)
+{
+	const void *kernarg = xlate(ctx, kernarg_va, sizeof(struct blit_copy_aligned_args));
 	uint64_t src, dst, len;
 	void *d;
 	const void *s;
 
-	if (wg_index != 0 || !kernarg)
+	if (!kernarg)
 		return;
 	if (st->blit == BLIT_FILL) {
 		const struct blit_fill_args *a = kernarg;
 
 		dst = a->phase1_dst_start;
 		len = a->phase2_dst_end - dst;
-		d = a->phase2_dst_end >= dst ? kfdemu_gpu_ptr(dst, len) : NULL;
+		d = a->phase2_dst_end >= dst ? xlate(ctx, dst, len) : NULL;
 		if (!d) {
 			hsaqm_log_warn("kfdemu: blit fill outside the process's GPU memory, skipped");
 			return;
@@ -276,8 +307,8 @@ static void blit_wg(struct kstat *st, uint32_t wg_index, uint64_t kernarg_va)
 		dst = a->phase_start[1];
 		len = a->src_end - src;
 	}
-	s = kfdemu_gpu_ptr(src, len);
-	d = kfdemu_gpu_ptr(dst, len);
+	s = xlate(ctx, src, len);
+	d = xlate(ctx, dst, len);
 	if (!s || !d) {
 		hsaqm_log_warn("kfdemu: blit copy of %llu bytes outside the process's GPU memory, "
 			       "skipped", (unsigned long long)len);
@@ -351,18 +382,52 @@ static void kernel_effect(const char *name, const uint8_t *img, uint64_t size,
 	free(k);
 }
 
+/* The KFD face's view (any thread but a model thread's callback). */
 static void *gpu_xlate(void *ctx, uint64_t va, uint64_t len)
 {
 	(void)ctx;
 	return kfdemu_gpu_ptr(va, len);
 }
 
+/* Translator thread: remember the memory object holding @va (false: none, or no room). */
+static bool pin_add(struct kpin *p, uint64_t va)
+{
+	uint64_t base, size;
+	void *host;
+
+	for (unsigned int i = 0; i < p->n; i++)
+		if (va >= p->obj[i].base && va - p->obj[i].base < p->obj[i].size)
+			return true;
+	if (p->n == KPIN_OBJECTS ||
+	    sim_kfd_face_gpu_object(kfdemu_sim(), va, &base, &size, &host))
+		return false;
+	p->obj[p->n].base = base;
+	p->obj[p->n].size = size;
+	p->obj[p->n].host = host;
+	p->n++;
+	return true;
+}
+
+/* A model thread's view: only inside the objects pinned at hand-over (else a fault). */
+static void *pin_xlate(void *ctx, uint64_t va, uint64_t len)
+{
+	const struct kpin *p = ctx;
+
+	for (unsigned int i = 0; i < p->n; i++) {
+		uint64_t off = va - p->obj[i].base;
+
+		if (va >= p->obj[i].base && off < p->obj[i].size && len <= p->obj[i].size - off)
+			return p->obj[i].host + off;
+	}
+	return NULL;
+}
+
 /* Perform @kd's effect for workgroup @wg of the dispatch whose arguments are at @kernarg_va. */
 static void effect_run(struct kdesc *kd, uint64_t kernarg_va, const struct kfdemu_geom *g,
-		       uint64_t wg)
+		       uint64_t wg, kfdemu_xlate_fn xlate, void *ctx)
 {
-	const uint8_t *ka = kfdemu_gpu_ptr(kernarg_va, kd->eff.span);
-	int err = ka ? kfdemu_effect_run(&kd->eff, ka, g, wg, gpu_xlate, NULL) : -EFAULT;
+	const uint8_t *ka = xlate(ctx, kernarg_va, kd->eff.span);
+	int err = ka ? kfdemu_effect_run(&kd->eff, ka, g, wg, xlate, ctx) : -EFAULT;
 
 	/* Counted once per dispatch: at its workgroup 0, or when done at once. */
 	if (wg == 0 || wg == KFDEMU_EFFECT_ALL_WGS)
@@ -374,11 +439,32 @@ static void effect_run(struct kdesc *kd, uint64_t kernarg_va, const struct kfdem
 			       err == -EFAULT ? "outside the process's GPU memory" : strerror(-err));
 }
 
-/* Translator thread: remember a dispatch's shape until its workgroups have run. */
-static void flight_add(uint64_t kernarg, const struct kfdemu_geom *g, uint64_t nwg)
+/*
+ * Translator thread: remember a dispatch with an effect until its workgroups have run: its
+ * shape (@g, NULL when unknown) and the memory objects its effect reaches.
+ */
+static void flight_add(struct kdesc *kd, uint64_t kernarg, const struct kfdemu_geom *g,
+		       uint64_t nwg)
 {
+	struct kflight nf = { .kernarg = kernarg, .left = nwg, .known = g != NULL };
 	struct kflight *slot = NULL;
+	uint64_t va[KPIN_OBJECTS];
+	unsigned int n = 0;
+	const uint8_t *ka;
 
+	if (g)
+		nf.g = *g;
+	/* Its arguments' object first: the buffers are read from there. */
+	if (!pin_add(&nf.pin, kernarg))
+		return; /* not GPU memory: its workgroup 0 finds no entry and says so */
+	ka = pin_xlate(&nf.pin, kernarg, kd->st->blit != BLIT_NONE ?
+			sizeof(struct blit_copy_aligned_args) : kd->eff.span);
+	if (ka && kd->st->blit != BLIT_NONE)
+		n = blit_buffers(kd->st->blit, ka, va);
+	else if (ka)
+		n = kfdemu_effect_buffers(&kd->eff, ka, va, KPIN_OBJECTS - 1);
+	for (unsigned int i = 0; i < n; i++)
+		pin_add(&nf.pin, va[i]); /* one it cannot pin: the effect's range there faults */
 	pthread_mutex_lock(&fl.lock);
 	for (unsigned int i = 0; i < KFDEMU_FLIGHTS; i++) {
 		struct kflight *f = &fl.f[i];
@@ -388,22 +474,20 @@ static void flight_add(uint64_t kernarg, const struct kfdemu_geom *g, uint64_t n
 			slot = f;
 			break;
 		}
-		/* Else a free entry, else the oldest (performed as covering its arguments). */
+		/* Else a free entry, else the oldest (whose effect is then not performed). */
 		if (!slot || (slot->kernarg && (!f->kernarg || f->seq < slot->seq)))
 			slot = f;
 	}
-	slot->kernarg = kernarg;
-	slot->left = nwg;
-	slot->seq = ++fl.seq;
-	slot->g = *g;
+	nf.seq = ++fl.seq;
+	*slot = nf;
 	pthread_mutex_unlock(&fl.lock);
 }
 
 /*
- * Model thread, at a workgroup's end: the dispatch's shape into *g (false when not tracked);
- * @take_all ends the dispatch's entry now (a blit's workgroup 0 does all of it).
+ * Model thread, at a workgroup's end: the dispatch's entry into *out (false: not tracked);
+ * @take_all ends it now (a blit's workgroup 0 does all of it).
  */
-static bool flight_get(uint64_t kernarg, bool take_all, struct kfdemu_geom *g)
+static bool flight_get(uint64_t kernarg, bool take_all, struct kflight *out)
 {
 	bool found = false;
 
@@ -413,7 +497,7 @@ static bool flight_get(uint64_t kernarg, bool take_all, struct kfdemu_geom *g)
 
 		if (f->kernarg != kernarg)
 			continue;
-		*g = f->g;
+		*out = *f;
 		found = true;
 		if (take_all || --f->left == 0)
 			f->kernarg = 0;
@@ -455,19 +539,27 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *ke
 	struct kdesc *kd = arg;
 	struct kstat *st = kd->st;
 	uint64_t ka = (uint64_t)(uintptr_t)kernarg;
+	bool per_wg = kfdemu_effect_per_wg(&kd->eff);
 
 	(void)dispatch_id;
-	if (st->blit != BLIT_NONE)
-		blit_wg(st, wg_index, ka);
-	if (kd->eff.kind != KFDEMU_EFFECT_NONE) {
-		bool per_wg = kfdemu_effect_per_wg(&kd->eff);
-		struct kfdemu_geom g;
+	/* A blit's whole effect at its workgroup 0, the probe kernel's workgroup by workgroup. */
+	if ((st->blit != BLIT_NONE || kd->eff.kind != KFDEMU_EFFECT_NONE) &&
+	    (per_wg || wg_index == 0)) {
+		struct kflight f;
 
-		/* A blit's whole effect at its workgroup 0, the probe's workgroup by workgroup. */
-		if (per_wg || wg_index == 0) {
-			bool known = flight_get(ka, !per_wg, &g);
+		if (!flight_get(ka, !per_wg, &f)) {
+			static int said;
 
-			effect_run(kd, ka, known ? &g : NULL, per_wg ? wg_index : KFDEMU_EFFECT_ALL_WGS);
+			/* Lost (more dispatches in flight than tracked) or not GPU memory. */
+			hsaqm_log_notice(&said, "hsaqm: kfdemu: the effect of a dispatch of %s was "
+					 "not performed (not tracked at hand-over)", st->name);
+			if (wg_index == 0 && kd->eff.kind != KFDEMU_EFFECT_NONE)
+				hsaqm_fetch_add(&st->refused, 1u);
+		} else if (st->blit != BLIT_NONE) {
+			blit_wg(st, ka, pin_xlate, &f.pin);
+		} else {
+			effect_run(kd, ka, f.known ? &f.g : NULL,
+				   per_wg ? wg_index : KFDEMU_EFFECT_ALL_WGS, pin_xlate, &f.pin);
 		}
 	}
 	hsaqm_fetch_add(&st->workgroups, 1u);
@@ -514,9 +606,14 @@ static void shared_dispatch(struct kdesc *kd, uint64_t nwg, uint64_t kernarg,
 	if (!kfdemu_shared())
 		return;
 	if (kd->st->blit != BLIT_NONE && nwg)
-		blit_wg(kd->st, 0, kernarg);
-	if (kd->eff.kind != KFDEMU_EFFECT_NONE && nwg)
-		effect_run(kd, kernarg, g, KFDEMU_EFFECT_ALL_WGS);
+		blit_wg(kd->st, kernarg, gpu_xlate, NULL);
+	if (kd->eff.kind != KFDEMU_EFFECT_NONE && nwg) {
+		if (g || !kfdemu_effect_per_wg(&kd->eff))
+			effect_run(kd, kernarg, g, KFDEMU_EFFECT_ALL_WGS, gpu_xlate, NULL);
+		else /* shape unknown: each of its workgroups, as their callbacks would */
+			for (uint64_t w = 0; w < nwg; w++)
+				effect_run(kd, kernarg, NULL, w, gpu_xlate, NULL);
+	}
 	hsaqm_fetch_add(&kd->st->workgroups, nwg);
 }
 
@@ -643,8 +740,8 @@ static int resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, uint64_t kernarg
 	err = model_for(sim, kd, waves, ns, model_handle);
 	if (!err) {
 		hsaqm_fetch_add(&kd->st->dispatches, 1u);
-		if (effect && g && !kfdemu_shared() && nwg)
-			flight_add(kernarg, g, nwg);
+		if ((effect || kd->st->blit != BLIT_NONE) && !kfdemu_shared() && nwg)
+			flight_add(kd, kernarg, g, nwg);
 		shared_dispatch(kd, nwg, kernarg, g);
 	}
 	pthread_mutex_unlock(&kt.lock);

@@ -196,6 +196,7 @@ enum kfdemu_effect_kind {
 struct kfdemu_effect {
 	enum kfdemu_effect_kind kind;
 	bool by_position;          /* the metadata had no names: bound by the signature's order */
+	uint16_t ptrs;             /* which arguments are buffers (bit i: argument i) */
 	uint32_t nargs;
 	uint32_t span;             /* kernarg bytes the arguments occupy */
 	uint32_t off[KFDEMU_EFFECT_MAX_ARGS];
@@ -231,6 +232,12 @@ const char *kfdemu_effect_name(enum kfdemu_effect_kind kind);
  */
 int kfdemu_effect_bind(const char *name, const struct kfdemu_co_kernel *k,
 		       struct kfdemu_effect *e);
+/*
+ * The non-null buffer arguments of a dispatch (@ka: its kernel arguments): every address its
+ * effect reaches lies in the memory object of one of them. Returns how many (at most @max).
+ */
+unsigned int kfdemu_effect_buffers(const struct kfdemu_effect *e, const uint8_t *ka,
+				   uint64_t *va, unsigned int max);
 /* True when each workgroup has its own effect (the probe); blits do theirs at once. */
 bool kfdemu_effect_per_wg(const struct kfdemu_effect *e);
 /*
