@@ -324,20 +324,10 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 		switch (type) {
 		case HSAQM_AQL_TYPE_KERNEL_DISPATCH: {
 			const struct hsaqm_aql_dispatch *d = &p.dispatch;
-			uint64_t items = (uint64_t)d->workgroup_size_x * d->workgroup_size_y *
-					 d->workgroup_size_z;
-			uint32_t waves = (uint32_t)((items + 63) / 64);
-			uint64_t h, nwg = 0;
+			uint64_t h;
 
-			if (d->workgroup_size_x && d->workgroup_size_y && d->workgroup_size_z)
-				nwg = (((uint64_t)d->grid_size_x + d->workgroup_size_x - 1) /
-				       d->workgroup_size_x) *
-				      (((uint64_t)d->grid_size_y + d->workgroup_size_y - 1) /
-				       d->workgroup_size_y) *
-				      (((uint64_t)d->grid_size_z + d->workgroup_size_z - 1) /
-				       d->workgroup_size_z);
-			if (waves && !kfdemu_kernel_resolve(d->kernel_object, waves, nwg,
-							   (void *)(uintptr_t)d->kernarg_address, &h))
+			/* The packet itself: a performed kernel's effect needs its grid (effect.c). */
+			if (!kfdemu_kernel_resolve_dispatch(d, &h))
 				out.dispatch.kernel_object = h;
 			out.dispatch.completion_signal = map_completion(sim, q, d->completion_signal);
 			break;
