@@ -185,10 +185,11 @@ struct hsaqm_hsa_proxy *hsaqm_hsa_proxy_from_doorbell(struct hsaqm_hsa_signal si
 /**
  * hsaqm_hsa_proxy_doorbell() - the application stored @value into the proxy doorbell.
  * Scans the proxy ring from the last valid packet seen while headers are valid (the
- * doorbell is a hint: with several producers an earlier packet may still be in writing),
- * stores @value into the doorbell signal's memory as the runtime would, and reports the
- * valid end to lib, which may release and preempt inline (the reaction path runs in the
- * caller's thread). Thread safe: several producers may ring at once. NULL is a no-op.
+ * doorbell is a hint: with several producers an earlier packet may still be in writing)
+ * and reports the valid end to lib, which may release and preempt inline (the reaction path
+ * runs in the caller's thread). @value itself is not kept: a doorbell signal cannot be read
+ * (ROCr's refuse loads and waits), so the signal is left as it is. Thread safe: several
+ * producers may ring at once. NULL is a no-op.
  */
 void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *proxy, hsaqm_hsa_signal_value_t value);
 
