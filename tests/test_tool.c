@@ -17,6 +17,7 @@
 
 #include "fake_tool.h"
 #include "t_cunit.h"
+#include "t_json.h"
 #include "t_tool.h"
 #include "tool_internal.h"
 
@@ -151,6 +152,31 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 
 /* ---- Loading ------------------------------------------------------------------------------- */
 
+/*
+ * The tool's statistics document parses, and its one queue is lib's per-queue object
+ * (docs/stats.md: launch parameters, latency with its minimum) with the tool's members added.
+ */
+static void stats_document_is_libs_schema_extended(const char *js, bool destroyed)
+{
+	static const char *const lib_keys[] = {
+		"\"name\":", "\"device\":", "\"priority\":", "\"group\":", "\"share_permille\":",
+		"\"level_reason\":", "\"state\":", "\"lv1_threshold\":", "\"lv1_batch\":",
+		"\"lv2_interval\":", "\"submitted\":40,", "\"markers\":", "\"min\":", "\"p999\":",
+	};
+	static const char *const tool_keys[] = { "\"queue_id\":", "\"size\":256,",
+						   "\"hsa_priority\":\"normal\"" };
+	char obj[2048];
+
+	CU_ASSERT(t_json_valid(js));
+	CU_ASSERT_FATAL(t_json_object_with(js, "\"queue_id\":", obj, sizeof(obj)));
+	for (size_t i = 0; i < sizeof(lib_keys) / sizeof(lib_keys[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(obj, lib_keys[i]));
+	for (size_t i = 0; i < sizeof(tool_keys) / sizeof(tool_keys[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(obj, tool_keys[i]));
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, destroyed ? "\"destroyed\":true" : "\"destroyed\":false"));
+	CU_ASSERT_EQUAL(t_count(js, "\"queue_id\":"), 1u);
+}
+
 static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 {
 	struct t_hsa h;
@@ -195,9 +221,15 @@ static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"submitted\":40"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"effective_level\":\"lv2\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"active\":true"));
+	stats_document_is_libs_schema_extended(js, false);
 	free(js);
 
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(q), HSAQM_HSA_STATUS_SUCCESS);
+	/* The destroyed queue keeps its final object, in the same schema. */
+	js = t_proc_stats(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	stats_document_is_libs_schema_extended(js, true);
+	free(js);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_proc_unbind(&p);
 	/* hsa_shut_down: OnUnload, then the table is the runtime's again. */

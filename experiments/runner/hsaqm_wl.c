@@ -42,6 +42,7 @@
 #include "hsaqm/api_table.h"
 #include "hsaqm/barrier.h"
 #include "hsaqm/sim.h"
+#include "json_internal.h"
 #include "wl.h"
 
 #define NS_US 1000ull
@@ -1014,33 +1015,37 @@ static int agg_add(struct agg *a, const struct task_run *tr)
 	return 0;
 }
 
-/* The users' field names, then a CDF of at most 200 points. */
-static void agg_json(FILE *f, struct agg *a)
+/* The users' field names, then a CDF of at most 200 points, into the current object. */
+static void agg_json(struct hsaqm_json *j, struct agg *a)
 {
+	size_t pts = a->n < 200 ? a->n : 200;
 	double sum = 0;
 
 	qsort(a->lat, a->n, sizeof(*a->lat), cmp_double);
 	for (size_t i = 0; i < a->n; i++)
 		sum += a->lat[i];
-	fprintf(f, "\"requests\":%zu,\"incomplete\":%" PRIu64 ",\"dropped\":%" PRIu64 ",",
-		a->n, a->incomplete, a->dropped);
-	fprintf(f, "\"latency_avg_ms\":%.4f,\"latency_p50_ms\":%.4f,\"latency_p95_ms\":%.4f,"
-		   "\"latency_p99_ms\":%.4f,\"latency_max_ms\":%.4f,",
-		a->n ? sum / (double)a->n : 0, pct(a->lat, a->n, 50), pct(a->lat, a->n, 95),
-		pct(a->lat, a->n, 99), a->n ? a->lat[a->n - 1] : 0);
-	fprintf(f, "\"throughput_rps\":%.4f,\"throughput_ips\":%.4f,\"images_per_sec\":%.3f,",
-		a->rps, a->ips, a->img);
-	fprintf(f, "\"cdf_ms\":[");
-	size_t pts = a->n < 200 ? a->n : 200;
-
+	hsaqm_json_uint(j, "requests", a->n);
+	hsaqm_json_uint(j, "incomplete", a->incomplete);
+	hsaqm_json_uint(j, "dropped", a->dropped);
+	hsaqm_json_fixed(j, "latency_avg_ms", a->n ? sum / (double)a->n : 0, 4);
+	hsaqm_json_fixed(j, "latency_p50_ms", pct(a->lat, a->n, 50), 4);
+	hsaqm_json_fixed(j, "latency_p95_ms", pct(a->lat, a->n, 95), 4);
+	hsaqm_json_fixed(j, "latency_p99_ms", pct(a->lat, a->n, 99), 4);
+	hsaqm_json_fixed(j, "latency_max_ms", a->n ? a->lat[a->n - 1] : 0, 4);
+	hsaqm_json_fixed(j, "throughput_rps", a->rps, 4);
+	hsaqm_json_fixed(j, "throughput_ips", a->ips, 4);
+	hsaqm_json_fixed(j, "images_per_sec", a->img, 3);
+	hsaqm_json_begin_array(j, "cdf_ms");
 	for (size_t i = 0; i < pts; i++) {
 		size_t k = pts == a->n ? i : (size_t)((double)(i + 1) / (double)pts *
 						      (double)a->n) - 1;
 
-		fprintf(f, "%s[%.4f,%.5f]", i ? "," : "", a->lat[k],
-			(double)(k + 1) / (double)a->n);
+		hsaqm_json_begin_array(j, NULL);
+		hsaqm_json_fixed(j, NULL, a->lat[k], 4);
+		hsaqm_json_fixed(j, NULL, (double)(k + 1) / (double)a->n, 5);
+		hsaqm_json_end_array(j);
 	}
-	fprintf(f, "]");
+	hsaqm_json_end_array(j);
 }
 
 /*
@@ -1061,12 +1066,13 @@ static uint64_t first_launch(const struct task_run *tr)
 	return tr->nreq && tr->model->kernels == 1 && tr->reqs[0].end ? tr->reqs[0].launch : 0;
 }
 
-static void ms_or_null(FILE *f, uint64_t ns)
+/* Model nanoseconds as milliseconds, 0 (not known) as null. */
+static void ms_or_null(struct hsaqm_json *j, const char *key, uint64_t ns)
 {
 	if (ns)
-		fprintf(f, "%.6f", (double)ns / 1e6);
+		hsaqm_json_fixed(j, key, (double)ns / 1e6, 6);
 	else
-		fputs("null", f);
+		hsaqm_json_raw(j, key, NULL);
 }
 
 /*
@@ -1074,29 +1080,28 @@ static void ms_or_null(FILE *f, uint64_t ns)
  * statistics name) and every request of every task in absolute model ms (the device's clock,
  * common to the processes of a run): [planned, submitted, last kernel launched, completed].
  */
-static void request_log_json(FILE *f, const struct run *r, unsigned int pi)
+static void request_log_json(struct hsaqm_json *j, const struct run *r, unsigned int pi)
 {
 	const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
 
-	fprintf(f, ",\"t_start_ms\":%.6f,\"streams\":[", (double)r->t_start / 1e6);
+	hsaqm_json_fixed(j, "t_start_ms", (double)r->t_start / 1e6, 6);
+	hsaqm_json_begin_array(j, "streams");
 	for (unsigned int si = 0; si < pr->nstreams; si++) {
 		const struct wl_queue *wq = &r->queues[pi][si];
 
-		fprintf(f, "%s{\"name\":\"%s\",\"create_ms\":%.6f,\"queue_id\":", si ? "," : "",
-			pr->streams[si].name, (double)pr->streams[si].create_ns / 1e6);
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "name", pr->streams[si].name);
+		hsaqm_json_fixed(j, "create_ms", (double)pr->streams[si].create_ns / 1e6, 6);
 		if (wq->q)
-			fprintf(f, "%llu", (unsigned long long)wq->q->id);
+			hsaqm_json_uint(j, "queue_id", wq->q->id);
 		else
-			fputs("null", f);
-		fputs(",\"create_call_ms\":", f);
-		ms_or_null(f, wq->create_call);
-		fputs(",\"created_ms\":", f);
-		ms_or_null(f, wq->created);
-		fputc('}', f);
+			hsaqm_json_raw(j, "queue_id", NULL);
+		ms_or_null(j, "create_call_ms", wq->create_call);
+		ms_or_null(j, "created_ms", wq->created);
+		hsaqm_json_end_object(j);
 	}
-	fputs("],\"tasks\":[", f);
-	bool first = true;
-
+	hsaqm_json_end_array(j);
+	hsaqm_json_begin_array(j, "tasks");
 	for (unsigned int i = 0; i < r->ntasks; i++) {
 		const struct task_run *tr = r->tasks[i];
 		size_t done = 0;
@@ -1105,26 +1110,28 @@ static void request_log_json(FILE *f, const struct run *r, unsigned int pi)
 			continue;
 		for (size_t k = 0; k < tr->nreq; k++)
 			done += tr->reqs[k].end != 0;
-		fprintf(f, "%s{\"name\":\"%s\",\"stream\":\"%s\",\"submitted\":%zu,"
-			   "\"completed\":%zu,\"dropped\":%" PRIu64 ",\"first_launch_ms\":",
-			first ? "" : ",", tr->task->name, pr->streams[tr->task->stream].name, tr->nreq,
-			done, tr->dropped);
-		first = false;
-		ms_or_null(f, first_launch(tr));
-		fputs(",\"log\":[", f);
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "name", tr->task->name);
+		hsaqm_json_string(j, "stream", pr->streams[tr->task->stream].name);
+		hsaqm_json_uint(j, "submitted", tr->nreq);
+		hsaqm_json_uint(j, "completed", done);
+		hsaqm_json_uint(j, "dropped", tr->dropped);
+		ms_or_null(j, "first_launch_ms", first_launch(tr));
+		hsaqm_json_begin_array(j, "log");
 		for (size_t k = 0; k < tr->nreq; k++) {
 			const struct req *q = &tr->reqs[k];
 
-			fprintf(f, "%s[%.6f,%.6f,", k ? "," : "", (double)q->planned / 1e6,
-				(double)q->arrival / 1e6);
-			ms_or_null(f, q->launch);
-			fputc(',', f);
-			ms_or_null(f, q->end);
-			fputc(']', f);
+			hsaqm_json_begin_array(j, NULL);
+			hsaqm_json_fixed(j, NULL, (double)q->planned / 1e6, 6);
+			hsaqm_json_fixed(j, NULL, (double)q->arrival / 1e6, 6);
+			ms_or_null(j, NULL, q->launch);
+			ms_or_null(j, NULL, q->end);
+			hsaqm_json_end_array(j);
 		}
-		fputs("]}", f);
+		hsaqm_json_end_array(j);
+		hsaqm_json_end_object(j);
 	}
-	fputc(']', f);
+	hsaqm_json_end_array(j);
 }
 
 /* How this run's processes ran: said in every result. */
@@ -1145,23 +1152,33 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 {
 	const struct hsaqm_wl_file *wl = r->wl;
 	const struct hsaqm_wl_config *c = &r->cfg;
+	struct hsaqm_json j;
 	int rc = 0;
 
-	fprintf(f, "{\"workload\":\"%s\",\"configuration\":\"%s\",\"label\":\"%s\","
-		   "\"mode\":\"%s\",\"level\":%d,\"lv1_threshold\":%u,\"lv1_batch\":%u,"
-		   "\"lv2_interval\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,"
-		   "\"floor_slice_us\":%u,\"hip_priority\":%s,",
-		wl->name, c->name, c->label, hsaqm_wl_mode_name(c->mode), c->level,
-		c->lv1_threshold, c->lv1_batch, c->lv2_interval,
-		c->policy == 1 ? "util" : c->policy == 2 ? "none" : "hpf", c->floor_period_us,
-		c->floor_slice_us, c->hip_priority ? "true" : "false");
-	fprintf(f, "\"seed\":%" PRIu64 ",\"time_scale\":%.6g,\"length_s\":%.6g,"
-		   "\"warmup_s\":%.6g,\"wall_s\":%.3f,\"model_figures\":true,\"pid\":%d,"
-		   "\"execution\":\"%s\",\"tool_status\":\"%s\",\"processes\":[",
-		r->seed, r->scale, (double)r->length_ns / 1e9, (double)r->warmup_ns / 1e9, wall_s,
-		(int)getpid(), exec_note(r), r->tool_status);
-	bool first = true;
-
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "workload", wl->name);
+	hsaqm_json_string(&j, "configuration", c->name);
+	hsaqm_json_string(&j, "label", c->label);
+	hsaqm_json_string(&j, "mode", hsaqm_wl_mode_name(c->mode));
+	hsaqm_json_int(&j, "level", c->level);
+	hsaqm_json_uint(&j, "lv1_threshold", c->lv1_threshold);
+	hsaqm_json_uint(&j, "lv1_batch", c->lv1_batch);
+	hsaqm_json_uint(&j, "lv2_interval", c->lv2_interval);
+	hsaqm_json_string(&j, "policy", c->policy == 1 ? "util" : c->policy == 2 ? "none" : "hpf");
+	hsaqm_json_uint(&j, "floor_period_us", c->floor_period_us);
+	hsaqm_json_uint(&j, "floor_slice_us", c->floor_slice_us);
+	hsaqm_json_bool(&j, "hip_priority", c->hip_priority);
+	hsaqm_json_uint(&j, "seed", r->seed);
+	hsaqm_json_number(&j, "time_scale", r->scale, 6);
+	hsaqm_json_number(&j, "length_s", (double)r->length_ns / 1e9, 6);
+	hsaqm_json_number(&j, "warmup_s", (double)r->warmup_ns / 1e9, 6);
+	hsaqm_json_fixed(&j, "wall_s", wall_s, 3);
+	hsaqm_json_bool(&j, "model_figures", true);
+	hsaqm_json_int(&j, "pid", (long long)getpid());
+	hsaqm_json_string(&j, "execution", exec_note(r));
+	hsaqm_json_string(&j, "tool_status", r->tool_status);
+	hsaqm_json_begin_array(&j, "processes");
 	for (unsigned int pi = 0; pi < wl->nprocs; pi++) {
 		const struct hsaqm_wl_process *pr = &wl->procs[pi];
 		struct agg all = { 0 };
@@ -1173,12 +1190,11 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 		for (unsigned int i = 0; i < r->ntasks; i++)
 			if (r->tasks[i]->pi == pi && !rc)
 				rc = agg_add(&all, r->tasks[i]);
-		fprintf(f, "%s{\"name\":\"%s\",\"role\":\"%s\",", first ? "" : ",", pr->name,
-			pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
-		first = false;
-		agg_json(f, &all);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", pr->name);
+		hsaqm_json_string(&j, "role", pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
+		agg_json(&j, &all);
 		free(all.lat);
-		fprintf(f, ",\"groups\":[");
 		for (unsigned int ti = 0; ti < pr->ntasks; ti++) {
 			bool seen = false;
 
@@ -1187,6 +1203,7 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 			if (!seen)
 				groups[ng++] = pr->tasks[ti].group;
 		}
+		hsaqm_json_begin_array(&j, "groups");
 		for (unsigned int g = 0; g < ng; g++) {
 			struct agg ga = { 0 };
 
@@ -1194,25 +1211,27 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 				if (r->tasks[i]->pi == pi && !strcmp(r->tasks[i]->task->group,
 								     groups[g]) && !rc)
 					rc = agg_add(&ga, r->tasks[i]);
-			fprintf(f, "%s{\"name\":\"%s\",", g ? "," : "", groups[g]);
-			agg_json(f, &ga);
-			fprintf(f, "}");
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_string(&j, "name", groups[g]);
+			agg_json(&j, &ga);
+			hsaqm_json_end_object(&j);
 			free(ga.lat);
 		}
-		fprintf(f, "]");
+		hsaqm_json_end_array(&j);
 		if (r->request_log)
-			request_log_json(f, r, pi);
-		fprintf(f, "}");
+			request_log_json(&j, r, pi);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "]");
+	hsaqm_json_end_array(&j);
 	if (r->tool_stats) {
 		size_t l = strlen(r->tool_stats);
 
 		while (l && (r->tool_stats[l - 1] == '\n' || r->tool_stats[l - 1] == ' '))
 			r->tool_stats[--l] = '\0';
-		fprintf(f, ",\"hsaqm_stats\":%s", r->tool_stats);
+		hsaqm_json_raw(&j, "hsaqm_stats", r->tool_stats);
 	}
-	fprintf(f, "}\n");
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	return rc;
 }
 

@@ -108,72 +108,47 @@ static int queue_priority(int base, int hsa_prio)
 
 /* ---- Statistics -------------------------------------------------------------------------- */
 
-/* One queue as a JSON object (docs/tool.md); "destroyed" says whether it is gone. */
-static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
+static const char *hsa_priority_name(int prio)
 {
-	struct hsaqm_xq_info info;
-	struct hsaqm_xq_stats st;
-	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
-
-	if (hsaqm_xq_get_info(q->xq, &info) || hsaqm_xq_get_stats(q->xq, &st)) {
-		fputs("{}", f);
-		return;
-	}
-	fputs("{\"name\":", f);
-	hsaqm_json_str(f, info.name);
-	fprintf(f, ",\"queue_id\":%llu,\"size\":%u,\"device\":%u,\"hsa_priority\":\"%s\"",
-		(unsigned long long)hq->id, hq->size, info.device,
-		q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH  ? "high"
-		: q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW ? "low"
-								  : "normal");
-	fprintf(f, ",\"priority\":%d,\"requested_level\":\"%s\",\"effective_level\":\"%s\"",
-		info.priority, hsaqm_level_name(info.requested_level),
-		hsaqm_level_name(info.effective_level));
-	fputs(",\"level_reason\":", f);
-	hsaqm_json_str(f, info.level_reason);
-	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s,\"destroyed\":%s",
-		destroyed ? "destroyed" : hsaqm_xq_state_name(info.state),
-		info.held_by_hand ? "true" : "false", info.failed_open ? "true" : "false",
-		destroyed ? "true" : "false");
-	fprintf(f,
-		",\"submitted\":%llu,\"released\":%llu,\"completed\":%llu,\"preemptions\":%llu"
-		",\"preempted_ns\":%llu,\"guardians\":%llu,\"markers\":%llu",
-		(unsigned long long)st.submitted, (unsigned long long)st.released,
-		(unsigned long long)st.completed, (unsigned long long)st.preemptions,
-		(unsigned long long)st.preempted_ns, (unsigned long long)st.guardians,
-		(unsigned long long)st.markers);
-	fprintf(f,
-		",\"latency_ns\":{\"count\":%llu,\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,"
-		"\"max\":%llu}}",
-		(unsigned long long)st.latency_count, (unsigned long long)st.latency_p50_ns,
-		(unsigned long long)st.latency_p99_ns, (unsigned long long)st.latency_p999_ns,
-		(unsigned long long)st.latency_max_ns);
-	if (!destroyed) {
-		char node[256];
-
-		tool_node_queue_json(q, node, sizeof(node));
-		/* Replace the closing brace: the daemon's view goes inside the queue's object. */
-		if (node[0]) {
-			fseek(f, -1, SEEK_CUR);
-			fprintf(f, "%s}", node);
-		}
-	}
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		return "high";
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		return "low";
+	return "normal";
 }
 
-static char *queue_json_dup(const struct tool_queue *q)
+/*
+ * One queue as a JSON object (docs/tool.md): lib's per-queue object (docs/stats.md), which
+ * the tool extends with its own members (hsaqm_xq_stats_json()). "destroyed" says whether
+ * it is gone. NULL when out of memory.
+ */
+static char *queue_json_dup(const struct tool_queue *q, bool destroyed)
 {
-	char *buf = NULL;
+	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
+	char *extra = NULL, *json = NULL;
+	struct hsaqm_json j;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&extra, &len);
 
 	if (!f)
 		return NULL;
-	queue_json(f, q, true);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
+	hsaqm_json_init(&j, f);
+	hsaqm_json_uint(&j, "queue_id", hq->id);
+	hsaqm_json_uint(&j, "size", hq->size);
+	hsaqm_json_string(&j, "hsa_priority", hsa_priority_name(q->hsa_prio));
+	hsaqm_json_bool(&j, "destroyed", destroyed);
+	if (!destroyed) {
+		char node[256];
+
+		/* The node client's view, a fragment that starts with its comma (',"daemon":{...}'). */
+		tool_node_queue_json(q, node, sizeof(node));
+		if (node[0])
+			hsaqm_json_members(&j, node[0] == ',' ? node + 1 : node);
 	}
-	return buf;
+	if (fclose(f) == 0 && hsaqm_xq_stats_json(q->xq, extra, &json) != 0)
+		json = NULL;
+	free(extra);
+	return json;
 }
 
 static void status_line(char *buf, size_t size)
@@ -195,44 +170,45 @@ static void status_line(char *buf, size_t size)
 /* g.lock held. The whole document (docs/tool.md, "Statistics"). */
 static int stats_json_locked(char **out)
 {
-	char *buf = NULL, line[256];
+	struct hsaqm_json j;
+	char *buf = NULL, *node, line[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	bool first = true;
 
 	if (!f)
 		return -ENOMEM;
 	status_line(line, sizeof(line));
-	fprintf(f, "{\"hsaqm_version\":\"%s\",\"pid\":%ld,\"tool\":{\"active\":%s,\"status\":",
-		hsaqm_version_string(), (long)getpid(),
-		hsaqm_load_acquire(&g.state) == TOOL_ACTIVE ? "true" : "false");
-	hsaqm_json_str(f, line);
-	fprintf(f, ",\"table_layout\":\"%s\",\"priority\":%d,\"priority_step\":%d,"
-		"\"level\":\"%s\",\"policy\":\"%s\",\"suspended\":%s,\"queues_created\":%llu,"
-		"\"queues_passed_through\":%llu},\"queues\":[",
-		g.rt_ok ? g.rt.layout.name : "unknown", g.priority, g.cfg.priority_step,
-		hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind),
-		HSAQM_READ_ONCE(g.suspended) ? "true" : "false", (unsigned long long)g.created,
-		(unsigned long long)g.passed_through);
-	{
-		char *node = tool_node_json();
-
-		/* Inside "tool": back over its closing brace and the queues' opening. */
-		fseek(f, -(long)strlen("},\"queues\":["), SEEK_CUR);
-		fprintf(f, ",\"daemon\":%s},\"queues\":[", node ? node : "null");
-		free(node);
-	}
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "hsaqm_version", hsaqm_version_string());
+	hsaqm_json_int(&j, "pid", (long long)getpid());
+	hsaqm_json_begin_object(&j, "tool");
+	hsaqm_json_bool(&j, "active", hsaqm_load_acquire(&g.state) == TOOL_ACTIVE);
+	hsaqm_json_string(&j, "status", line);
+	hsaqm_json_string(&j, "table_layout", g.rt_ok ? g.rt.layout.name : "unknown");
+	hsaqm_json_int(&j, "priority", g.priority);
+	hsaqm_json_int(&j, "priority_step", g.cfg.priority_step);
+	hsaqm_json_string(&j, "level", hsaqm_level_name(g.cfg.level));
+	hsaqm_json_string(&j, "policy", hsaqm_policy_name(g.cfg.policy.kind));
+	hsaqm_json_bool(&j, "suspended", HSAQM_READ_ONCE(g.suspended) != 0);
+	hsaqm_json_uint(&j, "queues_created", g.created);
+	hsaqm_json_uint(&j, "queues_passed_through", g.passed_through);
+	node = tool_node_json();
+	hsaqm_json_raw(&j, "daemon", node); /* NULL (out of memory) is null, as no daemon */
+	free(node);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_array(&j, "queues");
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
-		fputs(first ? "" : ",", f);
-		first = false;
-		queue_json(f, q, false);
+		char *qj = queue_json_dup(q, false);
+
+		hsaqm_json_raw(&j, NULL, qj ? qj : "{}");
+		free(qj);
 	}
-	for (struct tool_retired *r = g.retired; r; r = r->next) {
-		fputs(first ? "" : ",", f);
-		first = false;
-		fputs(r->json, f);
-	}
-	fputs("]}\n", f);
+	for (struct tool_retired *r = g.retired; r; r = r->next)
+		hsaqm_json_raw(&j, NULL, r->json);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	if (fclose(f)) {
 		free(buf);
 		return -ENOMEM;
@@ -551,7 +527,7 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 	pthread_mutex_lock(&g.lock);
 	tq = unlink_queue(p);
 	if (tq && (r = calloc(1, sizeof(*r)))) {
-		r->json = queue_json_dup(tq);
+		r->json = queue_json_dup(tq, true);
 		if (r->json) {
 			r->next = g.retired;
 			g.retired = r;

@@ -321,6 +321,19 @@ HSAQM_API int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stat
  */
 HSAQM_API int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json);
 
+/**
+ * hsaqm_xq_stats_json() - one queue's object of hsaqm_ctx_stats_json()'s "queues" array,
+ * malloc'ed into *@json (free() it; no final newline). @extra, when not NULL or "", is
+ * appended inside the object: members already written as JSON, separated by commas, with no
+ * leading or trailing comma (e.g. "\"queue_id\":3,\"size\":4096"); lib copies it as it is.
+ * That is how an integration extends lib's per-queue schema instead of writing its own (the
+ * tool library adds the HSA queue's id, size and priority, docs/tool.md). A string rather
+ * than a callback: it is rendered before lib takes the queue's device lock, so nothing of
+ * the caller runs under that lock.
+ * Return: 0; -EINVAL for a NULL or foreign @xq or a NULL @json; -ENOMEM.
+ */
+HSAQM_API int hsaqm_xq_stats_json(const struct hsaqm_xq *xq, const char *extra, char **json);
+
 #ifdef __cplusplus
 }
 #endif
