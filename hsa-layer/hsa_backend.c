@@ -336,7 +336,7 @@ static void be_detached(void *bq)
 	p->detached = true;
 	pthread_mutex_unlock(&p->mslot->lock);
 	pthread_mutex_unlock(&p->db_lock);
-	hsaqm_log_notice(NULL, "hsaqm: queue %llu: its scheduling context is gone; it runs "
+	hsaqm_log_notice(NULL, "queue %llu: its scheduling context is gone; it runs "
 			       "unscheduled", (unsigned long long)p->amd->hsa_queue.id);
 }
 

@@ -150,6 +150,11 @@ struct hsaqm_hsa_proxy {
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p);
 void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslot *s,
 			 bool reusable);
+/*
+ * Report the markers the slot's signal says completed now, as its async handler would when it
+ * runs (it may not have yet): what hsaqm_hsa_proxy_settle() uses before statistics are read.
+ */
+void hsaqm_hsa_mslot_sync(struct hsaqm_hsa_mslot *s);
 /* The side-effect-free Lv3 checks for a GPU node: HSAQM_LEVEL_3, or 2 with @why filled. */
 int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
 			size_t why_len);

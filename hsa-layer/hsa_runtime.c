@@ -155,24 +155,11 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
  * just seen" and returns false, which is how ROCr wants a handler renewed (one that stays
  * armed on a condition that stays true would run again at once).
  */
-static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
+/* s->lock held. Report the owner's markers that @value (the signal now) says completed. */
+static void mslot_report(struct hsaqm_hsa_mslot *s, hsaqm_hsa_signal_value_t value)
 {
-	struct hsaqm_hsa_mslot *s = arg;
-	const struct hsaqm_hsa_runtime *rt = s->rtp->rt;
-	struct hsaqm_hsa_proxy *p;
-	hsaqm_hsa_status_t st;
+	struct hsaqm_hsa_proxy *p = s->proxy;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->retiring) {
-		pthread_mutex_unlock(&s->lock);
-		/*
-		 * Release, and our last access to the slot: fini reads it with acquire and then
-		 * destroys the lock and frees the slot, so it comes after the unlock.
-		 */
-		hsaqm_store_release(&s->retired, 1u);
-		return false;
-	}
-	p = s->proxy;
 	if (p) {
 		/*
 		 * Relaxed: release() set these before it published the marker that this value
@@ -192,13 +179,41 @@ static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
 			hsaqm_xq_marker_done(p->xq, first + done - 1);
 		}
 	}
+}
+
+static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
+{
+	struct hsaqm_hsa_mslot *s = arg;
+	const struct hsaqm_hsa_runtime *rt = s->rtp->rt;
+	hsaqm_hsa_status_t st;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->retiring) {
+		pthread_mutex_unlock(&s->lock);
+		/*
+		 * Release, and our last access to the slot: fini reads it with acquire and then
+		 * destroys the lock and frees the slot, so it comes after the unlock.
+		 */
+		hsaqm_store_release(&s->retired, 1u);
+		return false;
+	}
+	mslot_report(s, value);
 	pthread_mutex_unlock(&s->lock);
 	st = rt->amd_signal_async_handler(s->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, value,
 					  mslot_handler, s);
 	if (st != HSAQM_HSA_STATUS_SUCCESS && !hsaqm_fetch_or(&s->rearm_failed, 1u))
-		hsaqm_log_notice(NULL, "hsaqm: cannot re-arm a marker handler (status 0x%x): "
+		hsaqm_log_notice(NULL, "cannot re-arm a marker handler (status 0x%x): "
 				       "completions of its queue are no longer seen", st);
 	return false;
+}
+
+void hsaqm_hsa_mslot_sync(struct hsaqm_hsa_mslot *s)
+{
+	pthread_mutex_lock(&s->lock);
+	/* Acquire (the runtime's load): as the handler's value, it orders what the markers cover. */
+	if (!s->retiring)
+		mslot_report(s, s->rtp->rt->signal_load_scacquire(s->signal));
+	pthread_mutex_unlock(&s->lock);
 }
 
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p)

@@ -234,6 +234,36 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 	pthread_mutex_unlock(&p->db_lock);
 }
 
+/* ---- Statistics that hold what completed -------------------------------------------------- */
+
+int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
+{
+	uint64_t deadline;
+
+	if (!p || p->magic != HSAQM_HSA_PROXY_MAGIC)
+		return -EINVAL;
+	deadline = mono_ns() + timeout_ns;
+	for (;;) {
+		const struct hsaqm_hsa_runtime *rt = p->rt;
+		struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(p);
+		struct hsaqm_xq_stats st;
+		hsaqm_hsa_signal_value_t v;
+
+		/* The marker handler may not have run yet for markers that completed. */
+		hsaqm_hsa_mslot_sync(p->mslot);
+		if (!xq || HSAQM_READ_ONCE(p->hw_error) || hsaqm_xq_get_stats(xq, &st) ||
+		    st.completed >= st.released)
+			return 0;
+		if (mono_ns() >= deadline)
+			return -ETIMEDOUT;
+		/* Until the next marker completes (a completion, not a poll); a wait also runs a
+		 * virtual-time model's event loop. */
+		v = rt->signal_load_scacquire(p->mslot->signal);
+		rt->signal_wait_scacquire(p->mslot->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, v,
+					  DRAIN_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);
+	}
+}
+
 /* ---- Priority ----------------------------------------------------------------------------- */
 
 int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_priority_t prio,
@@ -548,7 +578,7 @@ int hsaqm_hsa_proxy_destroy(struct hsaqm_hsa_proxy *p)
 		err = drain(p);
 		if (err && err != -EIO) {
 			hsaqm_log_notice(NULL,
-					 "hsaqm: queue %llu: destroyed before its work ran (%s)",
+					 "queue %llu: destroyed before its work ran (%s)",
 					 (unsigned long long)p->amd->hsa_queue.id, strerror(-err));
 			if (!rc)
 				rc = err;

@@ -59,12 +59,12 @@ static bool lock_at_exit(pthread_mutex_t *m)
 static void ctx_let_go_at_exit(struct hsaqm_ctx *ctx)
 {
 	if (!lock_at_exit(&ctx->lock)) {
-		hsaqm_log_notice(NULL, "hsaqm: at exit, a context stayed busy: its queues were not let go");
+		hsaqm_log_notice(NULL, "at exit, a context stayed busy: its queues were not let go");
 		return;
 	}
 	for (struct hsaqm_dev *dev = ctx->devs; dev; dev = dev->next) {
 		if (!lock_at_exit(&dev->lock)) {
-			hsaqm_log_notice(NULL, "hsaqm: at exit, device %u stayed busy: its queues were not let go",
+			hsaqm_log_notice(NULL, "at exit, device %u stayed busy: its queues were not let go",
 					 dev->id);
 			continue;
 		}
@@ -96,7 +96,7 @@ static void register_atexit(void)
 	 * instead of leaving a dangling handler.
 	 */
 	if (atexit(hsaqm_atexit))
-		hsaqm_log_notice(NULL, "hsaqm: cannot register the exit handler: suspended queues may stay suspended if the process exits without hsaqm_ctx_destroy()");
+		hsaqm_log_notice(NULL, "cannot register the exit handler: suspended queues may stay suspended if the process exits without hsaqm_ctx_destroy()");
 }
 
 static void registry_add(struct hsaqm_ctx *ctx)

@@ -212,6 +212,18 @@ static struct free_ext *ext_at(struct sim_arena *a, uint64_t off)
 	return (struct free_ext *)((char *)a->base + off);
 }
 
+/*
+ * The model's memory ran out: said once per process, whatever HSAQM_LOG says (what failed
+ * next, a queue or a signal, reaches the program only as an error status).
+ */
+static void arena_full(const struct sim_arena *a, size_t size)
+{
+	static int once;
+
+	hsaqm_log_notice(&once, "the device model's memory (%zu MiB, HSAQM_SIM_ARENA_MB) is full: "
+			 "an allocation of %zu bytes failed", a->size >> 20, size);
+}
+
 void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 {
 	if (!sim || size == 0 || align == 0 || (align & (align - 1))) {
@@ -222,6 +234,7 @@ void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 	if (align < ARENA_GRAIN)
 		align = ARENA_GRAIN;
 	if (size > a->size || align > a->size) {
+		arena_full(a, size);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -272,6 +285,7 @@ void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 	}
 	arena_unlock(&a->hdr->lock);
 	if (!user) {
+		arena_full(a, size);
 		errno = ENOMEM;
 		return NULL;
 	}

@@ -431,7 +431,7 @@ static uint64_t engine_spin_ns(void)
 		return 0;
 	us = strtoul(s, &end, 10);
 	if (*end || us > 1000) {
-		hsaqm_log_notice(&once, "hsaqm: HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
+		hsaqm_log_notice(&once, "HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
 				 s);
 		return 0;
 	}

@@ -37,7 +37,7 @@ static size_t arena_size(void)
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
 	unsigned long mb = strtoul(s, &end, 10);
 	if (*end || mb < 16 || mb > (1ul << 20)) {
-		hsaqm_log_notice(&once, "hsaqm: HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
+		hsaqm_log_notice(&once, "HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
 				 SIM_ARENA_DEFAULT_MB);
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
 	}

@@ -8,6 +8,7 @@
  * loaded before and after, HIP and process priorities reach the xqueues, suspend/resume of the
  * whole process, and destroy while packets are held (Lv1) or gated (Lv2).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	static const char *const bad[] = {
 		"HSAQM_PRIORITY=urgent", "HSAQM_LEVEL=lv9", "HSAQM_LV1_THRESHOLD=0",
 		"HSAQM_LV2_INTERVAL=abc", "HSAQM_POLICY=fifo", "HSAQM_FLOOR=5:10",
-		"HSAQM_PRIORITY_STEP=-1", NULL,
+		"HSAQM_PRIORITY_STEP=-1", "HSAQM_TOOL_DISABLE=xyz", NULL,
 	};
 
 	CU_ASSERT_EQUAL(hsaqm_tool_parse_priority("high", &p), 0);
@@ -132,7 +133,8 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	/* Each bad value: counted (one message each) and the default kept. */
 	g_env_table = bad;
 	hsaqm_tool_config_read(&c, table_get);
-	CU_ASSERT_EQUAL(c.bad, 7u);
+	CU_ASSERT_EQUAL(c.bad, 8u);
+	CU_ASSERT_FALSE(c.disabled); /* "xyz" is no switch: said, and the default (enabled) */
 	CU_ASSERT_EQUAL(c.priority, 0);
 	CU_ASSERT_EQUAL(c.level, HSAQM_TOOL_LEVEL_DEFAULT);
 	CU_ASSERT_EQUAL(c.lv1_threshold, 0u);
@@ -140,6 +142,16 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	CU_ASSERT_EQUAL(c.policy.kind, HSAQM_POLICY_HPF);
 	CU_ASSERT_EQUAL(c.policy.floor_period_us, 0u);
 	CU_ASSERT_EQUAL(c.priority_step, HSAQM_TOOL_PRIORITY_STEP_DEFAULT);
+
+	/* The disable switch takes the usual spellings, and nothing else. */
+	static const char *const off[] = { "HSAQM_TOOL_DISABLE=On", NULL };
+	static const char *const on[] = { "HSAQM_TOOL_DISABLE=false", NULL };
+	g_env_table = off;
+	hsaqm_tool_config_read(&c, table_get);
+	CU_ASSERT(c.disabled && c.bad == 0);
+	g_env_table = on;
+	hsaqm_tool_config_read(&c, table_get);
+	CU_ASSERT(!c.disabled && c.bad == 0);
 
 	/* A batch above the threshold is refused (lib would refuse the queue). */
 	static const char *const batch[] = { "HSAQM_LV1_THRESHOLD=2", "HSAQM_LV1_BATCH=8", NULL };
@@ -579,10 +591,75 @@ static void test_destroy_while_held_lv1_loses_nothing_leaves_nothing_held(void)
 	destroy_run(env);
 }
 
+/* ---- OnLoad called again ---------------------------------------------------------------------- */
+
+typedef bool (*onload_fn)(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
+			  const char *const *failed_tool_names);
+
+struct onload_call {
+	onload_fn onload;
+	void *table;
+};
+
+static int call_onload(void *arg)
+{
+	struct onload_call *c = arg;
+
+	return c->onload(c->table, 3, 0, NULL) ? 1 : 0;
+}
+
+static void test_onload_again_keeps_the_table_scheduled_and_says_so_truthfully(void)
+{
+	struct t_hsa h;
+	struct t_proc p;
+	struct hsaqm_sim *other = NULL;
+	struct hsaqm_hsa_queue *q;
+	struct onload_call c;
+	char status[256], *err;
+	void *lib;
+	int rc = -1;
+
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), NULL, &g_cfg), 0);
+	lib = dlopen(t_tool_path(), RTLD_NOW | RTLD_NOLOAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lib);
+	*(void **)&c.onload = dlsym(lib, "OnLoad");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c.onload);
+	/* The table it wraps already: true (not a failed tool), nothing on stderr. */
+	c.table = h.root;
+	err = capture_stderr(call_onload, &c, &rc);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
+	p.status(status, sizeof(status));
+	CU_ASSERT_PTR_NOT_NULL(strstr(status, "active: "));
+	CU_ASSERT_PTR_NULL(strstr(status, "inactive"));
+	t_proc_unbind(&p);
+	/* Still scheduled: a new queue is a proxy. */
+	q = queue(&h, 64);
+	CU_ASSERT(q && t_tool_is_proxy(&h, q));
+	/* Another table: left alone, one line that says so, still true. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &other), 0);
+	c.table = hsaqm_sim_hsa_table(other);
+	err = capture_stderr(call_onload, &c, &rc);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_EQUAL(t_count(err, "\n"), 1u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "second HSA API table"));
+	free(err);
+	hsaqm_sim_destroy(other);
+	if (q)
+		h.core->hsa_queue_destroy_fn(q);
+	dlclose(lib);
+	t_tool_close(&h, NULL);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_config_names_numbers_and_bad_values_fall_back),
 	T_CASE(test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies),
 	T_CASE(test_unknown_layout_installs_nothing_says_one_line_app_runs),
+	T_CASE(test_onload_again_keeps_the_table_scheduled_and_says_so_truthfully),
 	T_CASE(test_chaining_with_a_profiler_loaded_before),
 	T_CASE(test_chaining_with_a_profiler_loaded_after),
 	T_CASE(test_hip_and_process_priorities_reach_the_xqueues),

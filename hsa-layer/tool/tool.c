@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
@@ -44,6 +45,9 @@ enum tool_state {
 	TOOL_ACTIVE = 1,   /* wrappers installed, queues are proxied */
 	TOOL_INACTIVE = 2, /* loaded, nothing installed (why[] says why) */
 };
+
+/* Devices (KFD node ids) whose policy is set once; a higher id is set at each queue. */
+#define TOOL_POLICY_DEVICES 256u
 
 struct tool_retired {
 	struct tool_retired *next;
@@ -73,9 +77,10 @@ static struct tool {
 	uint64_t passed_through; /* queues left to the runtime (fail open, non-GPU agents) */
 	bool stats_written;
 	bool atexit_registered;
+	uint64_t policy_set[TOOL_POLICY_DEVICES / 64]; /* devices whose policy is set */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int fail_open_once, amd_create_once, stats_fail_once;
+static int fail_open_once, amd_create_once, stats_fail_once, second_table_once;
 
 #define NEXT(e, type) ((type)g.next[(e)])
 
@@ -217,6 +222,17 @@ static int stats_json_locked(char **out)
 	return 0;
 }
 
+/* How long writing the stats file waits, in all, for released work to be counted complete. */
+#define STATS_SETTLE_NS (200ull * 1000 * 1000)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* HSAQM_STATS_FILE (hsaqm-run --stats): written once, at OnUnload or at exit. */
 static void write_stats_file(void)
 {
@@ -225,7 +241,25 @@ static void write_stats_file(void)
 	FILE *f;
 
 	pthread_mutex_lock(&g.lock);
-	if (g.stats_written || !g.cfg.stats_file[0] || stats_json_locked(&json)) {
+	if (g.stats_written || !g.cfg.stats_file[0]) {
+		pthread_mutex_unlock(&g.lock);
+		return;
+	}
+	/*
+	 * Work the program saw complete may not be counted yet (its marker's handler has not
+	 * run, or the marker behind it is still on its way): settle every queue first, within
+	 * STATS_SETTLE_NS in all. g.lock keeps the queues from being destroyed meanwhile.
+	 */
+	{
+		uint64_t deadline = mono_ns() + STATS_SETTLE_NS;
+
+		for (struct tool_queue *q = g.queues; q; q = q->next) {
+			uint64_t now = mono_ns();
+
+			hsaqm_hsa_proxy_settle(q->proxy, now < deadline ? deadline - now : 0);
+		}
+	}
+	if (stats_json_locked(&json)) {
 		pthread_mutex_unlock(&g.lock);
 		return;
 	}
@@ -386,12 +420,25 @@ static struct hsaqm_ctx *tool_ctx(void)
 		g.ctx = NULL;
 		return NULL;
 	}
-	/* The same policy on every device the process will use: devices are created on demand. */
-	for (uint32_t dev = 0; dev < 64; dev++)
-		hsaqm_ctx_set_policy(g.ctx, dev, &g.cfg.policy);
 	/* Idle queues are reported to hsaqmd when they go idle, not polled (tool_node.c). */
 	hsaqm_ctx_set_idle_hook(g.ctx, tool_node_idle_hook, NULL);
 	return g.ctx;
+}
+
+/*
+ * g.lock held, the context made. The configured policy on @device, set when its first queue
+ * comes (lib makes devices on demand; setting all 64 possible ones up front said so 64 times).
+ */
+static void tool_device_policy(uint32_t device)
+{
+	if (device < TOOL_POLICY_DEVICES) {
+		uint64_t bit = 1ull << (device % 64);
+
+		if (g.policy_set[device / 64] & bit)
+			return;
+		g.policy_set[device / 64] |= bit;
+	}
+	hsaqm_ctx_set_policy(g.ctx, device, &g.cfg.policy);
 }
 
 /*
@@ -443,6 +490,8 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	 */
 	pthread_mutex_lock(&g.lock);
 	ctx = tool_ctx();
+	if (ctx)
+		tool_device_policy(device);
 	base = g.priority;
 	seq = g.created++;
 	pthread_mutex_unlock(&g.lock);
@@ -864,10 +913,18 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	int rc;
 
 	if (hsaqm_load_acquire(&g.state) != TOOL_OFF) {
-		/* One HSA runtime per process: a second table is left alone. */
-		hsaqm_log_notice(NULL, "OnLoad called again while loaded: this table is "
-				 "left unscheduled");
-		return false;
+		/*
+		 * Loaded already. The same table: nothing to do, and it is scheduled (or inert for
+		 * the reason the status gives). Another table (a second runtime in the process,
+		 * which ROCr never makes): left alone, said once. true either way: false would make
+		 * ROCr report hsaqm as a tool that failed to load, while it is working.
+		 */
+		if (table == g.root)
+			hsaqm_log_info("OnLoad again with the table hsaqm already wraps: nothing to do");
+		else
+			hsaqm_log_notice(&second_table_once, "OnLoad with a second HSA API table: "
+					 "that table is left unscheduled; the first stays as it is");
+		return true;
 	}
 	for (uint64_t i = 0; i < failed_tool_count && failed_tool_names; i++)
 		hsaqm_log_info("tool not loaded before hsaqm: %s",
@@ -879,6 +936,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	g.ctx = NULL;
 	g.ctx_err = 0;
 	g.stats_written = false;
+	memset(g.policy_set, 0, sizeof(g.policy_set));
 	hsaqm_tool_config_read(&g.cfg, env_get);
 	node_host.kfd = hsaqm_kfd_transport_default();
 	g.priority = g.cfg.priority;

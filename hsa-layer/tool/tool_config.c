@@ -103,10 +103,19 @@ static uint32_t read_launch(struct hsaqm_tool_config *cfg, const char *(*get)(co
 	return 0;
 }
 
-static bool truthy(const char *s)
+/* A switch: 1/yes/true/on, 0/no/false/off (any case); 0 and *on, or -EINVAL. */
+static int parse_switch(const char *s, bool *on)
 {
-	return s && *s && strcmp(s, "0") && strcasecmp(s, "no") && strcasecmp(s, "false") &&
-	       strcasecmp(s, "off");
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+			*on = !strcasecmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
@@ -120,7 +129,10 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 	cfg->level = HSAQM_TOOL_LEVEL_DEFAULT;
 	cfg->policy.kind = HSAQM_POLICY_HPF;
 
-	cfg->disabled = truthy(get("HSAQM_TOOL_DISABLE"));
+	s = get("HSAQM_TOOL_DISABLE");
+	if (s && *s && parse_switch(s, &cfg->disabled))
+		refuse(cfg, "HSAQM_TOOL_DISABLE", s, "1, yes, true or on to disable; 0, no, false or off",
+		       "not disabled");
 
 	s = get("HSAQM_PRIORITY");
 	if (s && hsaqm_tool_parse_priority(s, &cfg->priority))

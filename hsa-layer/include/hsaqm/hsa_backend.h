@@ -147,6 +147,17 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 			   const struct hsaqm_hsa_proxy_config *cfg, struct hsaqm_hsa_proxy **out);
 
 /**
+ * hsaqm_hsa_proxy_settle() - bring lib's count of completed packets up to what really
+ * completed before statistics are read: report the markers that completed but whose handler
+ * has not run yet, and wait (at most @timeout_ns, woken by marker completions) for the markers
+ * behind released packets. Work still running when the time is up stays uncounted.
+ *
+ * Return: 0 when every released packet is counted complete (or the queue cannot say more:
+ * detached, failed); -ETIMEDOUT; -EINVAL for a NULL or foreign proxy.
+ */
+int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *proxy, uint64_t timeout_ns);
+
+/**
  * hsaqm_hsa_proxy_destroy() - detach from lib (which releases everything held, opens the
  * gate and resumes), wait until the hardware queue has run what was released (a barrier
  * packet behind it completes; at most HSAQM_HSA_DRAIN_TIMEOUT_NS, skipped when the queue is
