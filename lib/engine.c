@@ -11,29 +11,6 @@
 #include "log_internal.h"
 #include "xq_internal.h"
 
-const char *hsaqm_errno_name(int err, char *buf, size_t len)
-{
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {
-		{ EPERM, "EPERM" },     { EALREADY, "EALREADY" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ EINVAL, "EINVAL" },   { ENOTTY, "ENOTTY" },     { ENOSYS, "ENOSYS" },
-		{ EAGAIN, "EAGAIN" },   { EIO, "EIO" },           { ENODEV, "ENODEV" },
-		{ ENOMEM, "ENOMEM" },   { EBUSY, "EBUSY" },       { EFAULT, "EFAULT" },
-		{ ENOENT, "ENOENT" },   { ETIMEDOUT, "ETIMEDOUT" }, { EACCES, "EACCES" },
-		{ ESRCH, "ESRCH" },
-	};
-
-	if (err < 0)
-		err = -err;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].err == err)
-			return names[i].name;
-	snprintf(buf, len, "errno %d", err);
-	return buf;
-}
-
 static uint64_t xq_outstanding(const struct hsaqm_xq *xq)
 {
 	return xq->mk_next - 1 - xq->mk_done;

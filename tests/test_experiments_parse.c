@@ -276,6 +276,8 @@ static const struct bad bads[] = {
 	{ HEAD "task = name=u model=k arrival=poisson rate=5 jitter=1ms\n", 8,
 	  "belongs to arrival=periodic or closed" },
 	{ HEAD "task = name=u model=k arrival=closed colour=red\n", 8, "task: unknown key 'colour'" },
+	{ HEAD "task = name=u model=k arrival=closed depth=2 depth=4\n", 8, "depth is given twice" },
+	{ HEAD "[model m]\nkernel = wg=4 time=1ms wg=8\n", 9, "wg is given twice" },
 	{ HEAD "task = name=u model=k arrival=closed depth\n", 8, "'depth' is not key=value" },
 	{ HEAD "task = name=u model=k arrival=closed depth=0\n", 8, "out of range (1..64)" },
 	{ HEAD "task = name=u model=k arrival=closed start=5\n", 8, "needs a unit" },

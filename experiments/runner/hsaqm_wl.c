@@ -43,6 +43,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/sim.h"
 #include "json_internal.h"
+#include "text_internal.h"
 #include "wl.h"
 
 #define NS_US 1000ull
@@ -1250,104 +1251,121 @@ static int parse_dur_arg(const char *s, uint64_t *out)
 	return 0;
 }
 
-static void usage(const char *argv0)
+static void usage(FILE *f, const char *argv0)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: %s FILE [--config NAME|standalone] [--process NAME]... [--out JSON]\n"
 		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]\n"
 		"       [--trace FILE] [--request-log]\n"
-		"       [--progress] [--quiet] | FILE --dump | FILE --check\n", argv0);
+		"       [--progress] [--quiet] | FILE --dump | FILE --check | --help\n"
+		"DUR: a number of seconds, or with ms, us or s; N, NS: whole decimal numbers.\n",
+		argv0);
 }
 
-int main(int argc, char **argv)
-{
-	static struct hsaqm_wl_file wl;
-	static struct run run;
-	struct run *r = &run;
-	const char *file = NULL, *cfgname = NULL, *out = NULL;
+/* What the command line asks for. */
+struct wl_args {
+	const char *file, *config, *out;
 	const char *only[HSAQM_WL_MAX_PROCESSES];
-	unsigned int nonly = 0;
-	bool dump = false, check = false, have_seed = false;
-	double scale = 0;
-	uint64_t seed = 0, len = 0, warm = UINT64_MAX;
-	char err[512];
-	int rc;
+	unsigned int nonly;
+	bool dump, check, have_seed;
+	double scale;
+	uint64_t seed, length, warmup; /* warmup UINT64_MAX: the file's */
+};
 
+/* A bad value: one line naming the option and what it takes, then the usage. */
+static int bad_arg(const char *argv0, const char *opt, const char *val, const char *takes)
+{
+	fprintf(stderr, "hsaqm-wl: %s \"%s\": %s\n", opt, val, takes);
+	usage(stderr, argv0);
+	return 2;
+}
+
+/*
+ * Parse the command line into @a (the run's own switches go straight into @r). Returns 0 to
+ * go on, 1 after --help (exit 0), 2 after a usage error (said).
+ */
+static int parse_args(int argc, char **argv, struct wl_args *a, struct run *r)
+{
+	memset(a, 0, sizeof(*a));
+	a->warmup = UINT64_MAX;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool val = i + 1 < argc;
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long long u;
+		char *end;
 
-		if (!strcmp(a, "--config") && val) {
-			cfgname = argv[++i];
-		} else if (!strcmp(a, "--process") && val && nonly < HSAQM_WL_MAX_PROCESSES) {
-			only[nonly++] = argv[++i];
-		} else if (!strcmp(a, "--out") && val) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--seed") && val) {
-			seed = strtoull(argv[++i], NULL, 0);
-			have_seed = true;
-		} else if (!strcmp(a, "--length") && val) {
-			if (parse_dur_arg(argv[++i], &len) || !len) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--warmup") && val) {
-			if (parse_dur_arg(argv[++i], &warm)) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--time-scale") && val) {
-			scale = atof(argv[++i]);
-			if (!(scale >= 0.01 && scale <= 1000)) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--start-mono") && val) {
-			r->start_mono = strtoull(argv[++i], NULL, 0);
-		} else if (!strcmp(a, "--trace") && val) {
-			r->trace = argv[++i];
-		} else if (!strcmp(a, "--progress")) {
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			usage(stdout, argv[0]);
+			return 1;
+		} else if (!strcmp(o, "--progress")) {
 			r->progress = true;
-		} else if (!strcmp(a, "--quiet")) {
+		} else if (!strcmp(o, "--quiet")) {
 			r->quiet = true;
-		} else if (!strcmp(a, "--request-log")) {
+		} else if (!strcmp(o, "--request-log")) {
 			r->request_log = true;
-		} else if (!strcmp(a, "--dump")) {
-			dump = true;
-		} else if (!strcmp(a, "--check")) {
-			check = true;
-		} else if (a[0] != '-' && !file) {
-			file = a;
+		} else if (!strcmp(o, "--dump")) {
+			a->dump = true;
+		} else if (!strcmp(o, "--check")) {
+			a->check = true;
+		} else if (o[0] != '-') {
+			if (a->file)
+				return bad_arg(argv[0], "a second FILE", o, "one workload file per run");
+			a->file = o;
+		} else if (!v) {
+			fprintf(stderr, "hsaqm-wl: %s: unknown, or its value is missing\n", o);
+			usage(stderr, argv[0]);
+			return 2;
+		} else if (i++, !strcmp(o, "--config")) {
+			a->config = v;
+		} else if (!strcmp(o, "--process")) {
+			if (a->nonly == HSAQM_WL_MAX_PROCESSES)
+				return bad_arg(argv[0], o, v, "more --process than a file has processes");
+			a->only[a->nonly++] = v;
+		} else if (!strcmp(o, "--out")) {
+			a->out = v;
+		} else if (!strcmp(o, "--trace")) {
+			r->trace = v;
+		} else if (!strcmp(o, "--seed")) {
+			if (hsaqm_parse_uint(v, 10, 0, UINT64_MAX, &u))
+				return bad_arg(argv[0], o, v, "a whole decimal number");
+			a->seed = u;
+			a->have_seed = true;
+		} else if (!strcmp(o, "--start-mono")) {
+			if (hsaqm_parse_uint(v, 10, 1, UINT64_MAX, &u))
+				return bad_arg(argv[0], o, v, "CLOCK_MONOTONIC nanoseconds");
+			r->start_mono = u;
+		} else if (!strcmp(o, "--length")) {
+			if (parse_dur_arg(v, &a->length) || !a->length)
+				return bad_arg(argv[0], o, v, "a duration above 0 (e.g. 30s, 500ms)");
+		} else if (!strcmp(o, "--warmup")) {
+			if (parse_dur_arg(v, &a->warmup))
+				return bad_arg(argv[0], o, v, "a duration (e.g. 1s, 0)");
+		} else if (!strcmp(o, "--time-scale")) {
+			a->scale = strtod(v, &end);
+			if (*end || end == v || !(a->scale >= 0.01 && a->scale <= 1000))
+				return bad_arg(argv[0], o, v, "a number from 0.01 to 1000");
 		} else {
-			usage(argv[0]);
+			fprintf(stderr, "hsaqm-wl: %s: unknown option\n", o);
+			usage(stderr, argv[0]);
 			return 2;
 		}
 	}
-	if (!file) {
-		usage(argv[0]);
+	if (!a->file) {
+		fprintf(stderr, "hsaqm-wl: no workload file given\n");
+		usage(stderr, argv[0]);
 		return 2;
 	}
-	rc = hsaqm_wl_load(file, &wl, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "hsaqm-wl: %s\n", err[0] ? err : strerror(-rc));
-		return 2;
-	}
-	if (check)
-		return 0;
-	if (dump) {
-		char *js = NULL;
+	return 0;
+}
 
-		if (hsaqm_wl_dump_json(&wl, &js))
-			return 1;
-		fputs(js, stdout);
-		free(js);
-		return 0;
-	}
-	r->wl = &wl;
-	if (!cfgname)
-		cfgname = wl.configs[0].name;
+/* The configuration and processes to run, the scale, seed and times: the file's unless the
+ * command line says otherwise. 0, or 2 after a message. */
+static int pick_run(struct run *r, const struct hsaqm_wl_file *wl, const struct wl_args *a)
+{
+	const char *cfgname = a->config ? a->config : wl->configs[0].name;
+
+	r->wl = wl;
 	if (!strcmp(cfgname, "standalone")) {
-		if (!nonly) {
+		if (!a->nonly) {
 			fprintf(stderr, "hsaqm-wl: --config standalone needs --process\n");
 			return 2;
 		}
@@ -1356,44 +1374,39 @@ int main(int argc, char **argv)
 		strcpy(r->cfg.label, "Standalone");
 		r->cfg.mode = HSAQM_WL_MODE_NATIVE;
 	} else {
-		int ci = hsaqm_wl_find_config(&wl, cfgname);
+		int ci = hsaqm_wl_find_config(wl, cfgname);
 
 		if (ci < 0) {
-			fprintf(stderr, "hsaqm-wl: %s has no [config %s]\n", file, cfgname);
+			fprintf(stderr, "hsaqm-wl: %s has no [config %s]\n", a->file, cfgname);
 			return 2;
 		}
-		r->cfg = wl.configs[ci];
+		r->cfg = wl->configs[ci];
 	}
-	for (unsigned int i = 0; i < wl.nprocs; i++)
-		r->proc_on[i] = nonly == 0;
-	for (unsigned int i = 0; i < nonly; i++) {
-		int pi = hsaqm_wl_find_process(&wl, only[i]);
+	for (unsigned int i = 0; i < wl->nprocs; i++)
+		r->proc_on[i] = a->nonly == 0;
+	for (unsigned int i = 0; i < a->nonly; i++) {
+		int pi = hsaqm_wl_find_process(wl, a->only[i]);
 
 		if (pi < 0) {
-			fprintf(stderr, "hsaqm-wl: %s has no [process %s]\n", file, only[i]);
+			fprintf(stderr, "hsaqm-wl: %s has no [process %s]\n", a->file, a->only[i]);
 			return 2;
 		}
 		r->proc_on[pi] = true;
 	}
-	r->scale = scale ? scale : r->cfg.time_scale ? r->cfg.time_scale : wl.time_scale;
-	r->seed = have_seed ? seed : wl.seed;
-	r->length_ns = len ? len : wl.length_ns;
-	r->warmup_ns = warm != UINT64_MAX ? warm : wl.warmup_ns;
+	r->scale = a->scale ? a->scale : r->cfg.time_scale ? r->cfg.time_scale : wl->time_scale;
+	r->seed = a->have_seed ? a->seed : wl->seed;
+	r->length_ns = a->length ? a->length : wl->length_ns;
+	r->warmup_ns = a->warmup != UINT64_MAX ? a->warmup : wl->warmup_ns;
+	return 0;
+}
 
-	uint64_t wall0 = mono_ns();
-
-	rc = setup(r);
-	if (rc) {
-		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
-			strerror(-rc));
-		teardown(r);
-		return 1;
-	}
-	/*
-	 * Everyone starts at one model instant: shortly after the last thread exists, or, for the
-	 * processes of one run, at the CLOCK_MONOTONIC instant the runner gave them all (the
-	 * device's clock is CLOCK_MONOTONIC scaled, so each converts it to the same model time).
-	 */
+/*
+ * Everyone starts at one model instant: shortly after the last thread exists, or, for the
+ * processes of one run, at the CLOCK_MONOTONIC instant the runner gave them all (the device's
+ * clock is CLOCK_MONOTONIC scaled, so each converts it to the same model time).
+ */
+static void set_start(struct run *r, const char *file)
+{
 	if (r->start_mono) {
 		uint64_t now = model_now(r), mono = mono_ns();
 
@@ -1409,11 +1422,14 @@ int main(int argc, char **argv)
 	}
 	r->win_lo = r->t_start + r->warmup_ns;
 	r->win_hi = r->win_lo + r->length_ns;
-	if (!r->quiet)
-		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
-			" (%s; hsaqm tool: %s)\n", wl.name, r->cfg.name,
-			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
-			r->tool_status);
+}
+
+/* Start every task's thread, report progress while they run (--progress), join them all.
+ * 0, or the first error a task (or a thread start) met. */
+static int run_tasks(struct run *r)
+{
+	int rc = 0;
+
 	for (unsigned int i = 0; i < r->ntasks; i++) {
 		if (pthread_create(&r->tasks[i]->th, NULL, task_main, r->tasks[i])) {
 			rc = -EAGAIN;
@@ -1421,55 +1437,117 @@ int main(int argc, char **argv)
 		}
 		r->tasks[i]->started = true;
 	}
-	if (r->progress) {
-		for (;;) {
-			bool alive = false;
+	while (r->progress) {
+		bool alive = false;
 
-			for (unsigned int i = 0; i < r->ntasks; i++) {
-				struct task_run *tr = r->tasks[i];
+		for (unsigned int i = 0; i < r->ntasks; i++) {
+			struct task_run *tr = r->tasks[i];
 
-				if (tr->started && !tr->joined &&
-				    pthread_tryjoin_np(tr->th, NULL) == 0)
-					tr->joined = true;
-				alive |= tr->started && !tr->joined;
-			}
-			if (!alive)
-				break;
-			uint64_t now = model_now(r);
-			double done = now > r->t_start ? (double)(now - r->t_start) / 1e9 : 0;
-
-			fprintf(stderr, "progress %.2f %.2f\n", done,
-				(double)(r->warmup_ns + r->length_ns) / 1e9);
-			sleep_us(500000);
+			if (tr->started && !tr->joined && pthread_tryjoin_np(tr->th, NULL) == 0)
+				tr->joined = true;
+			alive |= tr->started && !tr->joined;
 		}
+		if (!alive)
+			break;
+		uint64_t now = model_now(r);
+		double done = now > r->t_start ? (double)(now - r->t_start) / 1e9 : 0;
+
+		fprintf(stderr, "progress %.2f %.2f\n", done,
+			(double)(r->warmup_ns + r->length_ns) / 1e9);
+		sleep_us(500000);
 	}
 	for (unsigned int i = 0; i < r->ntasks; i++)
 		if (r->tasks[i]->started && !r->tasks[i]->joined)
 			pthread_join(r->tasks[i]->th, NULL);
 	for (unsigned int i = 0; i < r->ntasks && !rc; i++)
 		rc = r->tasks[i]->error;
+	return rc;
+}
 
-	double wall_s = (double)(mono_ns() - wall0) / 1e9;
+/* The result document to @f (opened on --out, or stdout), with the tool's statistics when
+ * active. false after saying why it could not be written. */
+static bool write_result(struct run *r, FILE *f, const char *out, double wall_s)
+{
+	int rc;
 
 	if (r->tool_active)
 		r->tool_stats = tool_stats_json();
-	FILE *f = out ? fopen(out, "w") : stdout;
-
-	if (!f) {
-		perror(out);
-		teardown(r);
-		return 1;
-	}
-	int wrc = write_json(r, f, wall_s);
-
-	if (out)
-		fclose(f);
+	rc = write_json(r, f, wall_s);
+	if (f != stdout && fclose(f) && !rc)
+		rc = -EIO;
 	free(r->tool_stats);
-	teardown(r);
-	if (rc || wrc) {
-		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name,
-			strerror(-(rc ? rc : wrc)));
+	r->tool_stats = NULL;
+	if (rc)
+		fprintf(stderr, "hsaqm-wl: writing the result to %s: %s\n", out ? out : "stdout",
+			strerror(-rc));
+	return rc == 0;
+}
+
+/* --check and --dump: the file, parsed, said valid or written back as JSON. */
+static int check_or_dump(const struct hsaqm_wl_file *wl, bool dump)
+{
+	char *js = NULL;
+
+	if (!dump)
+		return 0;
+	if (hsaqm_wl_dump_json(wl, &js))
+		return 1;
+	fputs(js, stdout);
+	free(js);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct hsaqm_wl_file wl;
+	static struct run run;
+	struct run *r = &run;
+	struct wl_args a;
+	char err[512];
+	uint64_t wall0;
+	FILE *out;
+	int rc;
+
+	rc = parse_args(argc, argv, &a, r);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	rc = hsaqm_wl_load(a.file, &wl, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: %s\n", err[0] ? err : strerror(-rc));
+		return 2;
+	}
+	if (a.check || a.dump)
+		return check_or_dump(&wl, a.dump);
+	rc = pick_run(r, &wl, &a);
+	if (rc)
+		return rc;
+	/* Opened before the run: a bad --out is said now, not after the run's minutes. */
+	out = a.out ? fopen(a.out, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "hsaqm-wl: --out %s: %s\n", a.out, strerror(errno));
+		return 2;
+	}
+	wall0 = mono_ns();
+	rc = setup(r);
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
+			strerror(-rc));
+		teardown(r);
+		if (out != stdout)
+			fclose(out);
 		return 1;
 	}
-	return 0;
+	set_start(r, a.file);
+	if (!r->quiet)
+		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
+			" (%s; hsaqm tool: %s)\n", wl.name, r->cfg.name,
+			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
+			r->tool_status);
+	rc = run_tasks(r);
+	bool written = write_result(r, out, a.out, (double)(mono_ns() - wall0) / 1e9);
+
+	teardown(r);
+	if (rc)
+		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name, strerror(-rc));
+	return rc || !written ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "json_internal.h"
+#include "text_internal.h"
 #include "wl.h"
 
 #define LINE_MAX_LEN 1024
@@ -58,18 +59,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static bool valid_name(const char *s)
 {
 	if (!*s || strlen(s) >= HSAQM_WL_NAME_MAX)
@@ -82,21 +71,18 @@ static bool valid_name(const char *s)
 
 /* ---- Values ----------------------------------------------------------------------------- */
 
+/* The numbers of a workload file follow text_internal.h's rule; the messages name the key. */
 static int parse_u64(struct parser *p, const char *key, const char *v, uint64_t min, uint64_t max,
 		     uint64_t *out)
 {
-	char *end;
 	unsigned long long x;
+	int rc = hsaqm_parse_uint(v, 10, min, max, &x);
 
-	if (!isdigit((unsigned char)*v))
+	if (rc == -ERANGE)
+		return fail(p, "%s: %s is out of range (%llu..%llu)", key, v, (unsigned long long)min,
+			    (unsigned long long)max);
+	if (rc)
 		return fail(p, "%s: '%s' is not a whole number", key, v);
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || *end)
-		return fail(p, "%s: '%s' is not a whole number", key, v);
-	if (x < min || x > max)
-		return fail(p, "%s: %llu is out of range (%llu..%llu)", key, x,
-			    (unsigned long long)min, (unsigned long long)max);
 	*out = x;
 	return 0;
 }
@@ -114,15 +100,13 @@ static int parse_u32(struct parser *p, const char *key, const char *v, uint32_t 
 
 static int parse_int(struct parser *p, const char *key, const char *v, int min, int max, int *out)
 {
-	char *end;
-	long x;
+	long long x;
+	int rc = hsaqm_parse_int(v, 10, min, max, &x);
 
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (errno || end == v || *end)
+	if (rc == -ERANGE)
+		return fail(p, "%s: %s is out of range (%d..%d)", key, v, min, max);
+	if (rc)
 		return fail(p, "%s: '%s' is not a whole number", key, v);
-	if (x < min || x > max)
-		return fail(p, "%s: %ld is out of range (%d..%d)", key, x, min, max);
 	*out = (int)x;
 	return 0;
 }
@@ -217,12 +201,17 @@ static int copy_text(struct parser *p, const char *key, const char *v, char *dst
 }
 
 /*
- * Split "k=v k=v ..." into tokens, calling @fn for each. Values have no spaces.
+ * Split "k=v k=v ..." into tokens, calling @fn for each. Values have no spaces. A key given
+ * twice on one line is an error (which of the two was meant?).
  */
 typedef int (*token_fn)(struct parser *p, void *obj, const char *k, const char *v);
 
+#define TOKENS_MAX 32
+
 static int for_tokens(struct parser *p, const char *what, char *s, void *obj, token_fn fn)
 {
+	const char *keys[TOKENS_MAX];
+	unsigned int nkeys = 0;
 	char *save = NULL;
 	bool any = false;
 
@@ -233,6 +222,12 @@ static int for_tokens(struct parser *p, const char *what, char *s, void *obj, to
 		if (!eq || eq == t || !eq[1])
 			return fail(p, "%s: '%s' is not key=value", what, t);
 		*eq = '\0';
+		for (unsigned int i = 0; i < nkeys; i++)
+			if (!strcmp(keys[i], t))
+				return fail(p, "%s: %s is given twice", what, t);
+		if (nkeys == TOKENS_MAX)
+			return fail(p, "%s: more than %d key=value pairs", what, TOKENS_MAX);
+		keys[nkeys++] = t;
 		rc = fn(p, obj, t, eq + 1);
 		if (rc)
 			return rc;
@@ -717,16 +712,16 @@ static int open_section(struct parser *p, char *s)
 
 	if (!close)
 		return fail(p, "section header without ']'");
-	if (*trim(close + 1))
+	if (*hsaqm_trim(close + 1))
 		return fail(p, "text after the section header");
 	*close = '\0';
-	kind = trim(s + 1);
+	kind = hsaqm_trim(s + 1);
 	name = kind;
 	while (*name && !isspace((unsigned char)*name))
 		name++;
 	if (*name)
 		*name++ = '\0';
-	name = trim(name);
+	name = hsaqm_trim(name);
 	p->cur = NULL;
 
 	if (!strcmp(kind, "workload") || !strcmp(kind, "pass")) {
@@ -974,7 +969,7 @@ int hsaqm_wl_parse(const char *text, const char *fname, struct hsaqm_wl_file *ou
 				*c = '\0';
 				break;
 			}
-		line = trim(buf);
+		line = hsaqm_trim(buf);
 		if (!*line)
 			continue;
 		if (*line == '[') {
@@ -987,8 +982,8 @@ int hsaqm_wl_parse(const char *text, const char *fname, struct hsaqm_wl_file *ou
 			break;
 		}
 		*eq = '\0';
-		key = trim(line);
-		val = trim(eq + 1);
+		key = hsaqm_trim(line);
+		val = hsaqm_trim(eq + 1);
 		if (!*key) {
 			rc = fail(p, "a value without a key");
 			break;

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "log_internal.h"
+#include "text_internal.h"
 #include "tool_internal.h"
 
 static const struct {
@@ -27,25 +28,9 @@ static const struct {
 	{ "realtime", HSAQM_TOOL_PRIORITY_REALTIME },
 };
 
-/* A whole decimal integer in [lo, hi]; 0 or -EINVAL. */
-static int parse_long(const char *text, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	if (!text || !*text)
-		return -EINVAL;
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || *end || end == text || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int hsaqm_tool_parse_priority(const char *text, int *out)
 {
-	long v;
+	long long v;
 
 	if (!text || !out)
 		return -EINVAL;
@@ -55,7 +40,7 @@ int hsaqm_tool_parse_priority(const char *text, int *out)
 			return 0;
 		}
 	}
-	if (parse_long(text, HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
+	if (hsaqm_parse_int(text, 10, HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
@@ -92,11 +77,11 @@ static uint32_t read_launch(struct hsaqm_tool_config *cfg, const char *(*get)(co
 {
 	const char *s = get(var);
 	char d[32];
-	long v;
+	long long v;
 
 	if (!s)
 		return 0;
-	if (parse_long(s, 1, HSAQM_TOOL_LAUNCH_MAX, &v) == 0)
+	if (hsaqm_parse_int(s, 10, 1, HSAQM_TOOL_LAUNCH_MAX, &v) == 0)
 		return (uint32_t)v;
 	snprintf(d, sizeof(d), "%u", dflt);
 	refuse(cfg, var, s, "an integer from 1 to 65536", d);
@@ -121,7 +106,7 @@ static int parse_switch(const char *s, bool *on)
 void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
 {
 	const char *s;
-	long v;
+	long long v;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->priority = HSAQM_TOOL_PRIORITY_NORMAL;
@@ -141,7 +126,7 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 
 	s = get("HSAQM_PRIORITY_STEP");
 	if (s) {
-		if (parse_long(s, 0, HSAQM_PRIORITY_MAX, &v) == 0)
+		if (hsaqm_parse_int(s, 10, 0, HSAQM_PRIORITY_MAX, &v) == 0)
 			cfg->priority_step = (int)v;
 		else
 			refuse(cfg, "HSAQM_PRIORITY_STEP", s, "an integer from 0 to 100", "10");

@@ -17,6 +17,7 @@
 
 #include "daemon_internal.h"
 #include "policy_internal.h"
+#include "text_internal.h"
 
 void hsaqmd_config_default(struct hsaqmd_config *cfg)
 {
@@ -72,15 +73,12 @@ static int seterr(char *err, size_t errlen, int line, const char *fmt, ...)
 
 static int parse_long(const char *s, int base, long min, long max, long *out)
 {
-	char *end;
-	long v;
+	long long v;
+	int rc = hsaqm_parse_int(s, base, min, max, &v); /* the one rule: text_internal.h */
 
-	errno = 0;
-	v = strtol(s, &end, base);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!rc)
+		*out = (long)v;
+	return rc;
 }
 
 /* "hpf", "hpf PERIOD SLICE", "util", "util PERIOD", "none" (microseconds). */
@@ -129,18 +127,6 @@ static int parse_uid(const char *s, uint32_t *uid)
 		return -ENOENT;
 	*uid = (uint32_t)pw->pw_uid;
 	return 0;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
 }
 
 static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, char *err,
@@ -255,14 +241,14 @@ int hsaqmd_config_parse(struct hsaqmd_config *cfg, const char *text, char *err, 
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		line = trim(line);
+		line = hsaqm_trim(line);
 		if (*line) {
 			eq = strchr(line, '=');
 			if (!eq) {
 				rc = seterr(err, errlen, ln, "expected key = value");
 			} else {
 				*eq = '\0';
-				rc = apply_line(cfg, trim(line), trim(eq + 1), ln, err, errlen);
+				rc = apply_line(cfg, hsaqm_trim(line), hsaqm_trim(eq + 1), ln, err, errlen);
 			}
 		}
 		line = nl ? nl + 1 : NULL;
