@@ -3,7 +3,8 @@
 # The experiments' command lines say what is wrong with an argument, naming it, and exit 2:
 # hsaqm-wl (--help exits 0; a bad --seed, --length or --out, an unknown option) and
 # hsaqm-experiment (a bad --length, --trace, --out or --seed, a --configs or --trace name no
-# file has, a missing file): one message, never a Python traceback, and nothing runs.
+# file has, a missing file): one message, never a Python traceback, and nothing runs. And a
+# process with 40 streams runs (tests/experiments/many-streams.wl).
 # Usage: cli.sh HSAQM_WL SOURCE_ROOT PYTHON3 BUILD_ROOT
 set -u
 wl=$1 src=$2 py=${3:-} build=${4:-}
@@ -28,6 +29,13 @@ check "hsaqm-wl --out into a missing folder: said before running, exit 2" \
   "[ \$? -eq 2 ] && grep -q -- '--out .*No such file' '$tmp/err'"
 "$wl" "$file" --frobnicate 1 >/dev/null 2>"$tmp/err"
 check "hsaqm-wl with an unknown option: exit 2, named" "[ \$? -eq 2 ] && grep -q -- '--frobnicate' '$tmp/err'"
+
+# A serving process with 40 streams (the runner once stopped at 8): every queue made, every
+# task's requests served (in-process model, 0.2 s of model time).
+"$wl" "$src/tests/experiments/many-streams.wl" --request-log --quiet --out "$tmp/ms.json" 2>"$tmp/err"
+check "hsaqm-wl: a process with 40 streams runs (exit 0)" "[ \$? -eq 0 ]"
+check "hsaqm-wl: 40 queues made, one per stream" \
+  "[ \$(grep -o '\"queue_id\":[0-9]' '$tmp/ms.json' | wc -l) -eq 40 ]"
 
 if [ -z "$py" ]; then
 	echo "python3 not found: hsaqm-experiment not checked"
