@@ -36,6 +36,20 @@ fail=0
 need() {
 	grep -q -E -- "$2" "$1" || { echo "FAIL: $3 (no match for: $2)"; fail=1; }
 }
+# The tool's statistics, one queue object a line (its nested objects dropped): a field is
+# looked for in the queue it belongs to, in whatever order the writer put the fields.
+queues() {
+	sed 's/"latency_ns":{[^}]*}//g; s/"daemon":{[^}]*}//g' "$1" | grep -o '{"name":"[^{}]*}'
+}
+need_queue() { # FILE HSA_PRIORITY WHAT PATTERN...
+	f=$1 hp=$2 what=$3
+	shift 3
+	q=$(queues "$f" | grep "\"hsa_priority\":\"$hp\"")
+	for pat; do
+		printf '%s\n' "$q" | grep -q -E -- "$pat" ||
+			{ echo "FAIL: $what (no match for: $pat)"; fail=1; }
+	done
+}
 t=1
 while [ "$t" -le "$trials" ]; do
 	status=0
@@ -62,12 +76,12 @@ while [ "$t" -le "$trials" ]; do
 	need "$s" '"table_layout":"rocm-4.5-5.4"' "ROCr 5.2.3's table layout detected"
 	need "$s" '"queues_created":3,"queues_passed_through":0' \
 		"ROCclr's three queues are proxies, none passed through"
-	need "$s" '"hsa_priority":"high","priority":10,"requested_level":"lv3","effective_level":"lv3"' \
-		"the high stream's proxy, at effective level 3"
-	need "$s" '"hsa_priority":"low","priority":-10,"requested_level":"lv3","effective_level":"lv3"' \
-		"the low stream's proxy, at effective level 3 (Lv3 did not fall back)"
-	need "$s" '"hsa_priority":"low",[^}]*"preemptions":[1-9]' \
-		"the low stream's queue was preempted"
+	need_queue "$s" high "the high stream's proxy, at effective level 3" '"priority":10,' \
+		'"requested_level":"lv3"' '"effective_level":"lv3"'
+	need_queue "$s" low "the low stream's proxy, at effective level 3 (Lv3 did not fall back)" \
+		'"priority":-10,' '"requested_level":"lv3"' '"effective_level":"lv3"'
+	need_queue "$s" low "the low stream's queue was preempted" '"preemptions":[1-9]'
+
 	# Every dispatch the program made went through a proxy to the model, exactly once.
 	need "$work/tool$t.report" '^kernel hsaqm_hip_low dispatches 6 workgroups 7680 ' "low kernel counts"
 	need "$work/tool$t.report" '^kernel hsaqm_hip_high dispatches 4 workgroups 16 ' "high kernel counts"
