@@ -63,6 +63,7 @@ static void xq_stats_locked(const struct hsaqm_xq *xq, uint64_t now, struct hsaq
 		st->preempted_ns += now - xq->preempted_since;
 	st->guardians = xq->guardians;
 	st->markers = xq->markers;
+	st->priority_conflicts = xq->priority_conflicts;
 	st->requested_level = (enum hsaqm_level)xq->level_req;
 	st->effective_level = (enum hsaqm_level)xq->level_eff;
 	st->latency_count = xq->hist.count;
@@ -89,6 +90,18 @@ int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats)
  * One queue's object of the "queues" array (docs/stats.md). Under dev->lock. @extra: members
  * an integration adds (hsaqm_xq_stats_json()), already rendered, or NULL.
  */
+int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq)
+{
+	if (!hsaqm_xq_valid(xq)) {
+		hsaqm_log_err("%p is not an xqueue", (const void *)xq);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&xq->dev->lock);
+	xq->priority_conflicts++;
+	pthread_mutex_unlock(&xq->dev->lock);
+	return 0;
+}
+
 static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t now,
 		    const char *extra)
 {
@@ -119,6 +132,7 @@ static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t no
 	hsaqm_json_uint(j, "preempted_ns", st.preempted_ns);
 	hsaqm_json_uint(j, "guardians", st.guardians);
 	hsaqm_json_uint(j, "markers", st.markers);
+	hsaqm_json_uint(j, "priority_conflicts", st.priority_conflicts);
 	hsaqm_json_begin_object(j, "latency_ns");
 	hsaqm_json_uint(j, "count", st.latency_count);
 	hsaqm_json_uint(j, "min", xq->hist.min_ns);

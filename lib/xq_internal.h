@@ -98,6 +98,7 @@ struct hsaqm_xq {
 	uint64_t preempted_since;
 	uint64_t guardians;
 	uint64_t markers;
+	uint64_t priority_conflicts; /* hsaqm_xq_count_priority_conflict() */
 	uint32_t lat_head; /* oldest entry */
 	uint32_t lat_len;
 	struct hsaqm_lat_entry lat[HSAQM_XQ_LAT_RING];

@@ -124,6 +124,7 @@ static void test_stats_json_parses_and_has_the_documented_fields(void)
 		"\"held_by_hand\":", "\"failed_open\":false", "\"lv1_threshold\":", "\"lv1_batch\":",
 		"\"lv2_interval\":", "\"submitted\":", "\"released\":", "\"completed\":",
 		"\"preemptions\":", "\"preempted_ns\":", "\"guardians\":", "\"markers\":",
+		"\"priority_conflicts\":0,",
 		"\"latency_ns\":", "\"count\":", "\"min\":", "\"p50\":", "\"p99\":", "\"p999\":",
 		"\"max\":",
 	};
@@ -198,6 +199,33 @@ static void test_one_queue_json_is_the_ctx_documents_entry_with_extra_members(vo
 	t_bq_fini(&q);
 }
 
+/* A priority an integration could not honour is counted, in get_stats and the JSON alike. */
+static void test_priority_conflicts_are_counted_per_queue(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct hsaqm_xq_stats st;
+	struct t_bq a, b;
+	char *js = NULL;
+
+	t_bq_init(&a, HSAQM_LEVEL_3);
+	t_bq_init(&b, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &a, 0, 0, HSAQM_LEVEL_2);
+	t_bq_attach(ctx, &b, 0, 0, HSAQM_LEVEL_2);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(a.xq), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(a.xq), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(a.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.priority_conflicts, 2);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(b.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.priority_conflicts, 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(a.xq, NULL, &js), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"priority_conflicts\":2,"));
+	free(js);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&a);
+	t_bq_fini(&b);
+}
+
 /* The writer keeps its commas at every depth and writes what JSON cannot hold as null. */
 static void test_json_writer_separates_members_at_every_depth(void)
 {
@@ -240,6 +268,7 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_stats_json_of_empty_context_parses),
 	T_CASE(test_one_queue_json_is_the_ctx_documents_entry_with_extra_members),
 	T_CASE(test_json_writer_separates_members_at_every_depth),
+	T_CASE(test_priority_conflicts_are_counted_per_queue),
 	T_CASES_END,
 };
 

@@ -521,6 +521,100 @@ static void test_process_suspend_holds_every_queue_and_resume_releases(void)
 	t_tool_close(&h, NULL);
 }
 
+/* ---- Priorities hsaqm cannot honour -------------------------------------------------------- */
+
+struct prio_call {
+	struct t_hsa *h;
+	struct hsaqm_hsa_queue *q;
+	hsaqm_hsa_amd_queue_priority_t prio;
+};
+
+static int set_prio(void *arg)
+{
+	struct prio_call *c = arg;
+
+	return (int)c->h->amd->hsa_amd_queue_set_priority_fn(c->q, c->prio);
+}
+
+/* What hsa_amd_queue_set_priority(@q, @prio) printed on stderr (malloc'ed; "" for nothing). */
+static char *prio_said(struct t_hsa *h, struct hsaqm_hsa_queue *q,
+		       hsaqm_hsa_amd_queue_priority_t prio)
+{
+	struct prio_call c = { h, q, prio };
+	int rc = -1;
+	char *err = capture_stderr(set_prio, &c, &rc);
+
+	CU_ASSERT_EQUAL(rc, HSAQM_HSA_STATUS_SUCCESS);
+	return err;
+}
+
+static unsigned long long queue_conflicts(struct t_proc *p, const char *hsa_prio)
+{
+	char key[64], obj[4096], *js = t_proc_stats(p);
+	unsigned long long n = ~0ull;
+
+	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", hsa_prio);
+	if (js && t_json_object_with(js, key, obj, sizeof(obj)))
+		n = t_json_u64(obj, "priority_conflicts");
+	free(js);
+	return n;
+}
+
+static void test_a_second_priority_on_a_shared_queue_is_said_once_and_counted(void)
+{
+	struct t_hsa h;
+	struct t_proc p;
+	struct hsaqm_hsa_queue *q, *q2;
+	struct hsaqm_hsa_signal cs;
+	char *err;
+	uint64_t k;
+
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), NULL, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
+	k = kernel(&h, KERNEL_NS, 1);
+	q = queue(&h, 64);
+	q2 = queue(&h, 64);
+	CU_ASSERT_FATAL(q && q2);
+	/* ROCclr's way: one priority, set once on the new (idle) queue. Nothing to say. */
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "high"), 0ull);
+	/* High work held (the process suspended), then the queue asked to be low: its high
+	 * work would run low. Said once, counted. */
+	CU_ASSERT_EQUAL(p.suspend(), 0);
+	cs = t_hsa_signal(&h, 4);
+	for (int i = 0; i < 4; i++)
+		submit(&h, q, k, 1, cs);
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_EQUAL(t_count(err, "\n"), 1u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority low asked for while it held work of priority high"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority_conflicts"));
+	free(err);
+	/* Back again: counted, not said twice. */
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "high"), 2ull);
+	CU_ASSERT_EQUAL(p.resume(), 0);
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	/* A second priority for an idle queue that had one: two kinds of stream share it. */
+	err = prio_said(&h, q2, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	err = prio_said(&h, q2, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority normal asked for while it had priority low"));
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "normal"), 1ull);
+	h.core->hsa_queue_destroy_fn(q);
+	h.core->hsa_queue_destroy_fn(q2);
+	h.core->hsa_signal_destroy_fn(cs);
+	t_proc_unbind(&p);
+	t_tool_close(&h, NULL);
+}
+
 /* ---- Destroy while held or gated ----------------------------------------------------------- */
 
 static void destroy_run(const char *const *env)
@@ -664,6 +758,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_chaining_with_a_profiler_loaded_after),
 	T_CASE(test_hip_and_process_priorities_reach_the_xqueues),
 	T_CASE(test_process_suspend_holds_every_queue_and_resume_releases),
+	T_CASE(test_a_second_priority_on_a_shared_queue_is_said_once_and_counted),
 	T_CASE(test_destroy_while_gated_lv2_loses_nothing_leaves_no_gate_closed),
 	T_CASE(test_destroy_while_held_lv1_loses_nothing_leaves_nothing_held),
 	T_CASES_END,

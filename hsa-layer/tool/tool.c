@@ -737,10 +737,53 @@ W_SIGNAL_STORE(w_signal_silent_store_screlease, HSAQM_API_SIGNAL_SILENT_STORE_SC
 
 /* ---- The AMD queue extensions ------------------------------------------------------------ */
 
+/* How long a priority change waits for completed work to be counted before calling it busy. */
+#define PRIORITY_SETTLE_NS (2ull * 1000 * 1000)
+
+/*
+ * A second priority for a queue that already had one, or a new one while it holds work:
+ * streams of different priority sharing this HSA queue (HIP with GPU_MAX_HW_QUEUES=1), or a
+ * program moving a busy queue. An xqueue has one priority, so all its work runs at the last
+ * one asked for: counted in the stats and said once per queue on stderr, whatever HSAQM_LOG
+ * says (as design decision 5's notices: the program does not get what it asked for, and the
+ * person must be able to see it; a log level would hide it by default).
+ */
+static void priority_conflict_check(struct tool_queue *tq, int prio, bool was_set)
+{
+	int old = HSAQM_READ_ONCE(tq->hsa_prio);
+	struct hsaqm_xq_stats st;
+	struct hsaqm_xq_info info;
+	bool busy = false;
+
+	if (prio == old)
+		return;
+	if (hsaqm_xq_get_stats(tq->xq, &st) == 0 && st.submitted > st.completed) {
+		/* Completed work may not be counted yet (its marker's handler): settle briefly. */
+		hsaqm_hsa_proxy_settle(tq->proxy, PRIORITY_SETTLE_NS);
+		busy = hsaqm_xq_get_stats(tq->xq, &st) == 0 && st.submitted > st.completed;
+	}
+	if (!busy && !was_set)
+		return;
+	hsaqm_xq_count_priority_conflict(tq->xq);
+	if (hsaqm_xq_get_info(tq->xq, &info))
+		snprintf(info.name, sizeof(info.name), "?");
+	hsaqm_log_notice(&tq->conflict_once,
+			 "queue %s (HSA queue %llu): priority %s asked for while it %s %s: "
+			 "streams of different priority share this queue, and hsaqm schedules a "
+			 "queue at one priority, so all its work now runs %s (counted in the stats: "
+			 "priority_conflicts)",
+			 info.name,
+			 (unsigned long long)hsaqm_hsa_proxy_queue(tq->proxy)->id,
+			 hsa_priority_name(prio), busy ? "held work of priority" : "had priority",
+			 hsa_priority_name(old), hsa_priority_name(prio));
+}
+
 static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 					 hsaqm_hsa_amd_queue_priority_t prio)
 {
 	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+	struct tool_queue *tq = NULL;
+	bool was_set = false;
 	int rc, base;
 
 	if (!p)
@@ -748,33 +791,29 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 			    hsaqm_hsa_amd_queue_set_priority_fn)(queue, prio);
 	if (prio > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	/* The queue cannot be destroyed meanwhile: the application is using it here. */
 	pthread_mutex_lock(&g.lock);
 	base = g.priority;
+	for (struct tool_queue *q = g.queues; q; q = q->next)
+		if (q->proxy == p)
+			tq = q;
+	if (tq)
+		was_set = tq->hsa_prio_set;
 	pthread_mutex_unlock(&g.lock);
+	if (tq)
+		priority_conflict_check(tq, (int)prio, was_set);
 	/* The real queue gets it too (hardware arbitration), then the xqueue; no lock held. */
 	rc = hsaqm_hsa_proxy_set_priority(p, prio, base, g.cfg.priority_step);
-	if (!rc) {
+	if (!rc && tq) {
 		pthread_mutex_lock(&g.lock);
-		for (struct tool_queue *q = g.queues; q; q = q->next) {
-			if (q->proxy != p)
-				continue;
-			HSAQM_WRITE_ONCE(q->hsa_prio, (int)prio);
-			/* The process priority changed meanwhile: this queue follows it. */
-			if (g.priority != base)
-				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
-		}
+		HSAQM_WRITE_ONCE(tq->hsa_prio, (int)prio);
+		tq->hsa_prio_set = true;
+		/* The process priority changed meanwhile: this queue follows it. */
+		if (g.priority != base)
+			hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, prio));
 		pthread_mutex_unlock(&g.lock);
-		/* The daemon learns the queue's new adjustment (a round trip, no lock held). The
-		 * queue cannot be destroyed meanwhile: the application is using it here. */
-		struct tool_queue *tq = NULL;
-
-		pthread_mutex_lock(&g.lock);
-		for (struct tool_queue *q = g.queues; q; q = q->next)
-			if (q->proxy == p)
-				tq = q;
-		pthread_mutex_unlock(&g.lock);
-		if (tq)
-			tool_node_queue_update(tq);
+		/* The daemon learns the queue's new adjustment (a round trip, no lock held). */
+		tool_node_queue_update(tq);
 	}
 	return rc ? hsaqm_hsa_status_from_errno(rc) : HSAQM_HSA_STATUS_SUCCESS;
 }

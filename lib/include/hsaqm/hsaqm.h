@@ -301,6 +301,9 @@ struct hsaqm_xq_stats {
 	uint64_t preempted_ns;    /* total time preempted, the current spell included */
 	uint64_t guardians;       /* guardian packets written (Lv2, and Lv3 until proven) */
 	uint64_t markers;         /* completion markers written */
+	/* Priorities the queue could not honour: a second priority asked for while it held work
+	 * of another (streams of different priority sharing it); hsaqm_xq_count_priority_conflict(). */
+	uint64_t priority_conflicts;
 	enum hsaqm_level requested_level;
 	enum hsaqm_level effective_level;
 	/* Submission (doorbell) to completion (marker), per doorbell batch, nanoseconds. */
@@ -313,6 +316,17 @@ struct hsaqm_xq_stats {
 
 /** hsaqm_xq_get_stats() - Return: 0; -EINVAL for NULL arguments or a foreign handle. */
 HSAQM_API int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats);
+
+/**
+ * hsaqm_xq_count_priority_conflict() - an integration saw the queue asked for a priority it
+ * cannot give to only part of its work: a second priority while it held work of another, as
+ * when streams of different priority share one HSA queue. An xqueue has one priority, so all
+ * its work now runs at the last one; this counts it (priority_conflicts in the stats, so it is
+ * said rather than hidden). The integration tells the person (the tool library: once per
+ * queue on stderr, docs/tool.md).
+ * Return: 0; -EINVAL for a NULL or foreign @xq.
+ */
+HSAQM_API int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq);
 
 /**
  * hsaqm_ctx_stats_json() - every queue's info and stats as one JSON document (schema in
