@@ -208,6 +208,7 @@ static int be_release(void *bq, const struct hsaqm_release *rel)
 	for (uint32_t i = 0; i < n; i++)
 		hsaqm_aql_slot_invalidate(&p->ring[(rel->first + i) & p->mask]);
 	p->released += n;
+	/* Release: the INVALID stores above precede the index the producers wait on. */
 	hsaqm_store_release((uint64_t *)(uintptr_t)&p->amd->read_dispatch_id, p->released);
 	p->guards_written += guards;
 	/* Relaxed, as every read of a hook: tests set and clear them while queues run. */

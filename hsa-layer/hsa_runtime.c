@@ -201,6 +201,7 @@ static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
 	pthread_mutex_unlock(&s->lock);
 	st = rt->amd_signal_async_handler(s->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, value,
 					  mslot_handler, s);
+	/* acq_rel: one handler says it; fini reads the flag only to stop waiting for this slot. */
 	if (st != HSAQM_HSA_STATUS_SUCCESS && !hsaqm_fetch_or(&s->rearm_failed, 1u))
 		hsaqm_log_notice(NULL, "cannot re-arm a marker handler (status 0x%x): "
 				       "completions of its queue are no longer seen", st);
@@ -302,6 +303,10 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	deadline = mono_ns() + FINI_WAIT_NS;
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s; s = s->next) {
 		/* Acquire: pairs with the handler's release; then the handler is done with s. */
+		/*
+		 * Acquire: pairs with the handler's release of retired, after its last access to
+		 * the slot.
+		 */
 		while (!hsaqm_load_acquire(&s->retired) && !HSAQM_READ_ONCE(s->rearm_failed) &&
 		       mono_ns() < deadline)
 			/* A wait runs a virtual-time model's event loop, where its handlers run. */
@@ -311,6 +316,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s;) {
 		struct hsaqm_hsa_mslot *next = s->next;
 
+		/* Acquire: as above: a retired handler is done with the slot, which may go. */
 		if (hsaqm_load_acquire(&s->retired) || HSAQM_READ_ONCE(s->rearm_failed)) {
 			pthread_mutex_destroy(&s->lock);
 			free(s);

@@ -80,9 +80,12 @@ static void log_read_env(void)
 				"logging stays off\n", env);
 		level = HSAQM_LOG_NONE;
 	}
-	/* Publish only if no test override came first. */
+	/*
+	 * Publish only if no test override came first. acq_rel (barrier.h's one CAS): the level
+	 * is a single int every reader loads relaxed; nothing else is published with it.
+	 */
 	int unset = -1;
-	atomic_compare_exchange_strong((_Atomic int *)&log_level, &unset, level);
+	hsaqm_cas(&log_level, &unset, level);
 }
 
 int hsaqm_log_level(void)

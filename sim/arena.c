@@ -82,10 +82,12 @@ static void arena_lock(uint32_t *l)
 	/* acq_rel CAS: acquiring the lock orders the free-list reads below after the previous holder's writes. */
 	if (hsaqm_cas(l, &c, 1))
 		return;
+	/* acq_rel: taking the lock (now contended, 2) orders as the CAS above does. */
 	if (c != 2)
 		c = hsaqm_exchange(l, 2);
 	while (c != 0) {
 		sim_futex_wait(l, 2, UINT64_MAX);
+		/* acq_rel: as above, after each wake-up. */
 		c = hsaqm_exchange(l, 2);
 	}
 }

@@ -158,6 +158,7 @@ static char *queue_json_dup(const struct tool_queue *q, bool destroyed)
 
 static void status_line(char *buf, size_t size)
 {
+	/* Acquire: pairs with OnLoad's release of the state; why[] and the layout name are set. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_ACTIVE)
@@ -188,6 +189,7 @@ static int stats_json_locked(char **out)
 	hsaqm_json_string(&j, "hsaqm_version", hsaqm_version_string());
 	hsaqm_json_int(&j, "pid", (long long)getpid());
 	hsaqm_json_begin_object(&j, "tool");
+	/* Acquire: as active(), the state OnLoad published with release. */
 	hsaqm_json_bool(&j, "active", hsaqm_load_acquire(&g.state) == TOOL_ACTIVE);
 	hsaqm_json_string(&j, "status", line);
 	hsaqm_json_string(&j, "table_layout", g.rt_ok ? g.rt.layout.name : "unknown");
@@ -314,6 +316,10 @@ static int reg_hold(bool hold)
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		int err;
 
+		/*
+		 * Acquire: pairs with the node client's release of the queue's registration; its
+		 * record is whole.
+		 */
 		if (hsaqm_load_acquire(&q->node)) {
 			/* The daemon may hold it too: resumed only when neither holds it. */
 			tool_node_apply_hold(q);
@@ -921,6 +927,10 @@ static const struct {
 static void inactive(const char *why, const char *what)
 {
 	snprintf(g.why, sizeof(g.why), "%s%s", why, what);
+	/*
+	 * Release: why[] above is visible to whoever reads the state with acquire (the status
+	 * line).
+	 */
 	hsaqm_store_release(&g.state, (uint32_t)TOOL_INACTIVE);
 }
 
@@ -951,6 +961,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	struct hsaqm_api_layout layout;
 	int rc;
 
+	/* Acquire: pairs with the release of the state by an earlier OnLoad or OnUnload. */
 	if (hsaqm_load_acquire(&g.state) != TOOL_OFF) {
 		/*
 		 * Loaded already. The same table: nothing to do, and it is scheduled (or inert for
@@ -1071,6 +1082,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
  */
 TOOL_EXPORT void OnUnload(void)
 {
+	/* Acquire: pairs with OnLoad's release: the saved entries and the runtime are seen. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_OFF)
