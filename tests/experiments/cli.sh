@@ -4,7 +4,8 @@
 # hsaqm-wl (--help exits 0; a bad --seed, --length or --out, an unknown option) and
 # hsaqm-experiment (a bad --length, --trace, --out or --seed, a --configs or --trace name no
 # file has, a missing file): one message, never a Python traceback, and nothing runs. And a
-# process with 40 streams runs (tests/experiments/many-streams.wl).
+# process with 40 streams runs (tests/experiments/many-streams.wl); edge criterion (c) gives its
+# three verdicts on request logs written here (criteria_check.py).
 # Usage: cli.sh HSAQM_WL SOURCE_ROOT PYTHON3 BUILD_ROOT
 set -u
 wl=$1 src=$2 py=${3:-} build=${4:-}
@@ -41,6 +42,8 @@ if [ -z "$py" ]; then
 	echo "python3 not found: hsaqm-experiment not checked"
 	exit $fail
 fi
+"$py" "$src/tests/experiments/criteria_check.py" "$src/experiments/runner/hsaqm-experiment" >"$tmp/err" 2>&1
+check "hsaqm-experiment's criterion (c): FAIL, PASS and NOT EXERCISED on logs written here" "[ \$? -eq 0 ]"
 exp() { "$py" "$src/experiments/runner/hsaqm-experiment" --wl "$wl" ${build:+--build "$build"} "$@"; }
 bad() { # NAME EXPECTED-TEXT ARGS...
 	name=$1 want=$2
