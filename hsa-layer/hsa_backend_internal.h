@@ -174,6 +174,17 @@ void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
  */
 int hsaqm_hsa_pass_through(struct hsaqm_hsa_proxy *p, uint64_t end);
 
+/* hsa_agent_info_t (hsa.h) and hsa_amd_agent_info_t (hsa_ext_amd.h) attributes hsaqm reads. */
+#define HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE 13u
+#define HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE 14u
+#define HSAQM_HSA_AGENT_INFO_DEVICE 17u
+#define HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID 0xA004u /* the agent's KFD topology node */
+#define HSAQM_HSA_DEVICE_TYPE_GPU 1u
+
+/* proxy.c: a 32-bit attribute of @agent through the runtime, @dflt when it will not say. */
+uint32_t hsaqm_hsa_agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
+			     uint32_t attr, uint32_t dflt);
+
 /* proxy.c: the lookup sets. */
 int hsaqm_hsa_lookup_add(struct hsaqm_hsa_proxy *p);
 void hsaqm_hsa_lookup_remove(struct hsaqm_hsa_proxy *p);

@@ -13,12 +13,6 @@
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
 
-/* hsa_agent_info_t (hsa.h): queue size limits, in packets. */
-#define AGENT_INFO_QUEUE_MIN_SIZE 13u
-#define AGENT_INFO_QUEUE_MAX_SIZE 14u
-/* hsa_amd_agent_info_t: the agent's KFD topology node. */
-#define AGENT_INFO_DRIVER_NODE_ID 0xA004u
-
 /* One wait while draining: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define DRAIN_STEP_TICKS 1000000ull
 
@@ -266,11 +260,25 @@ int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
 
 /* ---- Priority ----------------------------------------------------------------------------- */
 
+int hsaqm_hsa_queue_priority(int base_priority, int prio, int step)
+{
+	long v = base_priority;
+
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		v += step;
+	else if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		v -= step;
+	if (v < HSAQM_PRIORITY_MIN)
+		return HSAQM_PRIORITY_MIN;
+	if (v > HSAQM_PRIORITY_MAX)
+		return HSAQM_PRIORITY_MAX;
+	return (int)v;
+}
+
 int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_priority_t prio,
 				 int base_priority, int step)
 {
 	hsaqm_hsa_status_t st;
-	long v;
 
 	if (!p || prio > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
 		return -EINVAL;
@@ -279,16 +287,7 @@ int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_
 	st = p->rt->amd_queue_set_priority(p->hwq, prio);
 	if (st != HSAQM_HSA_STATUS_SUCCESS)
 		return hsaqm_hsa_errno_from_status(st);
-	v = (long)base_priority;
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		v += step;
-	else if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		v -= step;
-	if (v < HSAQM_PRIORITY_MIN)
-		v = HSAQM_PRIORITY_MIN;
-	if (v > HSAQM_PRIORITY_MAX)
-		v = HSAQM_PRIORITY_MAX;
-	return hsaqm_xq_set_priority(p->xq, (int)v);
+	return hsaqm_xq_set_priority(p->xq, hsaqm_hsa_queue_priority(base_priority, (int)prio, step));
 }
 
 /* ---- Creation ------------------------------------------------------------------------------- */
@@ -350,8 +349,8 @@ static int build_templates(struct hsaqm_hsa_proxy *p)
 	return rc ? rc : hsaqm_aql_barrier_and_build(&p->marker_pkt, &m);
 }
 
-static uint32_t agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
-			  uint32_t attr, uint32_t dflt)
+uint32_t hsaqm_hsa_agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
+			     uint32_t attr, uint32_t dflt)
 {
 	uint32_t v = 0;
 
@@ -405,8 +404,9 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 		return -EINVAL;
 	if (!cfg->size || (cfg->size & (cfg->size - 1)))
 		return -EINVAL;
-	qmin = agent_u32(rt, cfg->agent, AGENT_INFO_QUEUE_MIN_SIZE, 1);
-	qmax = agent_u32(rt, cfg->agent, AGENT_INFO_QUEUE_MAX_SIZE, HSAQM_RING_MAX_SIZE);
+	qmin = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE, 1);
+	qmax = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE,
+				   HSAQM_RING_MAX_SIZE);
 	/* As the runtime checks a size: too small is invalid, too large out of resources. */
 	if (cfg->size < qmin)
 		return -EINVAL;
@@ -467,7 +467,8 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	rc = build_templates(p);
 	if (rc)
 		goto err_mslot;
-	p->gpu_node = agent_u32(rt, cfg->agent, AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX);
+	p->gpu_node = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID,
+					  UINT32_MAX);
 	lv3_decide(p, cfg);
 	rc = hsaqm_hsa_lookup_add(p);
 	if (rc)

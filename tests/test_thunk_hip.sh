@@ -25,13 +25,9 @@ rep=$work/hip.report
 
 # A sanitizer build's face needs its runtimes first in the uninstrumented HIP program; leaks
 # are checked by thunk-hsa-plain, whose program is instrumented.
-preload=
-for rt in $(ldd "$thunk_dir/libhsakmt.so.1" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
-	preload="$preload$rt:"
-done
-if ldd "$thunk_dir/libhsakmt.so.1" | grep -q libasan; then
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
+. "$(dirname "$0")/thunk/t_thunk.sh"
+t_thunk_preload "$thunk_dir"
+t_thunk_no_leak_check "$thunk_dir"
 
 fail=0
 need() { # file, pattern, what

@@ -17,14 +17,13 @@ trap 'rm -f "$out"' EXIT
 # A sanitizer build's face needs its runtimes loaded first (ASan's first of all) in an
 # uninstrumented rocminfo. Leak checking stays with thunk-hsa-plain, whose program is
 # instrumented: here LeakSanitizer would report the uninstrumented ROCr's own allocations.
-preload=
-for rt in $(ldd "$thunk_dir/libhsakmt.so.1" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
-	preload="$preload$rt:"
-done
+. "$(dirname "$0")/thunk/t_thunk.sh"
+t_thunk_preload "$thunk_dir"
 preload="$preload$shim"
-if [ -n "${ASAN_OPTIONS+x}" ] || ldd "$thunk_dir/libhsakmt.so.1" | grep -q libasan; then
+if [ -n "${ASAN_OPTIONS+x}" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
+t_thunk_no_leak_check "$thunk_dir"
 
 status=0
 LD_LIBRARY_PATH="$thunk_dir" LD_PRELOAD="$preload" timeout 60 rocminfo >"$out" 2>&1 || status=$?

@@ -27,10 +27,8 @@ mkdir -p "$work"
 sock=$work/sim.sock
 trace=$work/simd-trace.json
 
-preload=
-for rt in $(ldd "$thunk_dir/libhsakmt.so.1" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
-	preload="$preload$rt:"
-done
+. "$(dirname "$0")/thunk/t_thunk.sh"
+t_thunk_preload "$thunk_dir"
 
 "$simd" -s "$sock" -T "$trace" >"$work/simd.log" 2>&1 &
 simd_pid=$!
@@ -57,9 +55,7 @@ grep -q '^mode shared' "$work/plain.report" ||
 	{ echo "FAIL: the face was not in shared mode"; fail=1; }
 
 if [ -n "$hip" ] && [ -x "$hip" ]; then
-	if ldd "$thunk_dir/libhsakmt.so.1" | grep -q libasan; then
-		export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-	fi
+	t_thunk_no_leak_check "$thunk_dir"
 	for sdma in 1 0; do
 		rep=$work/hip-sdma$sdma.report
 		status=0

@@ -25,13 +25,9 @@ if [ -z "$prog" ] || [ ! -x "$prog" ]; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-preload=
-for rt in $(ldd "$thunk_dir/libhsakmt.so.1" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
-	preload="$preload$rt:"
-done
-if ldd "$thunk_dir/libhsakmt.so.1" | grep -q libasan; then
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
+. "$(dirname "$0")/thunk/t_thunk.sh"
+t_thunk_preload "$thunk_dir"
+t_thunk_no_leak_check "$thunk_dir"
 fail=0
 need() {
 	grep -q -E -- "$2" "$1" || { echo "FAIL: $3 (no match for: $2)"; fail=1; }

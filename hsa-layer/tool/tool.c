@@ -33,13 +33,6 @@
 
 #define TOOL_EXPORT __attribute__((visibility("default")))
 
-/* hsa_agent_info_t (hsa.h) and hsa_amd_agent_info_t (hsa_ext_amd.h). */
-#define AGENT_INFO_DEVICE 17u
-#define AGENT_INFO_QUEUE_MIN_SIZE 13u
-#define AGENT_INFO_QUEUE_MAX_SIZE 14u
-#define AGENT_INFO_DRIVER_NODE_ID 0xA004u
-#define DEVICE_TYPE_GPU 1u
-
 enum tool_state {
 	TOOL_OFF = 0,      /* never loaded, or unloaded */
 	TOOL_ACTIVE = 1,   /* wrappers installed, queues are proxied */
@@ -90,25 +83,10 @@ static bool active(void)
 	return hsaqm_load_acquire(&g.state) == TOOL_ACTIVE;
 }
 
-static int clamp_priority(long v)
-{
-	if (v < HSAQM_PRIORITY_MIN)
-		return HSAQM_PRIORITY_MIN;
-	if (v > HSAQM_PRIORITY_MAX)
-		return HSAQM_PRIORITY_MAX;
-	return (int)v;
-}
-
 /* The xqueue priority of a queue: the process priority moved by the HIP stream priority. */
 static int queue_priority(int base, int hsa_prio)
 {
-	long v = base;
-
-	if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		v += g.cfg.priority_step;
-	else if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		v -= g.cfg.priority_step;
-	return clamp_priority(v);
+	return hsaqm_hsa_queue_priority(base, hsa_prio, g.cfg.priority_step);
 }
 
 /* ---- Statistics -------------------------------------------------------------------------- */
@@ -378,13 +356,8 @@ static const struct hsaqm_process_ops reg_ops = {
 /* Lock-free: the node client asks under g.lock (a connection's sweep) and outside it. */
 static int host_queue_adjust(const struct tool_queue *tq)
 {
-	int prio = HSAQM_READ_ONCE(tq->hsa_prio);
-
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		return g.cfg.priority_step;
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		return -g.cfg.priority_step;
-	return 0;
+	/* The offset queue_priority() adds to the process priority (the step is at most 100). */
+	return queue_priority(0, HSAQM_READ_ONCE(tq->hsa_prio));
 }
 
 static bool host_process_suspended(void)
@@ -406,15 +379,6 @@ void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg
 }
 
 /* ---- Queue creation and destruction ------------------------------------------------------ */
-
-static uint32_t agent_u32(struct hsaqm_hsa_agent agent, uint32_t attr, uint32_t dflt)
-{
-	uint32_t v = 0;
-
-	if (g.rt.agent_get_info(agent, attr, &v) != HSAQM_HSA_STATUS_SUCCESS)
-		return dflt;
-	return v;
-}
 
 /* g.lock held. The context, created with the first queue (never from OnLoad). */
 static struct hsaqm_ctx *tool_ctx(void)
@@ -455,13 +419,15 @@ static bool want_proxy(struct hsaqm_hsa_agent agent, uint32_t size, uint32_t *de
 {
 	uint32_t qmin, qmax;
 
-	if (agent_u32(agent, AGENT_INFO_DEVICE, 0xffffffffu) != DEVICE_TYPE_GPU)
+	if (hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_DEVICE, 0xffffffffu) !=
+	    HSAQM_HSA_DEVICE_TYPE_GPU)
 		return false;
-	qmin = agent_u32(agent, AGENT_INFO_QUEUE_MIN_SIZE, 1);
-	qmax = agent_u32(agent, AGENT_INFO_QUEUE_MAX_SIZE, HSAQM_RING_MAX_SIZE);
+	qmin = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE, 1);
+	qmax = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE,
+				   HSAQM_RING_MAX_SIZE);
 	if (!size || (size & (size - 1)) || size < qmin || size > qmax)
 		return false;
-	*device = agent_u32(agent, AGENT_INFO_DRIVER_NODE_ID, 0);
+	*device = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID, 0);
 	return true;
 }
 

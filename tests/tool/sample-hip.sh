@@ -38,14 +38,9 @@ fi
 
 LONG_MS=10
 printf 'offline_long %d\nonline_short 50000\n' $((LONG_MS * 1000000)) >"$tmp/kernels"
-# A sanitizer build's face needs its runtimes first in the uninstrumented HIP program.
-preload=
-for rt in $(ldd "$thunk_dir/libhsakmt.so.1" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
-  preload="$preload$rt:"
-done
-if ldd "$thunk_dir/libhsakmt.so.1" | grep -q libasan; then
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
+. "$(dirname "$0")/../thunk/t_thunk.sh"
+t_thunk_preload "$thunk_dir"
+t_thunk_no_leak_check "$thunk_dir"
 fail=0
 median() { # label, command...
   label=$1

@@ -205,10 +205,16 @@ struct hsaqm_hsa_proxy *hsaqm_hsa_proxy_from_doorbell(struct hsaqm_hsa_signal si
 void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *proxy, hsaqm_hsa_signal_value_t value);
 
 /**
+ * hsaqm_hsa_queue_priority() - the xqueue priority of a queue whose HSA priority is @prio in a
+ * process of priority @base_priority: HIGH/NORMAL/LOW give @base_priority + @step /
+ * @base_priority / @base_priority - @step, clamped to HSAQM_PRIORITY_MIN..MAX.
+ * Return: that priority (an unknown @prio counts as NORMAL).
+ */
+int hsaqm_hsa_queue_priority(int base_priority, int prio, int step);
+
+/**
  * hsaqm_hsa_proxy_set_priority() - the application's hsa_amd_queue_set_priority: passed to
- * the hardware queue and mapped onto the xqueue's priority (HIGH/NORMAL/LOW give
- * @base_priority + @step / @base_priority / @base_priority - @step, clamped to
- * HSAQM_PRIORITY_MIN..MAX).
+ * the hardware queue and mapped onto the xqueue's priority (hsaqm_hsa_queue_priority()).
  * Return: 0; -EINVAL for NULL or an unknown HSA priority; -EOPNOTSUPP for a runtime without
  * the entry; the runtime's failure as -errno (the xqueue's priority is then unchanged).
  */
