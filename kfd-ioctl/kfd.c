@@ -79,9 +79,8 @@ static int kfd_attach(struct hsaqm_kfd *kfd)
 	handle = kfd->tp->open(kfd->tp->ctx);
 	if (handle < 0) {
 		/* Named with its transport: a process may hold several (the model's beside the system's). */
-		hsaqm_log_info("no KFD at %s (%s transport): %s",
-			       kfd->tp->dev_path ? kfd->tp->dev_path : "KFD",
-			       kfd->tp->name ? kfd->tp->name : "?", strerror(-handle));
+		hsaqm_log_info("%s transport: no KFD (%s: %s)", kfd->tp->name ? kfd->tp->name : "?",
+			       kfd->tp->dev_path ? kfd->tp->dev_path : "KFD", strerror(-handle));
 		return handle;
 	}
 	kfd->handle = handle;
@@ -103,9 +102,8 @@ static int kfd_attach(struct hsaqm_kfd *kfd)
 	}
 	kfd->major = ver.major_version;
 	kfd->minor = ver.minor_version;
-	hsaqm_log_info("KFD interface %u.%u at %s (%s transport)", kfd->major, kfd->minor,
-		       kfd->tp->dev_path ? kfd->tp->dev_path : "KFD",
-		       kfd->tp->name ? kfd->tp->name : "?");
+	hsaqm_log_info("%s transport: KFD interface %u.%u (%s)", kfd->tp->name ? kfd->tp->name : "?",
+		       kfd->major, kfd->minor, kfd->tp->dev_path ? kfd->tp->dev_path : "KFD");
 	return 0;
 }
 

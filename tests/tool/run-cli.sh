@@ -80,8 +80,8 @@ check "a model memory too small for a queue is said (exit 99 with a reason)" \
   "[ \$? -eq 99 ] && grep -q 'HSAQM_SIM_ARENA_MB) is full' '$tmp/m4' && grep -q 'tool-client: hsa_queue_create' '$tmp/m4'"
 HSAQM_LOG=info "$run" -- "$client" 0 2 4 >/dev/null 2>"$tmp/m5"
 check "HSAQM_LOG=info: one policy line for the one GPU used" "[ \$(grep -c 'policy hpf' '$tmp/m5') -eq 1 ]"
-check "HSAQM_LOG=info: each KFD line names its transport" \
-  "[ \$(grep 'kfd_attach' '$tmp/m5' | grep -vc 'transport') -eq 0 ]"
+check "HSAQM_LOG=info: each KFD line starts with its transport" \
+  "[ \$(grep 'kfd_attach' '$tmp/m5' | grep -vc 'kfd_attach: [a-z]* transport: ') -eq 0 ]"
 check "no message says hsaqm: twice" "! cat '$tmp'/m* '$tmp/cerr' | grep -q 'hsaqm: hsaqm:'"
 
 [ $fail -eq 0 ] || { echo "--- client stderr"; cat "$tmp/cerr"; }
