@@ -36,11 +36,12 @@
 #define HIGH_WG 4u
 #define HIGH_NS (50ull * 1000)
 /*
- * Generous for a loaded 2-core machine (and sanitizers): half a low workgroup. Seen: 0.2-0.8 ms;
- * once 4.5 ms under ASan while another real-time model ran beside the suite (a host stall in
- * model time). Natively the high kernel arriving 5 ms into a round waits 15 ms for CUs.
+ * What Lv3 guarantees is an order, not a latency: the high kernel completes before any low
+ * workgroup running at its arrival (they are saved, not waited for). Natively, or at Lv2, a
+ * round of them finishes first (the high kernel arriving 5 ms into a round waits 15 ms for
+ * CUs). Its latency is printed (seen: 0.2-0.8 ms; once 4.5 ms under ASan while another
+ * real-time model ran beside the suite: a host stall shows in model time).
  */
-#define HIGH_BOUND_NS (LOW_NS / 2)
 
 static const struct hsaqm_sim_config g_cfg = { .num_devices = 1,
 					       .time_mode = HSAQM_SIM_TIME_REAL,
@@ -159,8 +160,9 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	printf("\n    high latency %.0f us (model), low workgroups done at its submission %u, at "
 	       "its completion %u, of %u\n", (double)(t1 - t0) / 1000.0, low_done_at_submit,
 	       low_done_at_high, LOW_WG);
-	CU_ASSERT(t1 - t0 < HIGH_BOUND_NS);
-	CU_ASSERT(low_done_at_high < LOW_WG); /* mid-kernel */
+	/* No low workgroup finished while the high kernel waited: mid-kernel, saved. */
+	CU_ASSERT_EQUAL(low_done_at_high, low_done_at_submit);
+	CU_ASSERT(low_done_at_high < LOW_WG);
 
 	/* The low kernel resumes and finishes: every workgroup exactly once. */
 	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_HSA_S));
