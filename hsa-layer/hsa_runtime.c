@@ -13,6 +13,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/kfd.h"
 #include "log_internal.h"
+#include "time_internal.h"
 
 /* hsa_amd_agent_info_t: the KFD topology node of an agent (hsa_ext_amd.h). */
 #define AGENT_INFO_DRIVER_NODE_ID 0xA004u
@@ -21,14 +22,6 @@
 #define FINI_WAIT_NS 1000000000ull
 /* One wait on a signal while fini or destroy wait: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define WAIT_STEP_TICKS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int hsaqm_hsa_errno_from_status(hsaqm_hsa_status_t status)
 {
@@ -300,7 +293,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 		/* Below anything the handler waits for ("less than the last value seen"). */
 		rt->signal_store_screlease(s->signal, INT64_MIN);
 	}
-	deadline = mono_ns() + FINI_WAIT_NS;
+	deadline = hsaqm_mono_ns() + FINI_WAIT_NS;
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s; s = s->next) {
 		/* Acquire: pairs with the handler's release; then the handler is done with s. */
 		/*
@@ -308,7 +301,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 		 * the slot.
 		 */
 		while (!hsaqm_load_acquire(&s->retired) && !HSAQM_READ_ONCE(s->rearm_failed) &&
-		       mono_ns() < deadline)
+		       hsaqm_mono_ns() < deadline)
 			/* A wait runs a virtual-time model's event loop, where its handlers run. */
 			rt->signal_wait_scacquire(s->signal, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0,
 						  WAIT_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);

@@ -12,17 +12,10 @@
 #include "hsa_backend_internal.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
+#include "time_internal.h"
 
 /* One wait while draining: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define DRAIN_STEP_TICKS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- Lookups --------------------------------------------------------------------------------
  *
@@ -236,7 +229,7 @@ int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
 
 	if (!p || p->magic != HSAQM_HSA_PROXY_MAGIC)
 		return -EINVAL;
-	deadline = mono_ns() + timeout_ns;
+	deadline = hsaqm_mono_ns() + timeout_ns;
 	for (;;) {
 		const struct hsaqm_hsa_runtime *rt = p->rt;
 		struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(p);
@@ -248,7 +241,7 @@ int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
 		if (!xq || HSAQM_READ_ONCE(p->hw_error) || hsaqm_xq_get_stats(xq, &st) ||
 		    st.completed >= st.released)
 			return 0;
-		if (mono_ns() >= deadline)
+		if (hsaqm_mono_ns() >= deadline)
 			return -ETIMEDOUT;
 		/* Until the next marker completes (a completion, not a poll); a wait also runs a
 		 * virtual-time model's event loop. */
@@ -505,7 +498,7 @@ static int drain(struct hsaqm_hsa_proxy *p)
 	const struct hsaqm_hsa_runtime *rt = p->rt;
 	struct hsaqm_hsa_signal done = { 0 };
 	union hsaqm_aql_packet pkt;
-	uint64_t deadline = mono_ns() + HSAQM_HSA_DRAIN_TIMEOUT_NS;
+	uint64_t deadline = hsaqm_mono_ns() + HSAQM_HSA_DRAIN_TIMEOUT_NS;
 	hsaqm_hsa_status_t st;
 	int rc;
 
@@ -526,7 +519,7 @@ static int drain(struct hsaqm_hsa_proxy *p)
 			rc = -EIO; /* the queue failed meanwhile: nothing more will run */
 			break;
 		}
-		if (mono_ns() >= deadline) {
+		if (hsaqm_mono_ns() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}

@@ -10,6 +10,7 @@
 
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
+#include "time_internal.h"
 #include "xq_internal.h"
 
 /* Live contexts, for the atexit path. */
@@ -21,11 +22,8 @@ static _Thread_local const struct hsaqm_ctx *tls_iterating;
 
 static uint64_t clock_monotonic(void *arg)
 {
-	struct timespec ts;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hsaqm_mono_ns();
 }
 
 bool hsaqm_ctx_valid(const struct hsaqm_ctx *ctx)

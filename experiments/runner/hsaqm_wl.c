@@ -44,6 +44,7 @@
 #include "hsaqm/sim.h"
 #include "json_internal.h"
 #include "text_internal.h"
+#include "time_internal.h"
 #include "wl.h"
 
 #define NS_US 1000ull
@@ -172,14 +173,6 @@ static double rnd_unit(uint64_t *s)
 	return (double)(rnd_next(s) >> 11) / 9007199254740992.0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_S + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_us(unsigned int us)
 {
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
@@ -258,8 +251,8 @@ static uint64_t wl_write_packet(struct wl_queue *wq, const union hsaqm_aql_packe
 			continue;
 		}
 		if (!deadline)
-			deadline = mono_ns() + 10 * NS_S;
-		if (mono_ns() > deadline)
+			deadline = hsaqm_mono_ns() + 10 * NS_S;
+		if (hsaqm_mono_ns() > deadline)
 			return UINT64_MAX;
 		sleep_us(20);
 	}
@@ -490,9 +483,9 @@ static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
 		if (now + margin < expect || (wake != UINT64_MAX && now >= wake))
 			return;
 	}
-	uint64_t stop = mono_ns() + 2 * NS_MS;
+	uint64_t stop = hsaqm_mono_ns() + 2 * NS_MS;
 
-	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && mono_ns() < stop &&
+	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && hsaqm_mono_ns() < stop &&
 	       (wake == UINT64_MAX || model_now(r) < wake))
 		sched_yield();
 }
@@ -687,11 +680,11 @@ static int open_model(struct run *r, uint64_t seed)
 		 * The device process owns the clock and its scale (hsaqm-simd --time-scale): measure
 		 * it rather than trust --time-scale, which only says how to convert sleeps.
 		 */
-		uint64_t m0 = model_now(r), w0 = mono_ns(), m1, w1;
+		uint64_t m0 = model_now(r), w0 = hsaqm_mono_ns(), m1, w1;
 
 		sleep_us(20000);
 		m1 = model_now(r);
-		w1 = mono_ns();
+		w1 = hsaqm_mono_ns();
 		double got = w1 > w0 ? (double)(m1 - m0) / (double)(w1 - w0) : r->scale;
 
 		if (fabs(got / r->scale - 1.0) > 0.05) {
@@ -1408,7 +1401,7 @@ static int pick_run(struct run *r, const struct hsaqm_wl_file *wl, const struct 
 static void set_start(struct run *r, const char *file)
 {
 	if (r->start_mono) {
-		uint64_t now = model_now(r), mono = mono_ns();
+		uint64_t now = model_now(r), mono = hsaqm_mono_ns();
 
 		if (r->start_mono > mono) {
 			r->t_start = now + (uint64_t)((double)(r->start_mono - mono) * r->scale);
@@ -1527,7 +1520,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hsaqm-wl: --out %s: %s\n", a.out, strerror(errno));
 		return 2;
 	}
-	wall0 = mono_ns();
+	wall0 = hsaqm_mono_ns();
 	rc = setup(r);
 	if (rc) {
 		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
@@ -1544,7 +1537,7 @@ int main(int argc, char **argv)
 			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
 			r->tool_status);
 	rc = run_tasks(r);
-	bool written = write_result(r, out, a.out, (double)(mono_ns() - wall0) / 1e9);
+	bool written = write_result(r, out, a.out, (double)(hsaqm_mono_ns() - wall0) / 1e9);
 
 	teardown(r);
 	if (rc)

@@ -29,6 +29,7 @@
 #include "hsaqm/process.h"
 #include "json_internal.h"
 #include "log_internal.h"
+#include "time_internal.h"
 #include "tool_internal.h"
 
 #define TOOL_EXPORT __attribute__((visibility("default")))
@@ -205,14 +206,6 @@ static int stats_json_locked(char **out)
 /* How long writing the stats file waits, in all, for released work to be counted complete. */
 #define STATS_SETTLE_NS (200ull * 1000 * 1000)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* HSAQM_STATS_FILE (hsaqm-run --stats): written once, at OnUnload or at exit. */
 static void write_stats_file(void)
 {
@@ -231,10 +224,10 @@ static void write_stats_file(void)
 	 * STATS_SETTLE_NS in all. g.lock keeps the queues from being destroyed meanwhile.
 	 */
 	{
-		uint64_t deadline = mono_ns() + STATS_SETTLE_NS;
+		uint64_t deadline = hsaqm_mono_ns() + STATS_SETTLE_NS;
 
 		for (struct tool_queue *q = g.queues; q; q = q->next) {
-			uint64_t now = mono_ns();
+			uint64_t now = hsaqm_mono_ns();
 
 			hsaqm_hsa_proxy_settle(q->proxy, now < deadline ? deadline - now : 0);
 		}
