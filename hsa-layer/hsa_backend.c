@@ -323,14 +323,9 @@ static void be_detached(void *bq)
 {
 	struct hsaqm_hsa_proxy *p = bq;
 
-	if (!p)
+	/* A proxy being destroyed: hsaqm_hsa_proxy_destroy() is letting go, nothing to do here. */
+	if (!p || !hsaqm_hsa_proxy_lock_live(p))
 		return;
-	pthread_mutex_lock(&p->db_lock);
-	if (p->dead) {
-		/* hsaqm_hsa_proxy_destroy() is letting go: nothing more to do here. */
-		pthread_mutex_unlock(&p->db_lock);
-		return;
-	}
 	pthread_mutex_lock(&p->mslot->lock);
 	p->mslot->proxy = NULL;
 	p->xq = NULL;

@@ -146,6 +146,19 @@ struct hsaqm_hsa_proxy {
 
 #define HSAQM_HSA_PROXY_MAGIC 0x68717078u /* "hqpx" */
 
+/*
+ * Take @p's doorbell lock unless destroy has started (p->dead): true with the lock held, false
+ * without it. Whoever reaches a proxy from outside (a doorbell, lib's detach) goes through it.
+ */
+static inline bool hsaqm_hsa_proxy_lock_live(struct hsaqm_hsa_proxy *p)
+{
+	pthread_mutex_lock(&p->db_lock);
+	if (!p->dead)
+		return true;
+	pthread_mutex_unlock(&p->db_lock);
+	return false;
+}
+
 /* hsa_runtime.c */
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p);
 void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslot *s,

@@ -182,13 +182,8 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 	 * doorbell, and the scan below goes by the headers, not by the value.
 	 */
 	(void)value;
-	if (!p)
+	if (!p || !hsaqm_hsa_proxy_lock_live(p))
 		return;
-	pthread_mutex_lock(&p->db_lock);
-	if (p->dead) {
-		pthread_mutex_unlock(&p->db_lock);
-		return;
-	}
 	/*
 	 * Acquire: pairs with release()'s store of the read index, after which the slots below
 	 * it are INVALID: every slot in [read, read + size) is either INVALID or holds the
