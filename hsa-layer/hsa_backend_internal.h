@@ -150,10 +150,28 @@ struct hsaqm_hsa_proxy {
 
 #define HSAQM_HSA_PROXY_MAGIC 0x68717078u /* "hqpx" */
 
+/*
+ * Take @p's doorbell lock unless destroy has started (p->dead): true with the lock held, false
+ * without it. Whoever reaches a proxy from outside (a doorbell, lib's detach) goes through it.
+ */
+static inline bool hsaqm_hsa_proxy_lock_live(struct hsaqm_hsa_proxy *p)
+{
+	pthread_mutex_lock(&p->db_lock);
+	if (!p->dead)
+		return true;
+	pthread_mutex_unlock(&p->db_lock);
+	return false;
+}
+
 /* hsa_runtime.c */
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p);
 void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslot *s,
 			 bool reusable);
+/*
+ * Report the markers the slot's signal says completed now, as its async handler would when it
+ * runs (it may not have yet): what hsaqm_hsa_proxy_settle() uses before statistics are read.
+ */
+void hsaqm_hsa_mslot_sync(struct hsaqm_hsa_mslot *s);
 /* The side-effect-free Lv3 checks for a GPU node: HSAQM_LEVEL_3, or 2 with @why filled. */
 int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
 			size_t why_len);
@@ -172,6 +190,17 @@ void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
  * hardware ring, waiting for room (bounded). db_lock held. 0 or the release error.
  */
 int hsaqm_hsa_pass_through(struct hsaqm_hsa_proxy *p, uint64_t end);
+
+/* hsa_agent_info_t (hsa.h) and hsa_amd_agent_info_t (hsa_ext_amd.h) attributes hsaqm reads. */
+#define HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE 13u
+#define HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE 14u
+#define HSAQM_HSA_AGENT_INFO_DEVICE 17u
+#define HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID 0xA004u /* the agent's KFD topology node */
+#define HSAQM_HSA_DEVICE_TYPE_GPU 1u
+
+/* proxy.c: a 32-bit attribute of @agent through the runtime, @dflt when it will not say. */
+uint32_t hsaqm_hsa_agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
+			     uint32_t attr, uint32_t dflt);
 
 /* proxy.c: the lookup sets. */
 int hsaqm_hsa_lookup_add(struct hsaqm_hsa_proxy *p);

@@ -13,6 +13,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/kfd.h"
 #include "log_internal.h"
+#include "time_internal.h"
 
 /* hsa_amd_agent_info_t: the KFD topology node of an agent (hsa_ext_amd.h). */
 #define AGENT_INFO_DRIVER_NODE_ID 0xA004u
@@ -21,14 +22,6 @@
 #define FINI_WAIT_NS 1000000000ull
 /* One wait on a signal while fini or destroy wait: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define WAIT_STEP_TICKS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int hsaqm_hsa_errno_from_status(hsaqm_hsa_status_t status)
 {
@@ -155,24 +148,11 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
  * just seen" and returns false, which is how ROCr wants a handler renewed (one that stays
  * armed on a condition that stays true would run again at once).
  */
-static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
+/* s->lock held. Report the owner's markers that @value (the signal now) says completed. */
+static void mslot_report(struct hsaqm_hsa_mslot *s, hsaqm_hsa_signal_value_t value)
 {
-	struct hsaqm_hsa_mslot *s = arg;
-	const struct hsaqm_hsa_runtime *rt = s->rtp->rt;
-	struct hsaqm_hsa_proxy *p;
-	hsaqm_hsa_status_t st;
+	struct hsaqm_hsa_proxy *p = s->proxy;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->retiring) {
-		pthread_mutex_unlock(&s->lock);
-		/*
-		 * Release, and our last access to the slot: fini reads it with acquire and then
-		 * destroys the lock and frees the slot, so it comes after the unlock.
-		 */
-		hsaqm_store_release(&s->retired, 1u);
-		return false;
-	}
-	p = s->proxy;
 	if (p) {
 		/*
 		 * Relaxed: release() set these before it published the marker that this value
@@ -192,13 +172,42 @@ static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
 			hsaqm_xq_marker_done(p->xq, first + done - 1);
 		}
 	}
+}
+
+static bool mslot_handler(hsaqm_hsa_signal_value_t value, void *arg)
+{
+	struct hsaqm_hsa_mslot *s = arg;
+	const struct hsaqm_hsa_runtime *rt = s->rtp->rt;
+	hsaqm_hsa_status_t st;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->retiring) {
+		pthread_mutex_unlock(&s->lock);
+		/*
+		 * Release, and our last access to the slot: fini reads it with acquire and then
+		 * destroys the lock and frees the slot, so it comes after the unlock.
+		 */
+		hsaqm_store_release(&s->retired, 1u);
+		return false;
+	}
+	mslot_report(s, value);
 	pthread_mutex_unlock(&s->lock);
 	st = rt->amd_signal_async_handler(s->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, value,
 					  mslot_handler, s);
+	/* acq_rel: one handler says it; fini reads the flag only to stop waiting for this slot. */
 	if (st != HSAQM_HSA_STATUS_SUCCESS && !hsaqm_fetch_or(&s->rearm_failed, 1u))
-		hsaqm_log_notice(NULL, "hsaqm: cannot re-arm a marker handler (status 0x%x): "
+		hsaqm_log_notice(NULL, "cannot re-arm a marker handler (status 0x%x): "
 				       "completions of its queue are no longer seen", st);
 	return false;
+}
+
+void hsaqm_hsa_mslot_sync(struct hsaqm_hsa_mslot *s)
+{
+	pthread_mutex_lock(&s->lock);
+	/* Acquire (the runtime's load): as the handler's value, it orders what the markers cover. */
+	if (!s->retiring)
+		mslot_report(s, s->rtp->rt->signal_load_scacquire(s->signal));
+	pthread_mutex_unlock(&s->lock);
 }
 
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p)
@@ -284,11 +293,15 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 		/* Below anything the handler waits for ("less than the last value seen"). */
 		rt->signal_store_screlease(s->signal, INT64_MIN);
 	}
-	deadline = mono_ns() + FINI_WAIT_NS;
+	deadline = hsaqm_mono_ns() + FINI_WAIT_NS;
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s; s = s->next) {
 		/* Acquire: pairs with the handler's release; then the handler is done with s. */
+		/*
+		 * Acquire: pairs with the handler's release of retired, after its last access to
+		 * the slot.
+		 */
 		while (!hsaqm_load_acquire(&s->retired) && !HSAQM_READ_ONCE(s->rearm_failed) &&
-		       mono_ns() < deadline)
+		       hsaqm_mono_ns() < deadline)
 			/* A wait runs a virtual-time model's event loop, where its handlers run. */
 			rt->signal_wait_scacquire(s->signal, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0,
 						  WAIT_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);
@@ -296,6 +309,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s;) {
 		struct hsaqm_hsa_mslot *next = s->next;
 
+		/* Acquire: as above: a retired handler is done with the slot, which may go. */
 		if (hsaqm_load_acquire(&s->retired) || HSAQM_READ_ONCE(s->rearm_failed)) {
 			pthread_mutex_destroy(&s->lock);
 			free(s);

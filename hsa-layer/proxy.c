@@ -12,23 +12,10 @@
 #include "hsa_backend_internal.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
-
-/* hsa_agent_info_t (hsa.h): queue size limits, in packets. */
-#define AGENT_INFO_QUEUE_MIN_SIZE 13u
-#define AGENT_INFO_QUEUE_MAX_SIZE 14u
-/* hsa_amd_agent_info_t: the agent's KFD topology node. */
-#define AGENT_INFO_DRIVER_NODE_ID 0xA004u
+#include "time_internal.h"
 
 /* One wait while draining: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define DRAIN_STEP_TICKS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * Bumped when the runtime says some hardware queue's scratch fields changed (a tool's scratch
@@ -197,17 +184,17 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 {
 	uint64_t read, end;
 
-	if (!p)
+	/*
+	 * @value is not stored into the doorbell signal: nobody may read it. ROCr's doorbell
+	 * signals refuse loads and waits (core::DoorbellSignal asserts), so no client reads a
+	 * doorbell, and the scan below goes by the headers, not by the value.
+	 */
+	(void)value;
+	if (!p || !hsaqm_hsa_proxy_lock_live(p))
 		return;
-	/* What the runtime would have done with the store: the signal holds the value. */
-	p->rt->signal_store_screlease(p->doorbell, value);
-	pthread_mutex_lock(&p->db_lock);
-	if (p->dead) {
-		pthread_mutex_unlock(&p->db_lock);
-		return;
-	}
 	/* Scratch changed somewhere since the last look (rare): mirror it before new work. */
 	{
+		/* Acquire: pairs with the scratch event's release of the new generation. */
 		uint64_t gen = hsaqm_load_acquire(&desc_stale_gen);
 
 		if (__builtin_expect(gen != p->desc_gen, 0)) {
@@ -247,13 +234,57 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 	pthread_mutex_unlock(&p->db_lock);
 }
 
+/* ---- Statistics that hold what completed -------------------------------------------------- */
+
+int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
+{
+	uint64_t deadline;
+
+	if (!p || p->magic != HSAQM_HSA_PROXY_MAGIC)
+		return -EINVAL;
+	deadline = hsaqm_mono_ns() + timeout_ns;
+	for (;;) {
+		const struct hsaqm_hsa_runtime *rt = p->rt;
+		struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(p);
+		struct hsaqm_xq_stats st;
+		hsaqm_hsa_signal_value_t v;
+
+		/* The marker handler may not have run yet for markers that completed. */
+		hsaqm_hsa_mslot_sync(p->mslot);
+		if (!xq || HSAQM_READ_ONCE(p->hw_error) || hsaqm_xq_get_stats(xq, &st) ||
+		    st.completed >= st.released)
+			return 0;
+		if (hsaqm_mono_ns() >= deadline)
+			return -ETIMEDOUT;
+		/* Until the next marker completes (a completion, not a poll); a wait also runs a
+		 * virtual-time model's event loop. */
+		v = rt->signal_load_scacquire(p->mslot->signal);
+		rt->signal_wait_scacquire(p->mslot->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, v,
+					  DRAIN_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);
+	}
+}
+
 /* ---- Priority ----------------------------------------------------------------------------- */
+
+int hsaqm_hsa_queue_priority(int base_priority, int prio, int step)
+{
+	long v = base_priority;
+
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		v += step;
+	else if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		v -= step;
+	if (v < HSAQM_PRIORITY_MIN)
+		return HSAQM_PRIORITY_MIN;
+	if (v > HSAQM_PRIORITY_MAX)
+		return HSAQM_PRIORITY_MAX;
+	return (int)v;
+}
 
 int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_priority_t prio,
 				 int base_priority, int step)
 {
 	hsaqm_hsa_status_t st;
-	long v;
 
 	if (!p || prio > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
 		return -EINVAL;
@@ -262,16 +293,7 @@ int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_
 	st = p->rt->amd_queue_set_priority(p->hwq, prio);
 	if (st != HSAQM_HSA_STATUS_SUCCESS)
 		return hsaqm_hsa_errno_from_status(st);
-	v = (long)base_priority;
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		v += step;
-	else if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		v -= step;
-	if (v < HSAQM_PRIORITY_MIN)
-		v = HSAQM_PRIORITY_MIN;
-	if (v > HSAQM_PRIORITY_MAX)
-		v = HSAQM_PRIORITY_MAX;
-	return hsaqm_xq_set_priority(p->xq, (int)v);
+	return hsaqm_xq_set_priority(p->xq, hsaqm_hsa_queue_priority(base_priority, (int)prio, step));
 }
 
 /* ---- Creation ------------------------------------------------------------------------------- */
@@ -386,8 +408,8 @@ static int build_templates(struct hsaqm_hsa_proxy *p)
 	return rc ? rc : hsaqm_aql_barrier_and_build(&p->marker_pkt, &m);
 }
 
-static uint32_t agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
-			  uint32_t attr, uint32_t dflt)
+uint32_t hsaqm_hsa_agent_u32(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent,
+			     uint32_t attr, uint32_t dflt)
 {
 	uint32_t v = 0;
 
@@ -440,8 +462,9 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 		return -EINVAL;
 	if (!cfg->size || (cfg->size & (cfg->size - 1)))
 		return -EINVAL;
-	qmin = agent_u32(rt, cfg->agent, AGENT_INFO_QUEUE_MIN_SIZE, 1);
-	qmax = agent_u32(rt, cfg->agent, AGENT_INFO_QUEUE_MAX_SIZE, HSAQM_RING_MAX_SIZE);
+	qmin = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE, 1);
+	qmax = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE,
+				   HSAQM_RING_MAX_SIZE);
 	/* As the runtime checks a size: too small is invalid, too large out of resources. */
 	if (cfg->size < qmin)
 		return -EINVAL;
@@ -512,7 +535,8 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	rc = build_templates(p);
 	if (rc)
 		goto err_mslot;
-	p->gpu_node = agent_u32(rt, cfg->agent, AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX);
+	p->gpu_node = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID,
+					  UINT32_MAX);
 	lv3_decide(p, cfg);
 	rc = hsaqm_hsa_lookup_add(p);
 	if (rc)
@@ -549,7 +573,7 @@ static int drain(struct hsaqm_hsa_proxy *p)
 	const struct hsaqm_hsa_runtime *rt = p->rt;
 	struct hsaqm_hsa_signal done = { 0 };
 	union hsaqm_aql_packet pkt;
-	uint64_t deadline = mono_ns() + HSAQM_HSA_DRAIN_TIMEOUT_NS;
+	uint64_t deadline = hsaqm_mono_ns() + HSAQM_HSA_DRAIN_TIMEOUT_NS;
 	hsaqm_hsa_status_t st;
 	int rc;
 
@@ -570,7 +594,7 @@ static int drain(struct hsaqm_hsa_proxy *p)
 			rc = -EIO; /* the queue failed meanwhile: nothing more will run */
 			break;
 		}
-		if (mono_ns() >= deadline) {
+		if (hsaqm_mono_ns() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}
@@ -623,7 +647,7 @@ int hsaqm_hsa_proxy_destroy(struct hsaqm_hsa_proxy *p)
 		err = drain(p);
 		if (err && err != -EIO) {
 			hsaqm_log_notice(NULL,
-					 "hsaqm: queue %llu: destroyed before its work ran (%s)",
+					 "queue %llu: destroyed before its work ran (%s)",
 					 (unsigned long long)p->amd->hsa_queue.id, strerror(-err));
 			if (!rc)
 				rc = err;

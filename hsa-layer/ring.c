@@ -16,6 +16,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/ring.h"
 #include "ring_internal.h"
+#include "time_internal.h"
 
 void (*hsaqm_ring_publish_hook)(const struct hsaqm_ring *ring, uint64_t first, uint32_t n,
 				int stage);
@@ -27,14 +28,6 @@ void (*hsaqm_ring_publish_hook)(const struct hsaqm_ring *ring, uint64_t first, u
 /* After this long yielding, sleep between looks: the queue is gated or stalled. */
 #define RING_YIELD_NS 1000000ull
 #define RING_SLEEP_NS 50000l
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct ring_wait {
 	uint64_t start;
@@ -55,7 +48,7 @@ static __attribute__((noinline)) int ring_wait_step(struct ring_wait *w, uint64_
 		return -EAGAIN;
 	if (!w->started) {
 		w->started = true;
-		w->start = now_ns();
+		w->start = hsaqm_mono_ns();
 		/* WAIT_FOREVER is UINT64_MAX, which saturates like any other huge timeout. */
 		w->deadline = timeout_ns > UINT64_MAX - w->start ? UINT64_MAX
 								 : w->start + timeout_ns;
@@ -65,9 +58,9 @@ static __attribute__((noinline)) int ring_wait_step(struct ring_wait *w, uint64_
 		hsaqm_cpu_relax();
 		if (w->spins % RING_SPIN_CLOCK_EVERY || w->deadline == UINT64_MAX)
 			return 0;
-		return now_ns() >= w->deadline ? -ETIMEDOUT : 0;
+		return hsaqm_mono_ns() >= w->deadline ? -ETIMEDOUT : 0;
 	}
-	now = now_ns();
+	now = hsaqm_mono_ns();
 	if (now >= w->deadline)
 		return -ETIMEDOUT;
 	if (now - w->start < RING_YIELD_NS) {

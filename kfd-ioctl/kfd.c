@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -77,8 +78,9 @@ static int kfd_attach(struct hsaqm_kfd *kfd)
 
 	handle = kfd->tp->open(kfd->tp->ctx);
 	if (handle < 0) {
-		hsaqm_log_info("open %s: %d", kfd->tp->dev_path ? kfd->tp->dev_path : "KFD",
-			       handle);
+		/* Named with its transport: a process may hold several (the model's beside the system's). */
+		hsaqm_log_info("%s transport: no KFD (%s: %s)", kfd->tp->name ? kfd->tp->name : "?",
+			       kfd->tp->dev_path ? kfd->tp->dev_path : "KFD", strerror(-handle));
 		return handle;
 	}
 	kfd->handle = handle;
@@ -100,9 +102,8 @@ static int kfd_attach(struct hsaqm_kfd *kfd)
 	}
 	kfd->major = ver.major_version;
 	kfd->minor = ver.minor_version;
-	hsaqm_log_info("%s: KFD interface %u.%u (%s transport)",
-		       kfd->tp->dev_path ? kfd->tp->dev_path : "KFD", kfd->major, kfd->minor,
-		       kfd->tp->name ? kfd->tp->name : "?");
+	hsaqm_log_info("%s transport: KFD interface %u.%u (%s)", kfd->tp->name ? kfd->tp->name : "?",
+		       kfd->major, kfd->minor, kfd->tp->dev_path ? kfd->tp->dev_path : "KFD");
 	return 0;
 }
 

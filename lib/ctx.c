@@ -10,6 +10,7 @@
 
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
+#include "time_internal.h"
 #include "xq_internal.h"
 
 /* Live contexts, for the atexit path. */
@@ -21,11 +22,8 @@ static _Thread_local const struct hsaqm_ctx *tls_iterating;
 
 static uint64_t clock_monotonic(void *arg)
 {
-	struct timespec ts;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return hsaqm_mono_ns();
 }
 
 bool hsaqm_ctx_valid(const struct hsaqm_ctx *ctx)
@@ -59,12 +57,12 @@ static bool lock_at_exit(pthread_mutex_t *m)
 static void ctx_let_go_at_exit(struct hsaqm_ctx *ctx)
 {
 	if (!lock_at_exit(&ctx->lock)) {
-		hsaqm_log_notice(NULL, "hsaqm: at exit, a context stayed busy: its queues were not let go");
+		hsaqm_log_notice(NULL, "at exit, a context stayed busy: its queues were not let go");
 		return;
 	}
 	for (struct hsaqm_dev *dev = ctx->devs; dev; dev = dev->next) {
 		if (!lock_at_exit(&dev->lock)) {
-			hsaqm_log_notice(NULL, "hsaqm: at exit, device %u stayed busy: its queues were not let go",
+			hsaqm_log_notice(NULL, "at exit, device %u stayed busy: its queues were not let go",
 					 dev->id);
 			continue;
 		}
@@ -96,7 +94,7 @@ static void register_atexit(void)
 	 * instead of leaving a dangling handler.
 	 */
 	if (atexit(hsaqm_atexit))
-		hsaqm_log_notice(NULL, "hsaqm: cannot register the exit handler: suspended queues may stay suspended if the process exits without hsaqm_ctx_destroy()");
+		hsaqm_log_notice(NULL, "cannot register the exit handler: suspended queues may stay suspended if the process exits without hsaqm_ctx_destroy()");
 }
 
 static void registry_add(struct hsaqm_ctx *ctx)

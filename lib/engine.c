@@ -11,29 +11,6 @@
 #include "log_internal.h"
 #include "xq_internal.h"
 
-const char *hsaqm_errno_name(int err, char *buf, size_t len)
-{
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {
-		{ EPERM, "EPERM" },     { EALREADY, "EALREADY" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ EINVAL, "EINVAL" },   { ENOTTY, "ENOTTY" },     { ENOSYS, "ENOSYS" },
-		{ EAGAIN, "EAGAIN" },   { EIO, "EIO" },           { ENODEV, "ENODEV" },
-		{ ENOMEM, "ENOMEM" },   { EBUSY, "EBUSY" },       { EFAULT, "EFAULT" },
-		{ ENOENT, "ENOENT" },   { ETIMEDOUT, "ETIMEDOUT" }, { EACCES, "EACCES" },
-		{ ESRCH, "ESRCH" },
-	};
-
-	if (err < 0)
-		err = -err;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].err == err)
-			return names[i].name;
-	snprintf(buf, len, "errno %d", err);
-	return buf;
-}
-
 static uint64_t xq_outstanding(const struct hsaqm_xq *xq)
 {
 	return xq->mk_next - 1 - xq->mk_done;
@@ -113,7 +90,7 @@ static void engine_fail_open(struct hsaqm_xq *xq, const char *op, int err)
 		 "fail-open: backend %s returned %s; runs unscheduled", op,
 		 hsaqm_errno_name(err, ebuf, sizeof(ebuf)));
 	hsaqm_engine_update_level(xq);
-	hsaqm_log_notice(&xq->notice_once, "hsaqm: queue %s (device %u): %s", xq->name,
+	hsaqm_log_notice(&xq->notice_once, "queue %s (device %u): %s", xq->name,
 			 xq->dev->id, xq->why_failopen);
 	if (xq->suspended) {
 		rc = xq->ops->resume(xq->bq);
@@ -426,7 +403,7 @@ int hsaqm_engine_let_go(struct hsaqm_xq *xq, int *first_err)
 		rc = xq->ops->resume(xq->bq);
 		/* Decision 4: a queue we suspended is never left so; say it loudly if we must. */
 		if (rc) {
-			hsaqm_log_notice(NULL, "hsaqm: queue %s: resume failed (%s) while letting go",
+			hsaqm_log_notice(NULL, "queue %s: resume failed (%s) while letting go",
 					 xq->name, hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
 			if (!*first_err)
 				*first_err = rc;
@@ -436,7 +413,7 @@ int hsaqm_engine_let_go(struct hsaqm_xq *xq, int *first_err)
 	if (xq->gate_closed) {
 		rc = xq->ops->gate_open(xq->bq);
 		if (rc) {
-			hsaqm_log_notice(NULL, "hsaqm: queue %s: gate_open failed (%s) while letting go",
+			hsaqm_log_notice(NULL, "queue %s: gate_open failed (%s) while letting go",
 					 xq->name, hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
 			if (!*first_err)
 				*first_err = rc;

@@ -1,19 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_internal.h - the one JSON string writer of the project's C code (lib's statistics, the
- * tool library's statistics, the workload runner's dump). Header-only and private: a string
- * helper is not worth an export of libhsaqm.so.
+ * json_internal.h - the one JSON writer of the project's C code: lib's statistics (and the
+ * tool library's, which extends lib's per-queue objects), the device model's trace, the
+ * workload runner's documents. Header-only and private: a writer is not worth an export of
+ * libhsaqm.so, and every user compiles the same code.
+ *
+ * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace). It
+ * keeps the commas: every member call writes its own separator, so a field is added (or
+ * left out) with one line, in any order, and an extension can append members to an object
+ * it did not open.
+ *
+ *	struct hsaqm_json j;
+ *
+ *	hsaqm_json_init(&j, f);
+ *	hsaqm_json_begin_object(&j, NULL);
+ *	hsaqm_json_string(&j, "name", name);
+ *	hsaqm_json_uint(&j, "submitted", n);
+ *	hsaqm_json_begin_array(&j, "queues");
+ *	...
+ *	hsaqm_json_end_array(&j);
+ *	hsaqm_json_end_object(&j);
+ *
+ * Inside an array the key is NULL. Nesting is limited to HSAQM_JSON_DEPTH_MAX levels; the
+ * writer does not check that containers are closed in order (its callers are code, not data).
  */
 #ifndef HSAQM_JSON_INTERNAL_H
 #define HSAQM_JSON_INTERNAL_H
 
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#define HSAQM_JSON_DEPTH_MAX 63u
+
+struct hsaqm_json {
+	FILE *f;
+	unsigned int depth;
+	uint64_t more; /* bit d: the container at depth d has a member already (a comma first) */
+};
 
 /* Writes @s as a JSON string: quotes, backslash escapes, control characters as \u00XX. */
 static inline void hsaqm_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20)
@@ -22,6 +53,132 @@ static inline void hsaqm_json_str(FILE *f, const char *s)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+static inline void hsaqm_json_init(struct hsaqm_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->more = 0;
+}
+
+/*
+ * The start of a value in the current container: its comma when something came before, and
+ * "key": inside an object (@key NULL inside an array, or at the top).
+ */
+static inline void hsaqm_json_key(struct hsaqm_json *j, const char *key)
+{
+	uint64_t bit = 1ull << j->depth;
+
+	if (j->more & bit)
+		fputc(',', j->f);
+	j->more |= bit;
+	if (key) {
+		hsaqm_json_str(j->f, key);
+		fputc(':', j->f);
+	}
+}
+
+static inline void hsaqm_json_begin(struct hsaqm_json *j, const char *key, char open)
+{
+	hsaqm_json_key(j, key);
+	fputc(open, j->f);
+	if (j->depth < HSAQM_JSON_DEPTH_MAX)
+		j->depth++;
+	j->more &= ~(1ull << j->depth);
+}
+
+static inline void hsaqm_json_end(struct hsaqm_json *j, char close)
+{
+	fputc(close, j->f);
+	if (j->depth)
+		j->depth--;
+}
+
+static inline void hsaqm_json_begin_object(struct hsaqm_json *j, const char *key)
+{
+	hsaqm_json_begin(j, key, '{');
+}
+
+static inline void hsaqm_json_end_object(struct hsaqm_json *j)
+{
+	hsaqm_json_end(j, '}');
+}
+
+static inline void hsaqm_json_begin_array(struct hsaqm_json *j, const char *key)
+{
+	hsaqm_json_begin(j, key, '[');
+}
+
+static inline void hsaqm_json_end_array(struct hsaqm_json *j)
+{
+	hsaqm_json_end(j, ']');
+}
+
+/* A string member (NULL is written as ""). */
+static inline void hsaqm_json_string(struct hsaqm_json *j, const char *key, const char *s)
+{
+	hsaqm_json_key(j, key);
+	hsaqm_json_str(j->f, s);
+}
+
+static inline void hsaqm_json_uint(struct hsaqm_json *j, const char *key, unsigned long long v)
+{
+	hsaqm_json_key(j, key);
+	fprintf(j->f, "%llu", v);
+}
+
+static inline void hsaqm_json_int(struct hsaqm_json *j, const char *key, long long v)
+{
+	hsaqm_json_key(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+static inline void hsaqm_json_bool(struct hsaqm_json *j, const char *key, bool v)
+{
+	hsaqm_json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+/*
+ * Numbers that are not integers: with @decimals digits after the point ("%.*f"), or with
+ * @significant digits ("%.*g"). NaN and the infinities, which JSON cannot hold, are null.
+ */
+static inline void hsaqm_json_fixed(struct hsaqm_json *j, const char *key, double v, int decimals)
+{
+	hsaqm_json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", decimals, v);
+	else
+		fputs("null", j->f);
+}
+
+static inline void hsaqm_json_number(struct hsaqm_json *j, const char *key, double v,
+				     int significant)
+{
+	hsaqm_json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.*g", significant, v);
+	else
+		fputs("null", j->f);
+}
+
+/* A value already written as JSON by someone else (NULL: null), e.g. a retired queue's object. */
+static inline void hsaqm_json_raw(struct hsaqm_json *j, const char *key, const char *json)
+{
+	hsaqm_json_key(j, key);
+	fputs(json ? json : "null", j->f);
+}
+
+/*
+ * Members already written as JSON ("\"a\":1,\"b\":{...}": no braces, no leading or trailing
+ * comma), appended to the current object: how an extension adds fields to an object another
+ * writer opened (hsaqm_xq_stats_json()).
+ */
+static inline void hsaqm_json_members(struct hsaqm_json *j, const char *members)
+{
+	hsaqm_json_key(j, NULL);
+	fputs(members, j->f);
 }
 
 #endif /* HSAQM_JSON_INTERNAL_H */

@@ -63,6 +63,7 @@ static void xq_stats_locked(const struct hsaqm_xq *xq, uint64_t now, struct hsaq
 		st->preempted_ns += now - xq->preempted_since;
 	st->guardians = xq->guardians;
 	st->markers = xq->markers;
+	st->priority_conflicts = xq->priority_conflicts;
 	st->requested_level = (enum hsaqm_level)xq->level_req;
 	st->effective_level = (enum hsaqm_level)xq->level_eff;
 	st->latency_count = xq->hist.count;
@@ -85,45 +86,115 @@ int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats)
 	return 0;
 }
 
-static void json_xq(FILE *f, const struct hsaqm_xq *xq, uint64_t now)
+/*
+ * One queue's object of the "queues" array (docs/stats.md). Under dev->lock. @extra: members
+ * an integration adds (hsaqm_xq_stats_json()), already rendered, or NULL.
+ */
+int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq)
+{
+	if (!hsaqm_xq_valid(xq)) {
+		hsaqm_log_err("%p is not an xqueue", (const void *)xq);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&xq->dev->lock);
+	xq->priority_conflicts++;
+	pthread_mutex_unlock(&xq->dev->lock);
+	return 0;
+}
+
+static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t now,
+		    const char *extra)
 {
 	struct hsaqm_xq_stats st;
 	char reason[128];
 
 	xq_stats_locked(xq, now, &st);
 	hsaqm_engine_reason(xq, reason, sizeof(reason));
-	fputs("{\"name\":", f);
-	hsaqm_json_str(f, xq->name);
-	fprintf(f, ",\"device\":%u,\"priority\":%d,\"group\":%u,\"share_permille\":%u",
-		xq->dev->id, xq->priority, xq->group, xq->share);
-	fprintf(f, ",\"requested_level\":\"%s\",\"effective_level\":\"%s\",\"level_reason\":",
-		hsaqm_level_name(st.requested_level), hsaqm_level_name(st.effective_level));
-	hsaqm_json_str(f, reason);
-	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s",
-		hsaqm_xq_state_name(hsaqm_engine_state(xq)), xq->by_hand ? "true" : "false",
-		xq->failed_open ? "true" : "false");
-	fprintf(f, ",\"lv1_threshold\":%u,\"lv1_batch\":%u,\"lv2_interval\":%u", xq->lv1_threshold,
-		xq->lv1_batch, xq->lv2_interval);
-	fprintf(f,
-		",\"submitted\":%llu,\"released\":%llu,\"completed\":%llu,\"preemptions\":%llu"
-		",\"preempted_ns\":%llu,\"guardians\":%llu,\"markers\":%llu",
-		(unsigned long long)st.submitted, (unsigned long long)st.released,
-		(unsigned long long)st.completed, (unsigned long long)st.preemptions,
-		(unsigned long long)st.preempted_ns, (unsigned long long)st.guardians,
-		(unsigned long long)st.markers);
-	fprintf(f,
-		",\"latency_ns\":{\"count\":%llu,\"min\":%llu,\"p50\":%llu,\"p99\":%llu,\"p999\":%llu"
-		",\"max\":%llu}}",
-		(unsigned long long)st.latency_count, (unsigned long long)xq->hist.min_ns,
-		(unsigned long long)st.latency_p50_ns, (unsigned long long)st.latency_p99_ns,
-		(unsigned long long)st.latency_p999_ns, (unsigned long long)st.latency_max_ns);
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_json_string(j, "name", xq->name);
+	hsaqm_json_uint(j, "device", xq->dev->id);
+	hsaqm_json_int(j, "priority", xq->priority);
+	hsaqm_json_uint(j, "group", xq->group);
+	hsaqm_json_uint(j, "share_permille", xq->share);
+	hsaqm_json_string(j, "requested_level", hsaqm_level_name(st.requested_level));
+	hsaqm_json_string(j, "effective_level", hsaqm_level_name(st.effective_level));
+	hsaqm_json_string(j, "level_reason", reason);
+	hsaqm_json_string(j, "state", hsaqm_xq_state_name(hsaqm_engine_state(xq)));
+	hsaqm_json_bool(j, "held_by_hand", xq->by_hand);
+	hsaqm_json_bool(j, "failed_open", xq->failed_open);
+	hsaqm_json_uint(j, "lv1_threshold", xq->lv1_threshold);
+	hsaqm_json_uint(j, "lv1_batch", xq->lv1_batch);
+	hsaqm_json_uint(j, "lv2_interval", xq->lv2_interval);
+	hsaqm_json_uint(j, "submitted", st.submitted);
+	hsaqm_json_uint(j, "released", st.released);
+	hsaqm_json_uint(j, "completed", st.completed);
+	hsaqm_json_uint(j, "preemptions", st.preemptions);
+	hsaqm_json_uint(j, "preempted_ns", st.preempted_ns);
+	hsaqm_json_uint(j, "guardians", st.guardians);
+	hsaqm_json_uint(j, "markers", st.markers);
+	hsaqm_json_uint(j, "priority_conflicts", st.priority_conflicts);
+	hsaqm_json_begin_object(j, "latency_ns");
+	hsaqm_json_uint(j, "count", st.latency_count);
+	hsaqm_json_uint(j, "min", xq->hist.min_ns);
+	hsaqm_json_uint(j, "p50", st.latency_p50_ns);
+	hsaqm_json_uint(j, "p99", st.latency_p99_ns);
+	hsaqm_json_uint(j, "p999", st.latency_p999_ns);
+	hsaqm_json_uint(j, "max", st.latency_max_ns);
+	hsaqm_json_end_object(j);
+	if (extra && *extra)
+		hsaqm_json_members(j, extra);
+	hsaqm_json_end_object(j);
+}
+
+/* A memory stream for one document; json_close() hands its text over (or -ENOMEM). */
+static FILE *json_open(struct hsaqm_json *j, char **buf, size_t *len)
+{
+	FILE *f;
+
+	*buf = NULL;
+	f = open_memstream(buf, len);
+	if (f)
+		hsaqm_json_init(j, f);
+	return f;
+}
+
+/* @buf is the stream's buffer pointer, which fclose() sets. */
+static int json_close(FILE *f, char **buf, char **json)
+{
+	if (fclose(f) != 0 || !*buf) {
+		free(*buf);
+		return -ENOMEM;
+	}
+	*json = *buf;
+	return 0;
+}
+
+int hsaqm_xq_stats_json(const struct hsaqm_xq *xq, const char *extra, char **json)
+{
+	struct hsaqm_json j;
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	if (!hsaqm_xq_valid(xq) || !json) {
+		hsaqm_log_err("NULL or foreign argument (xq %p, json %p)", (const void *)xq,
+			      (void *)json);
+		return -EINVAL;
+	}
+	f = json_open(&j, &buf, &len);
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&xq->dev->lock);
+	json_xq(&j, xq, hsaqm_ctx_now(xq->dev->ctx), extra);
+	pthread_mutex_unlock(&xq->dev->lock);
+	return json_close(f, &buf, json);
 }
 
 int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	bool first_dev = true, first_xq = true;
+	struct hsaqm_json j;
+	char *buf;
+	size_t len;
 	FILE *f;
 
 	if (!hsaqm_ctx_valid(ctx) || !json) {
@@ -131,41 +202,38 @@ int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json)
 			      (void *)json);
 		return -EINVAL;
 	}
-	f = open_memstream(&buf, &len);
+	f = json_open(&j, &buf, &len);
 	if (!f)
 		return -ENOMEM;
 	pthread_mutex_lock(&ctx->lock);
-	fprintf(f, "{\"hsaqm_version\":\"%s\",\"devices\":[", hsaqm_version_string());
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "hsaqm_version", hsaqm_version_string());
+	hsaqm_json_begin_array(&j, "devices");
 	for (struct hsaqm_dev *dev = ctx->devs; dev; dev = dev->next) {
 		pthread_mutex_lock(&dev->lock);
-		fprintf(f,
-			"%s{\"device\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,\"floor_slice_us\":%u"
-			",\"util_period_us\":%u,\"queues\":%u}",
-			first_dev ? "" : ",", dev->id, hsaqm_policy_name(dev->policy.kind),
-			dev->policy.floor_period_us, dev->policy.floor_slice_us,
-			dev->policy.util_period_us, dev->nxq);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_uint(&j, "device", dev->id);
+		hsaqm_json_string(&j, "policy", hsaqm_policy_name(dev->policy.kind));
+		hsaqm_json_uint(&j, "floor_period_us", dev->policy.floor_period_us);
+		hsaqm_json_uint(&j, "floor_slice_us", dev->policy.floor_slice_us);
+		hsaqm_json_uint(&j, "util_period_us", dev->policy.util_period_us);
+		hsaqm_json_uint(&j, "queues", dev->nxq);
+		hsaqm_json_end_object(&j);
 		pthread_mutex_unlock(&dev->lock);
-		first_dev = false;
 	}
-	fputs("],\"queues\":[", f);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "queues");
 	for (struct hsaqm_dev *dev = ctx->devs; dev; dev = dev->next) {
 		pthread_mutex_lock(&dev->lock);
 		uint64_t now = hsaqm_ctx_now(ctx);
 
-		for (uint32_t i = 0; i < dev->nxq; i++) {
-			if (!first_xq)
-				fputc(',', f);
-			json_xq(f, dev->xqs[i], now);
-			first_xq = false;
-		}
+		for (uint32_t i = 0; i < dev->nxq; i++)
+			json_xq(&j, dev->xqs[i], now, NULL);
 		pthread_mutex_unlock(&dev->lock);
 	}
-	fputs("]}\n", f);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', j.f);
 	pthread_mutex_unlock(&ctx->lock);
-	if (fclose(f) != 0 || !buf) {
-		free(buf);
-		return -ENOMEM;
-	}
-	*json = buf;
-	return 0;
+	return json_close(f, &buf, json);
 }

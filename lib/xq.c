@@ -199,7 +199,7 @@ int hsaqm_xq_detach_locked(struct hsaqm_xq *xq)
 	/* Its holds go before the others are decided again: it no longer competes. */
 	for (int tries = 0; hsaqm_engine_let_go(xq, &err) == -EAGAIN; tries++) {
 		if (tries == 10000) {
-			hsaqm_log_notice(NULL, "hsaqm: queue %s: ring stayed full for 1 s at detach; %llu packets not released",
+			hsaqm_log_notice(NULL, "queue %s: ring stayed full for 1 s at detach; %llu packets not released",
 					 xq->name, (unsigned long long)hsaqm_xq_held(xq));
 			if (!err)
 				err = -EAGAIN;

@@ -21,6 +21,7 @@
 #include "hsaqm/backend.h"
 #include "hsaqm/hsaqm.h"
 #include "policy_internal.h"
+#include "text_internal.h" /* hsaqm_errno_name() */
 
 #define HSAQM_CTX_MAGIC 0x68716378u  /* "hqcx" */
 #define HSAQM_XQ_MAGIC 0x68717871u   /* "hqxq" */
@@ -97,6 +98,7 @@ struct hsaqm_xq {
 	uint64_t preempted_since;
 	uint64_t guardians;
 	uint64_t markers;
+	uint64_t priority_conflicts; /* hsaqm_xq_count_priority_conflict() */
 	uint32_t lat_head; /* oldest entry */
 	uint32_t lat_len;
 	struct hsaqm_lat_entry lat[HSAQM_XQ_LAT_RING];
@@ -220,8 +222,6 @@ enum hsaqm_xq_state hsaqm_engine_state(const struct hsaqm_xq *xq);
 int hsaqm_engine_let_go(struct hsaqm_xq *xq, int *first_err);
 /* Why the effective level is below the requested one ("" if it is not). */
 void hsaqm_engine_reason(const struct hsaqm_xq *xq, char *buf, size_t len);
-/* The name of a negative errno value ("EPERM"), or its number. */
-const char *hsaqm_errno_name(int err, char *buf, size_t len);
 
 /* xq.c */
 bool hsaqm_xq_valid(const struct hsaqm_xq *xq);

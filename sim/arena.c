@@ -82,10 +82,12 @@ static void arena_lock(uint32_t *l)
 	/* acq_rel CAS: acquiring the lock orders the free-list reads below after the previous holder's writes. */
 	if (hsaqm_cas(l, &c, 1))
 		return;
+	/* acq_rel: taking the lock (now contended, 2) orders as the CAS above does. */
 	if (c != 2)
 		c = hsaqm_exchange(l, 2);
 	while (c != 0) {
 		sim_futex_wait(l, 2, UINT64_MAX);
+		/* acq_rel: as above, after each wake-up. */
 		c = hsaqm_exchange(l, 2);
 	}
 }
@@ -212,6 +214,18 @@ static struct free_ext *ext_at(struct sim_arena *a, uint64_t off)
 	return (struct free_ext *)((char *)a->base + off);
 }
 
+/*
+ * The model's memory ran out: said once per process, whatever HSAQM_LOG says (what failed
+ * next, a queue or a signal, reaches the program only as an error status).
+ */
+static void arena_full(const struct sim_arena *a, size_t size)
+{
+	static int once;
+
+	hsaqm_log_notice(&once, "the device model's memory (%zu MiB, HSAQM_SIM_ARENA_MB) is full: "
+			 "an allocation of %zu bytes failed", a->size >> 20, size);
+}
+
 void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 {
 	if (!sim || size == 0 || align == 0 || (align & (align - 1))) {
@@ -222,6 +236,7 @@ void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 	if (align < ARENA_GRAIN)
 		align = ARENA_GRAIN;
 	if (size > a->size || align > a->size) {
+		arena_full(a, size);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -272,6 +287,7 @@ void *sim_mem_alloc(struct hsaqm_sim *sim, size_t size, size_t align)
 	}
 	arena_unlock(&a->hdr->lock);
 	if (!user) {
+		arena_full(a, size);
 		errno = ENOMEM;
 		return NULL;
 	}

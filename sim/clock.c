@@ -53,6 +53,7 @@ void sim_futex_wake(uint32_t *addr, int n)
 
 uint64_t sim_clock_now(const struct hsaqm_sim *sim)
 {
+	/* Acquire: pairs with the loop's release of vnow; what happened up to that time is seen. */
 	if (sim->mode == HSAQM_SIM_TIME_VIRTUAL)
 		return hsaqm_load_acquire(&((struct hsaqm_sim *)sim)->vnow);
 

@@ -230,6 +230,10 @@ void sim_device_stimulate(struct sim_device *dev, uint64_t t, uint32_t *flag)
 
 bool sim_device_has_stimulus(const struct sim_device *dev)
 {
+	/*
+	 * Acquire, each: pairs with the stimulator's release of the flag; what it stored before
+	 * is seen.
+	 */
 	return hsaqm_load_acquire(&dev->wake->kicks) || hsaqm_load_acquire(&dev->wake->sig_dirty);
 }
 
@@ -243,6 +247,7 @@ static void gather_stimuli(struct sim_device *dev, uint64_t limit)
 
 	if (!kicks && !sig)
 		return;
+	/* acq_rel: after the flags above, so a time stored before a flag we took is taken too. */
 	uint64_t ts = hsaqm_exchange(&w->stim_time, UINT64_MAX);
 	/*
 	 * A stimulus stamped after the engine read its clock (ts > limit) waits for its own time
@@ -297,6 +302,10 @@ static void handle_stim(struct sim_device *dev, uint64_t t)
 				if (next < later)
 					later = next;
 			}
+			/*
+			 * Acquire: pairs with the doorbell's release of overrun
+			 * (sim_hwq_doorbell); the ring state it saw is seen.
+			 */
 			if (hsaqm_load_acquire(overrun) && !q->error) {
 				sim_pp_error(q, 0x1009 /* HSA_STATUS_ERROR_INVALID_PACKET_FORMAT */,
 					     "doorbell beyond read index + ring size (producer overran the ring)", t);
@@ -431,7 +440,7 @@ static uint64_t engine_spin_ns(void)
 		return 0;
 	us = strtoul(s, &end, 10);
 	if (*end || us > 1000) {
-		hsaqm_log_notice(&once, "hsaqm: HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
+		hsaqm_log_notice(&once, "HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
 				 s);
 		return 0;
 	}
@@ -452,6 +461,10 @@ static void *engine_main(void *arg)
 		/* Acquire: pairs with the wakers' fetch_add; their flags are visible below. */
 		uint32_t seen = hsaqm_load_acquire(&w->word);
 
+		/*
+		 * Acquire: pairs with sim_device_stop()'s release; the stopper's writes are seen
+		 * before we leave.
+		 */
 		if (hsaqm_load_acquire(&dev->stop))
 			break;
 		sim_device_run(dev, sim_clock_now(sim));
@@ -495,6 +508,7 @@ void sim_device_stop(struct sim_device *dev)
 {
 	if (!dev->thread_started)
 		return;
+	/* Release: everything the stopper did comes before the engine sees stop (acquire). */
 	hsaqm_store_release(&dev->stop, 1u);
 	sim_device_wake(dev);
 	pthread_join(dev->thread, NULL);
@@ -714,6 +728,10 @@ void sim_batch_end(struct sim_device *dev, struct sim_batch *b, uint64_t t)
 			hsaqm_fetch_add(&k->counters[wg], 1u); /* acq_rel: ordered before the completion signal */
 	}
 	d->done_wgs += b->wg_count;
+	/*
+	 * acq_rel: a counter other processes read (shared mode); the workgroup callbacks above
+	 * come first.
+	 */
 	hsaqm_fetch_add(&q->pub->stats.workgroups_done, (uint64_t)b->wg_count);
 	HSAQM_WRITE_ONCE(q->pub->info_running, q->wgs_running_n);
 	batch_release(dev, b);
@@ -776,6 +794,10 @@ uint64_t sim_queue_save_running(struct sim_hwq *q, uint64_t t)
 	q->save_cu_max = cu_max;
 	q->waves_saved_cu_max += cu_max;
 	q->waves_saved_n += waves;
+	/*
+	 * acq_rel: a counter read from other threads and processes; the save's bookkeeping above
+	 * comes first.
+	 */
 	hsaqm_fetch_add(&q->pub->stats.waves_saved_total, waves);
 	HSAQM_WRITE_ONCE(q->pub->info_running, q->wgs_running_n);
 	HSAQM_WRITE_ONCE(q->pub->info_waves_saved, q->waves_saved_n);
@@ -890,6 +912,10 @@ static bool place_one(struct sim_device *dev, struct sim_hwq *q, uint64_t t, uin
 		q->waves_saved_n -= s->waves_per_wg;
 		if (!q->waves_saved_n)
 			q->waves_saved_cu_max = 0;
+		/*
+		 * acq_rel: as waves_saved_total: read elsewhere, after the restore's
+		 * bookkeeping.
+		 */
 		hsaqm_fetch_add(&q->pub->stats.waves_restored_total, (uint64_t)s->waves_per_wg);
 		if (!s->wg_count) {
 			sim_list_del(&s->link);

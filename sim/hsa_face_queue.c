@@ -358,6 +358,10 @@ static bool handler_retired(struct hsa_face_queue *fq)
 	/* Acquire: pairs with the handler's release of handler_done. */
 	if (!hsaqm_load_acquire(&fq->handler_done))
 		return false;
+	/*
+	 * Acquire (second load): pairs with the waiters' decrement; a waiter that left is done
+	 * with the signal.
+	 */
 	return sim_config(fq->face->sim)->time_mode == HSAQM_SIM_TIME_VIRTUAL ||
 	       hsaqm_load_acquire(&fq->inactive->host_waiters) == 0;
 }
@@ -499,6 +503,10 @@ static void amd_queue_init(struct hsa_face_queue *fq, uint32_t size, uint32_t ty
 	q->hsa_queue.base_address = fq->ring;
 	q->hsa_queue.doorbell_signal.handle = (uint64_t)(uintptr_t)fq->doorbell;
 	q->hsa_queue.size = size;
+	/*
+	 * acq_rel: only the id's uniqueness across threads matters; nothing is published with
+	 * it.
+	 */
 	q->hsa_queue.id = hsaqm_fetch_add(&next_queue_id, 1ull);
 	q->caps = 0;
 	q->write_dispatch_id = 0;
@@ -739,6 +747,10 @@ static uint64_t cas_write_index(const struct hsaqm_hsa_queue *queue, uint64_t ex
 
 	if (!queue)
 		return 0;
+	/*
+	 * acq_rel (the strongest order; it satisfies every variant): a producer's reservation
+	 * against its later slot writes and other producers'.
+	 */
 	hsaqm_cas(&amd_of(queue)->write_dispatch_id, &e, value);
 	return e; /* the value observed: expected on success */
 }

@@ -136,6 +136,10 @@ static void map_done(struct sim_hwq *q, uint64_t t)
 
 	q->hstate = SIM_HQ_MAPPED;
 	q->map_time = t;
+	/*
+	 * acq_rel: a counter other threads and processes read; nothing else is published with
+	 * it.
+	 */
 	hsaqm_fetch_add(&q->pub->stats.maps, 1ull);
 	HSAQM_WRITE_ONCE(q->pub->stats.last_map_time, t);
 	snprintf(args, sizeof(args), "{\"slot\":%d,\"waves_restored\":%" PRIu64 "}", q->slot,
@@ -225,6 +229,7 @@ static void unmap_done(struct sim_hwq *q, uint64_t t)
 	slot_release(dev, q);
 	q->hstate = SIM_HQ_UNMAPPED;
 	q->wait_order = ++dev->wait_counter;
+	/* acq_rel: as maps above. */
 	hsaqm_fetch_add(&q->pub->stats.unmaps, 1ull);
 	HSAQM_WRITE_ONCE(q->pub->stats.last_unmap_time, t);
 	snprintf(args, sizeof(args), "{\"waves_saved\":%" PRIu64 "}", q->preempt_waves);
@@ -556,6 +561,7 @@ int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, stru
 	q->arena = arena;
 	q->shm = shm;
 	q->pub = shm ? &shm->pub : &q->own_pub;
+	/* acq_rel: only the index's uniqueness across creating threads matters. */
 	q->queue_index = hsaqm_fetch_add(&dev->next_queue_index, 1u);
 	q->pasid = d->pasid;
 	q->error_fn = d->error_fn;
@@ -567,6 +573,10 @@ int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, stru
 	q->read_ptr = d->read_ptr;
 	q->priority = d->priority;
 	q->active = d->active;
+	/*
+	 * Acquire: pairs with whoever stored the read index last (release): the slots below it
+	 * are consumed.
+	 */
 	q->rd = hsaqm_load_acquire(d->read_ptr);
 	q->slot = -1;
 	/* Relaxed atomics: in shared mode the client reads these in its own process. */
@@ -577,6 +587,10 @@ int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, stru
 	if (shm) {
 		/* The client's log starts where it is (a new page is all zeros). */
 		q->shm_head = hsaqm_load_acquire(&shm->db_tail);
+		/*
+		 * Release, then release: the head before the magic, so a client that sees the
+		 * magic (acquire) sees the head.
+		 */
 		hsaqm_store_release(&shm->db_head, q->shm_head);
 		hsaqm_store_release(&shm->magic, SIM_HWQ_SHM_MAGIC);
 	}
@@ -720,6 +734,10 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 		last->time = now;
 	}
 	pthread_mutex_unlock(&q->db_lock);
+	/*
+	 * Release: the doorbell log entry written under db_lock above precedes the kick the
+	 * engine takes (acquire).
+	 */
 	hsaqm_store_release(&q->kick, 1u);
 	sim_device_stimulate(dev, now, &dev->wake->kicks);
 }
@@ -735,6 +753,10 @@ static uint64_t apply_shm_doorbells(struct sim_hwq *q, uint64_t t)
 	uint64_t tail = hsaqm_load_acquire(&m->db_tail), head = q->shm_head, later = UINT64_MAX;
 
 	if (tail - head > SIM_HWQ_SHM_LOG) {
+		/*
+		 * Release: pairs with the engine's acquire of overrun; the log state skipped is
+		 * ours.
+		 */
 		hsaqm_store_release(&m->overrun, 1u);
 		head = tail;
 	}

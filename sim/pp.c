@@ -179,6 +179,10 @@ void sim_pp_unwatch(struct sim_hwq *q)
 			for (uint32_t j = 0; j < o->wait_nsig; j++)
 				shared |= o->wait_sig[j] == s;
 		}
+		/*
+		 * acq_rel RMW: other devices' watch bits in the word are kept; a writer that
+		 * still sees ours only wakes us once more.
+		 */
 		if (!shared)
 			hsaqm_fetch_and(&s->device_watch, ~(1u << dev->index));
 		q->wait_sig[i] = NULL;
@@ -260,6 +264,10 @@ static void finish_wait(struct sim_hwq *q, uint64_t t)
 /* Set our watch bit on each dependency; the caller re-checks them afterwards. */
 static void watch_deps(struct sim_hwq *q)
 {
+	/*
+	 * acq_rel RMW: the other devices' bits are kept; ordered before the values re-read below
+	 * by the fence.
+	 */
 	for (uint32_t i = 0; i < q->wait_nsig; i++)
 		hsaqm_fetch_or(&q->wait_sig[i]->device_watch, 1u << q->dev->index);
 	/* Store-load: the watch bits before re-reading the values (a writer stores, fences, reads the bits). */

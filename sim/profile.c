@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log_internal.h"
+#include "text_internal.h"
 #include "sim_internal.h"
 
 /*
@@ -126,20 +127,15 @@ static void const_set(struct sim_profile *p, const struct const_default *d, uint
 }
 
 
-static int parse_u64(const char *s, uint64_t *out)
+/* A value of a properties or timing file: decimal, spaces around it allowed (text_internal.h). */
+static int parse_value(char *s, uint64_t *out)
 {
-	char *end;
+	unsigned long long v;
+	int rc = hsaqm_parse_uint(hsaqm_trim(s), 10, 0, UINT64_MAX, &v);
 
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!rc)
+		*out = v;
+	return rc;
 }
 
 int sim_profile_parse_properties(struct sim_profile *p, const char *text)
@@ -177,7 +173,7 @@ int sim_profile_parse_properties(struct sim_profile *p, const char *text)
 			continue;
 
 		char *sp = strchr(buf, ' ');
-		if (!sp || (size_t)(sp - buf) >= sizeof(key) || parse_u64(sp + 1, &v) < 0) {
+		if (!sp || (size_t)(sp - buf) >= sizeof(key) || parse_value(sp + 1, &v) < 0) {
 			hsaqm_log_err("properties line %u is not \"name value\": \"%s\"", lineno, buf);
 			return -EINVAL;
 		}
@@ -315,7 +311,7 @@ static int parse_timing(struct sim_profile *p, const char *path, const char *tex
 		}
 		memcpy(name, s, (size_t)(sp - s));
 		name[sp - s] = '\0';
-		if (parse_u64(sp, &v) < 0) {
+		if (parse_value(sp, &v) < 0) {
 			hsaqm_log_err("%s:%u: value of %s is not a non-negative integer", path, lineno, name);
 			return -EINVAL;
 		}

@@ -75,6 +75,10 @@ void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s)
 {
 	if (!sim || !s || !sim_mem_contains(sim, s, sizeof(*s)))
 		return;
+	/*
+	 * Acquire: pairs with create's release of the magic; the signal's fields are
+	 * initialised.
+	 */
 	if (hsaqm_load_acquire(&s->magic) != SIM_SIGNAL_MAGIC)
 		return;
 	HSAQM_WRITE_ONCE(s->magic, 0u);
@@ -189,6 +193,10 @@ void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t)
 	if (sim->role != SIM_ROLE_DEVICE && HSAQM_READ_ONCE(s->kind) == SIM_SIGNAL_DOORBELL) {
 		struct sim_hwq *q = HSAQM_READ_ONCE(s->hwq);
 
+		/*
+		 * Acquire: the value stored with release just above (or by a racing store): the
+		 * doorbell sees the newest.
+		 */
 		if (q)
 			sim_hwq_doorbell(q, (uint64_t)hsaqm_load_acquire(&s->value));
 	}
@@ -347,6 +355,10 @@ int64_t sim_signal_wait(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_co
 		return w.v;
 	}
 
+	/*
+	 * acq_rel: announce a waiter; the fence below orders it before the reads (notify mirrors
+	 * it).
+	 */
 	hsaqm_fetch_add(&s->host_waiters, 1u);
 	/* Store-load: our announcement before the reads of seq and value (pairs with notify's barrier). */
 	hsaqm_smp_mb();
@@ -364,6 +376,10 @@ int64_t sim_signal_wait(struct hsaqm_sim *sim, struct sim_signal *s, enum sim_co
 		sim_futex_wait(&s->seq, seq,
 			       sim_shared_wait_until(sim, sim_clock_to_mono(sim, deadline)));
 	}
+	/*
+	 * acq_rel: the waiter's reads are done before it stops being counted (destroy waits for
+	 * 0).
+	 */
 	hsaqm_fetch_sub(&s->host_waiters, 1u);
 	return w.v;
 }
@@ -412,6 +428,10 @@ uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signa
 		} else {
 			struct sim_arena_hdr *h = sim->arena.hdr;
 
+			/*
+			 * acq_rel, each: announce the epoch waiter and each signal's waiter; the
+			 * fence below orders them before the value reads.
+			 */
 			hsaqm_fetch_add(&h->epoch_waiters, 1u);
 			for (uint32_t i = 0; i < n; i++)
 				hsaqm_fetch_add(&s[i]->host_waiters, 1u);
@@ -430,8 +450,16 @@ uint32_t sim_signal_wait_any(struct hsaqm_sim *sim, uint32_t n, struct sim_signa
 				sim_futex_wait(&h->epoch, e,
 					       sim_shared_wait_until(sim, sim_clock_to_mono(sim, deadline)));
 			}
+			/*
+			 * acq_rel, each: the reads are done before the waiter stops being
+			 * counted.
+			 */
 			for (uint32_t i = 0; i < n; i++)
 				hsaqm_fetch_sub(&s[i]->host_waiters, 1u);
+			/*
+			 * acq_rel: as the signals' counts above: done reading before leaving the
+			 * epoch's waiters.
+			 */
 			hsaqm_fetch_sub(&h->epoch_waiters, 1u);
 		}
 	}
@@ -503,6 +531,10 @@ static void handler_run(struct hsaqm_sim *sim, const struct handler_run *r)
 		h->fired_seq = r->seq;
 	} else {
 		handler_unlink(sim, h);
+		/*
+		 * acq_rel: the handler's reads of its signal are done before destroy may see no
+		 * waiter.
+		 */
 		if (sim->mode == HSAQM_SIM_TIME_REAL)
 			hsaqm_fetch_sub(&h->s->host_waiters, 1u);
 		free(h);
@@ -579,6 +611,10 @@ static void handlers_run_due(struct hsaqm_sim *sim)
 				/* Its signal went while it waited: it never runs. */
 				handler_unlink(sim, h);
 				free(h);
+				/*
+				 * acq_rel: the handler is unlinked and freed before a waiter for
+				 * pending handlers sees it gone.
+				 */
 				hsaqm_fetch_sub(&sim->handlers_pending, 1u);
 				continue;
 			}
@@ -633,6 +669,10 @@ static void *handler_thread(void *arg)
 	struct hsaqm_sim *sim = arg;
 	struct sim_arena_hdr *h = sim->arena.hdr;
 
+	/*
+	 * acq_rel: announced as an epoch waiter; the fence below orders it before any value
+	 * read.
+	 */
 	hsaqm_fetch_add(&h->epoch_waiters, 1u);
 	/* Store-load: announced as an epoch waiter before reading any value. */
 	hsaqm_smp_mb();
@@ -640,12 +680,17 @@ static void *handler_thread(void *arg)
 		/* Acquire: the values the poll reads are at least as new as this epoch. */
 		uint32_t e = hsaqm_load_acquire(&h->epoch);
 
+		/*
+		 * Acquire: pairs with sim_signal_handlers_stop()'s release; the stopper's writes
+		 * are seen.
+		 */
 		if (hsaqm_load_acquire(&sim->handler_stop))
 			break;
 		if (handlers_poll(sim))
 			continue;
 		sim_futex_wait(&h->epoch, e, UINT64_MAX);
 	}
+	/* acq_rel: this thread's reads are done before it stops being counted as a waiter. */
 	hsaqm_fetch_sub(&h->epoch_waiters, 1u);
 	return NULL;
 }
@@ -695,6 +740,10 @@ int sim_signal_async_handler(struct hsaqm_sim *sim, struct sim_signal *s, enum s
 void sim_signal_handlers_stop(struct hsaqm_sim *sim)
 {
 	if (sim->handler_thread_started) {
+		/*
+		 * Release, then the epoch's acq_rel: the stop flag before the epoch the handler
+		 * thread wakes on, so it sees the flag.
+		 */
 		hsaqm_store_release(&sim->handler_stop, 1u);
 		hsaqm_fetch_add(&sim->arena.hdr->epoch, 1u);
 		sim_futex_wake(&sim->arena.hdr->epoch, INT_MAX);

@@ -37,7 +37,7 @@ static size_t arena_size(void)
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
 	unsigned long mb = strtoul(s, &end, 10);
 	if (*end || mb < 16 || mb > (1ul << 20)) {
-		hsaqm_log_notice(&once, "hsaqm: HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
+		hsaqm_log_notice(&once, "HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
 				 SIM_ARENA_DEFAULT_MB);
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
 	}
@@ -190,6 +190,10 @@ uint64_t hsaqm_sim_now_ns(const struct hsaqm_sim *sim)
  */
 bool sim_vloop_step(struct hsaqm_sim *sim, uint64_t limit)
 {
+	/*
+	 * Acquire: pairs with the release of vnow by the loop's last step (another thread may
+	 * have run it).
+	 */
 	uint64_t t = hsaqm_load_acquire(&sim->vnow);
 	bool did = false;
 
@@ -216,6 +220,10 @@ bool sim_vloop_step(struct hsaqm_sim *sim, uint64_t limit)
 	}
 	if (next == UINT64_MAX || next > limit)
 		return false;
+	/*
+	 * Release: the events run up to @next are visible to whoever reads the new time with
+	 * acquire.
+	 */
 	if (next > t)
 		hsaqm_store_release(&sim->vnow, next);
 	return true;
@@ -262,6 +270,10 @@ int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done)
 
 	pthread_mutex_lock(&sim->vloop_lock);
 	sim_engine_enter();
+	/*
+	 * Acquire, each look: pairs with the event's release of @done; what it produced is seen
+	 * after the loop.
+	 */
 	while (!hsaqm_load_acquire(done)) {
 		if (sim_vloop_drain(sim))
 			continue;
@@ -295,6 +307,7 @@ static int vloop_enter(struct hsaqm_sim *sim)
 /* Runs every event of the next @ns of model time (loop held); returns the instant it ran to. */
 static uint64_t vloop_run_for(struct hsaqm_sim *sim, uint64_t ns)
 {
+	/* Acquire: as in sim_vloop_step(): the loop's last time and what ran up to it. */
 	uint64_t now = hsaqm_load_acquire(&sim->vnow);
 	uint64_t end = ns > UINT64_MAX - 1 - now ? UINT64_MAX - 1 : now + ns;
 
@@ -311,6 +324,10 @@ int hsaqm_sim_advance(struct hsaqm_sim *sim, uint64_t ns)
 	if (err)
 		return err;
 	uint64_t target = vloop_run_for(sim, ns);
+	/*
+	 * Acquire, then release: the time moves forward only, and what ran before it is
+	 * published with it.
+	 */
 	if (hsaqm_load_acquire(&sim->vnow) < target)
 		hsaqm_store_release(&sim->vnow, target);
 	sim_engine_leave();
@@ -331,6 +348,7 @@ int hsaqm_sim_run_until_idle(struct hsaqm_sim *sim, uint64_t max_ns)
 			break;
 		}
 	}
+	/* Acquire, then release: as above, at the caller's limit. */
 	if (err && hsaqm_load_acquire(&sim->vnow) < limit)
 		hsaqm_store_release(&sim->vnow, limit);
 	sim_engine_leave();

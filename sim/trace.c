@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "json_internal.h"
 #include "log_internal.h"
 
 struct sim_trace {
@@ -28,6 +29,9 @@ struct sim_trace {
 	uint32_t named_cap;
 	uint32_t named_n;
 };
+
+static void put_meta(struct sim_trace *t, const char *what, unsigned int pid, uint32_t tid,
+		     const char *name);
 
 int sim_trace_open(struct hsaqm_sim *sim, const char *path)
 {
@@ -48,13 +52,11 @@ int sim_trace_open(struct hsaqm_sim *sim, const char *path)
 	fputs("[\n", t->f);
 	sim->trace = t;
 	for (unsigned int d = 0; d < sim->ndev; d++) {
-		char args[64];
+		char name[64];
 
-		snprintf(args, sizeof(args), "{\"name\":\"device %u (model)\"}", d);
+		snprintf(name, sizeof(name), "device %u (model)", d);
 		pthread_mutex_lock(&t->lock);
-		fprintf(t->f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":%s}",
-			t->first ? "" : ",\n", d, args);
-		t->first = false;
+		put_meta(t, "process_name", d, 0, name);
 		pthread_mutex_unlock(&t->lock);
 	}
 	return 0;
@@ -74,54 +76,67 @@ void sim_trace_close(struct hsaqm_sim *sim)
 	free(t);
 }
 
-/* Write @s as a JSON string body (quotes, backslashes and control characters escaped). */
-static void put_escaped(FILE *f, const char *s)
+/*
+ * One event: its separator, then an object through lib's JSON writer (json_internal.h),
+ * which escapes the names. Events go one a line inside the document's array. The caller
+ * holds the lock.
+ */
+static void put_head(struct sim_trace *t, struct hsaqm_json *j, const char *name, const char *ph,
+		     unsigned int pid, uint32_t tid)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-}
-
-static void put_ts(FILE *f, const char *key, uint64_t ns)
-{
-	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned int)(ns % 1000));
-}
-
-/* Spans and instants share their opening and closing; the caller holds the lock. */
-static void put_head(struct sim_trace *t, const char *name)
-{
-	fputs(t->first ? "{\"name\":\"" : ",\n{\"name\":\"", t->f);
+	if (!t->first)
+		fputs(",\n", t->f);
 	t->first = false;
-	put_escaped(t->f, name);
+	hsaqm_json_init(j, t->f);
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_json_string(j, "name", name);
+	hsaqm_json_string(j, "ph", ph);
+	if (ph[0] == 'i')
+		hsaqm_json_string(j, "s", "t"); /* an instant on its thread's track */
+	hsaqm_json_uint(j, "pid", pid);
+	hsaqm_json_uint(j, "tid", tid);
 }
 
-static void put_tail(struct sim_trace *t, const char *args_json)
+/* Microseconds with three decimals, exact: the model's nanoseconds split, no double. */
+static void put_ts(struct hsaqm_json *j, const char *key, uint64_t ns)
+{
+	hsaqm_json_key(j, key);
+	fprintf(j->f, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
+}
+
+static void put_tail(struct hsaqm_json *j, const char *args_json)
 {
 	if (args_json)
-		fprintf(t->f, ",\"args\":%s", args_json);
-	fputc('}', t->f);
+		hsaqm_json_raw(j, "args", args_json);
+	hsaqm_json_end_object(j);
+}
+
+/* A metadata event naming a process (a device) or a thread (a track). */
+static void put_meta(struct sim_trace *t, const char *what, unsigned int pid, uint32_t tid,
+		     const char *name)
+{
+	struct hsaqm_json j;
+
+	put_head(t, &j, what, "M", pid, tid);
+	hsaqm_json_begin_object(&j, "args");
+	hsaqm_json_string(&j, "name", name);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_object(&j);
 }
 
 void sim_trace_span(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid, const char *name,
 		    uint64_t ts_ns, uint64_t dur_ns, const char *args_json)
 {
 	struct sim_trace *t = sim->trace;
+	struct hsaqm_json j;
 
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	put_head(t, name);
-	fprintf(t->f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u", dev, tid);
-	put_ts(t->f, "ts", ts_ns);
-	put_ts(t->f, "dur", dur_ns);
-	put_tail(t, args_json);
+	put_head(t, &j, name, "X", dev, tid);
+	put_ts(&j, "ts", ts_ns);
+	put_ts(&j, "dur", dur_ns);
+	put_tail(&j, args_json);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -129,14 +144,14 @@ void sim_trace_instant_at(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid,
 			  uint64_t ts_ns, const char *args_json)
 {
 	struct sim_trace *t = sim->trace;
+	struct hsaqm_json j;
 
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	put_head(t, name);
-	fprintf(t->f, "\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%u", dev, tid);
-	put_ts(t->f, "ts", ts_ns);
-	put_tail(t, args_json);
+	put_head(t, &j, name, "i", dev, tid);
+	put_ts(&j, "ts", ts_ns);
+	put_tail(&j, args_json);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -189,12 +204,7 @@ void sim_trace_name_track(struct hsaqm_sim *sim, unsigned int dev, uint32_t tid,
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
-	if (name_once(t, dev, tid)) {
-		fprintf(t->f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"",
-			t->first ? "" : ",\n", dev, tid);
-		t->first = false;
-		put_escaped(t->f, name);
-		fputs("\"}}", t->f);
-	}
+	if (name_once(t, dev, tid))
+		put_meta(t, "thread_name", dev, tid, name);
 	pthread_mutex_unlock(&t->lock);
 }

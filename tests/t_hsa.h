@@ -32,6 +32,7 @@
 #include "hsaqm/ring.h"
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
+#include "t_time.h"
 
 #define T_HSA_US 1000ull
 #define T_HSA_MS 1000000ull
@@ -205,6 +206,21 @@ static inline int t_hsa_proxy(struct t_hsa *h, unsigned int gpu, uint32_t size,
 	return t_app_init(app, p);
 }
 
+/*
+ * The usual start of a backend test: a virtual-time model with one GPU, hsaqm's runtime on its
+ * table (no KFD transport: Lv2 at most) and a context, and one proxy of @size packets asking
+ * for @xq. 0, or the first error. t_hsa_close() undoes it all.
+ */
+static inline int t_hsa_open_proxy(struct t_hsa *h, uint32_t size, const struct hsaqm_xq_config *xq,
+				   struct t_app *app)
+{
+	int rc = t_hsa_open(h, HSAQM_SIM_TIME_VIRTUAL, 1);
+
+	if (!rc)
+		rc = t_hsa_runtime(h, NULL);
+	return rc ? rc : t_hsa_proxy(h, 0, size, xq, app);
+}
+
 /* A 1-D dispatch of @nwg workgroups of 64 work-items. */
 static inline union hsaqm_aql_packet t_hsa_dispatch(uint64_t kobj, uint32_t nwg, uint64_t cs,
 						    bool barrier, void *kernarg)
@@ -231,19 +247,16 @@ static inline struct hsaqm_hsa_signal t_hsa_signal(struct t_hsa *h, int64_t v)
 	return s;
 }
 
+/* The clock and the sleep of t_time.h, under the names the model clients here and the
+ * benchmarks use. */
 static inline uint64_t t_hsa_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return t_mono_ns();
 }
 
 static inline void t_hsa_sleep_us(unsigned int us)
 {
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
+	t_sleep_us(us);
 }
 
 /*

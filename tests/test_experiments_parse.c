@@ -276,6 +276,8 @@ static const struct bad bads[] = {
 	{ HEAD "task = name=u model=k arrival=poisson rate=5 jitter=1ms\n", 8,
 	  "belongs to arrival=periodic or closed" },
 	{ HEAD "task = name=u model=k arrival=closed colour=red\n", 8, "task: unknown key 'colour'" },
+	{ HEAD "task = name=u model=k arrival=closed depth=2 depth=4\n", 8, "depth is given twice" },
+	{ HEAD "[model m]\nkernel = wg=4 time=1ms wg=8\n", 9, "wg is given twice" },
 	{ HEAD "task = name=u model=k arrival=closed depth\n", 8, "'depth' is not key=value" },
 	{ HEAD "task = name=u model=k arrival=closed depth=0\n", 8, "out of range (1..64)" },
 	{ HEAD "task = name=u model=k arrival=closed start=5\n", 8, "needs a unit" },
@@ -338,6 +340,30 @@ static const struct bad bads[] = {
 	{ "[workload]\nname=b\nspeed = 3\n", 3, "[workload]: unknown key 'speed'" },
 };
 
+/* A serving process has dozens of streams: 64 per process, each with its task; the 65th is said. */
+static void test_a_process_takes_64_streams_and_64_tasks_and_says_the_65th(void)
+{
+	char text[32768], *p = text;
+	size_t left = sizeof(text);
+	int n;
+
+	n = snprintf(p, left, "[workload]\nname=b\nlength=1s\n[model k]\nkernel = wg=1 time=1ms\n"
+			      "[process p]\n");
+	p += n, left -= (size_t)n;
+	for (int i = 0; i < HSAQM_WL_MAX_STREAMS; i++) {
+		n = snprintf(p, left, "stream = name=s%d\ntask = name=t%d stream=s%d model=k "
+				      "arrival=closed\n", i, i, i);
+		p += n, left -= (size_t)n;
+	}
+	CU_ASSERT_EQUAL(HSAQM_WL_MAX_STREAMS, 64);
+	CU_ASSERT_EQUAL(hsaqm_wl_parse(text, "t", &wl, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(wl.procs[0].nstreams, 64u);
+	CU_ASSERT_EQUAL(wl.procs[0].ntasks, 64u);
+	snprintf(p, left, "stream = name=s64\n");
+	CU_ASSERT_EQUAL(hsaqm_wl_parse(text, "t", &wl, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 64 streams"));
+}
+
 static void test_every_error_names_its_line_and_problem(void)
 {
 	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
@@ -398,6 +424,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_minimal_file_gets_defaults),
 	T_CASE(test_dump_json_is_produced),
 	T_CASE(test_every_error_names_its_line_and_problem),
+	T_CASE(test_a_process_takes_64_streams_and_64_tasks_and_says_the_65th),
 	T_CASE(test_long_line_and_null_input_are_refused),
 	T_CASE(test_shipped_workload_files_parse),
 	T_CASES_END,

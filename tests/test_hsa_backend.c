@@ -196,9 +196,7 @@ static void test_proxy_is_a_full_amd_queue_mirroring_the_hardware_queue(void)
 	const struct hsaqm_amd_queue *pa, *ha;
 	const struct hsaqm_hsa_queue *pq, *hq;
 
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 256, &lv2, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 256, &lv2, &a), 0);
 	pq = hsaqm_hsa_proxy_queue(a.proxy);
 	hq = hsaqm_hsa_proxy_hw_queue(a.proxy);
 	pa = (const void *)pq;
@@ -332,9 +330,7 @@ static void test_doorbell_reports_valid_headers_not_the_doorbell_value(void)
 	union hsaqm_aql_packet pk[3];
 	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_1, .lv1_threshold = 1 };
 
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	k = kernel(&h, 10 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 3);
 	for (int i = 0; i < 3; i++) {
@@ -348,7 +344,8 @@ static void test_doorbell_reports_valid_headers_not_the_doorbell_value(void)
 	hsaqm_aql_publish(hsaqm_ring_slot(&a.ring, 2), &pk[2]);
 	hsaqm_hsa_proxy_doorbell(a.proxy, 2);
 	CU_ASSERT_EQUAL(xinfo(&a).submitted, 1); /* packet 1 is not valid yet */
-	CU_ASSERT_EQUAL(h.core->hsa_signal_load_relaxed_fn(a.q->doorbell_signal), 2);
+	/* The value is a hint and is not kept: a doorbell signal cannot be read (ROCr's refuse). */
+	CU_ASSERT_EQUAL(h.core->hsa_signal_load_relaxed_fn(a.q->doorbell_signal), 0);
 	hsaqm_aql_publish(hsaqm_ring_slot(&a.ring, 1), &pk[1]);
 	hsaqm_hsa_proxy_doorbell(a.proxy, 1); /* a doorbell value behind: a hint only */
 	CU_ASSERT_EQUAL(xinfo(&a).submitted, 3);
@@ -388,9 +385,7 @@ static void test_release_writes_guardians_and_a_marker_where_lib_says(void)
 	static const uint8_t want[] = { 1, 0, 0, 1, 0, 0, 1, 0, 2 };
 	struct hsaqm_aql_header hd;
 
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	gate = a.proxy->gate.handle;
 	k = kernel(&h, 10 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 10);
@@ -457,9 +452,7 @@ static void gate_case(bool barrier)
 	uint64_t k, rd1, rd_end, g_first = UINT64_MAX, launched_at_close;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	hwq = t_hsa_sim_hwq(&h, hsaqm_hsa_proxy_hw_queue(a.proxy));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(hwq);
 	k = kernel(&h, 100 * T_HSA_US, 1);
@@ -533,9 +526,7 @@ static void test_lv1_never_has_more_than_threshold_in_flight(void)
 	uint64_t k;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	k = kernel(&h, 20 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 60);
 	layout_reset(a.proxy);
@@ -567,9 +558,7 @@ static void test_full_hardware_ring_gives_eagain_and_lib_releases_less(void)
 	uint64_t k;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_hw_queue(a.proxy)->size, 128);
 	k = kernel(&h, 5 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 64);
@@ -658,9 +647,7 @@ static void test_destroy_releases_held_packets_and_runs_them_first(void)
 	uint64_t k;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	k = kernel(&h, 50 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 10);
 	submit(&a, k, 10, cs, false, recs, 0);
@@ -684,9 +671,7 @@ static void test_destroy_with_a_closed_gate_opens_it_and_runs_everything(void)
 	uint64_t k;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	k = kernel(&h, 50 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 10);
 	submit(&a, k, 5, cs, true, recs, 0);
@@ -712,9 +697,7 @@ static void test_set_priority_reaches_the_hardware_queue_and_the_xqueue(void)
 	struct sim_hwq *hwq;
 	struct sim_hwq_info hi;
 
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lv2, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &lv2, &a), 0);
 	hwq = t_hsa_sim_hwq(&h, hsaqm_hsa_proxy_hw_queue(a.proxy));
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(a.proxy, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH, 5,
 						     10), 0);
@@ -964,9 +947,7 @@ static void test_a_proxy_whose_context_went_first_passes_packets_through(void)
 	uint64_t k;
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
-	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_VIRTUAL, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	k = kernel(&h, 20 * T_HSA_US, 1);
 	cs = t_hsa_signal(&h, 6);
 	submit(&a, k, 3, cs, false, recs, 0); /* Lv1, threshold 1: two held */

@@ -8,138 +8,21 @@
 
 #include "t_backend.h"
 #include "t_cunit.h"
+#include "json_internal.h"
+#include "t_json.h"
 #include "xq_internal.h"
 
 #define US 1000ull
 #define MS 1000000ull
 
-/* -- a small strict JSON checker (RFC 8259 grammar, no semantic checks) ----------------- */
-
-static const char *json_value(const char *p, int depth);
-
-static const char *json_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-static const char *json_string_tok(const char *p)
-{
-	if (*p++ != '"')
-		return NULL;
-	while (*p != '"') {
-		if ((unsigned char)*p < 0x20)
-			return NULL;
-		if (*p == '\\') {
-			p++;
-			if (*p == 'u') {
-				for (int i = 1; i <= 4; i++)
-					if (!isxdigit((unsigned char)p[i]))
-						return NULL;
-				p += 4;
-			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
-				return NULL;
-			}
-		}
-		p++;
-	}
-	return p + 1;
-}
-
-static const char *json_number(const char *p)
-{
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (isdigit((unsigned char)*p))
-		while (isdigit((unsigned char)*p))
-			p++;
-	else
-		return NULL;
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return NULL;
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!isdigit((unsigned char)*p))
-			return NULL;
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	return p;
-}
-
-static const char *json_container(const char *p, int depth, char close, bool object)
-{
-	p = json_ws(p + 1);
-	if (*p == close)
-		return p + 1;
-	for (;;) {
-		if (object) {
-			p = json_string_tok(json_ws(p));
-			if (!p)
-				return NULL;
-			p = json_ws(p);
-			if (*p++ != ':')
-				return NULL;
-		}
-		p = json_value(p, depth + 1);
-		if (!p)
-			return NULL;
-		p = json_ws(p);
-		if (*p == close)
-			return p + 1;
-		if (*p++ != ',')
-			return NULL;
-	}
-}
-
-static const char *json_value(const char *p, int depth)
-{
-	if (depth > 32)
-		return NULL;
-	p = json_ws(p);
-	switch (*p) {
-	case '{':
-		return json_container(p, depth, '}', true);
-	case '[':
-		return json_container(p, depth, ']', false);
-	case '"':
-		return json_string_tok(p);
-	case 't':
-		return strncmp(p, "true", 4) ? NULL : p + 4;
-	case 'f':
-		return strncmp(p, "false", 5) ? NULL : p + 5;
-	case 'n':
-		return strncmp(p, "null", 4) ? NULL : p + 4;
-	default:
-		return json_number(p);
-	}
-}
-
-static bool json_valid(const char *text)
-{
-	const char *end = json_value(text, 0);
-
-	return end && *json_ws(end) == '\0';
-}
-
 static void test_json_checker_rejects_broken_documents(void)
 {
-	CU_ASSERT_TRUE(json_valid("{\"a\":[1,2.5e3,-0,true,null,\"x\\u00e9\\\"\"]}"));
-	CU_ASSERT_FALSE(json_valid("{\"a\":1,}"));
-	CU_ASSERT_FALSE(json_valid("{\"a\" 1}"));
-	CU_ASSERT_FALSE(json_valid("[01]"));
-	CU_ASSERT_FALSE(json_valid("\"tab\there\""));
-	CU_ASSERT_FALSE(json_valid("{} x"));
+	CU_ASSERT_TRUE(t_json_valid("{\"a\":[1,2.5e3,-0,true,null,\"x\\u00e9\\\"\"]}"));
+	CU_ASSERT_FALSE(t_json_valid("{\"a\":1,}"));
+	CU_ASSERT_FALSE(t_json_valid("{\"a\" 1}"));
+	CU_ASSERT_FALSE(t_json_valid("[01]"));
+	CU_ASSERT_FALSE(t_json_valid("\"tab\there\""));
+	CU_ASSERT_FALSE(t_json_valid("{} x"));
 }
 
 /* -- latency ------------------------------------------------------------------------- */
@@ -241,6 +124,7 @@ static void test_stats_json_parses_and_has_the_documented_fields(void)
 		"\"held_by_hand\":", "\"failed_open\":false", "\"lv1_threshold\":", "\"lv1_batch\":",
 		"\"lv2_interval\":", "\"submitted\":", "\"released\":", "\"completed\":",
 		"\"preemptions\":", "\"preempted_ns\":", "\"guardians\":", "\"markers\":",
+		"\"priority_conflicts\":0,",
 		"\"latency_ns\":", "\"count\":", "\"min\":", "\"p50\":", "\"p99\":", "\"p999\":",
 		"\"max\":",
 	};
@@ -262,7 +146,7 @@ static void test_stats_json_parses_and_has_the_documented_fields(void)
 	t_bq_run(&q[2], UINT64_MAX);
 
 	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &json), 0);
-	CU_ASSERT_TRUE(json_valid(json));
+	CU_ASSERT_TRUE(t_json_valid(json));
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (!strstr(json, keys[i]))
 			printf("missing %s in %s\n", keys[i], json);
@@ -281,10 +165,98 @@ static void test_stats_json_of_empty_context_parses(void)
 	char *json = NULL;
 
 	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &json), 0);
-	CU_ASSERT_TRUE(json_valid(json));
+	CU_ASSERT_TRUE(t_json_valid(json));
 	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"queues\":[]"));
 	free(json);
 	hsaqm_ctx_destroy(ctx);
+}
+
+static void test_one_queue_json_is_the_ctx_documents_entry_with_extra_members(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq q;
+	char *all = NULL, *one = NULL, *ext = NULL, obj[2048];
+
+	t_bq_init(&q, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &q, 0, 5, HSAQM_LEVEL_2);
+	t_bq_submit(&q, 4);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &all), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(q.xq, NULL, &one), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(q.xq, "\"queue_id\":3,\"x\":{\"y\":[1]}", &ext), 0);
+	/* The same writer, the same object (the clock does not move in a manual context). */
+	CU_ASSERT_FATAL(t_json_object_with(all, "\"lv2_interval\":", obj, sizeof(obj)));
+	CU_ASSERT_STRING_EQUAL(obj, one);
+	CU_ASSERT(t_json_valid(ext));
+	/* The extension goes inside, after lib's members. */
+	CU_ASSERT_EQUAL(strncmp(ext, one, strlen(one) - 1), 0);
+	CU_ASSERT_STRING_EQUAL(ext + strlen(one) - 1, ",\"queue_id\":3,\"x\":{\"y\":[1]}}");
+	CU_ASSERT_EQUAL(hsaqm_xq_stats_json(NULL, NULL, &one), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_xq_stats_json(q.xq, NULL, NULL), -EINVAL);
+	free(all);
+	free(one);
+	free(ext);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&q);
+}
+
+/* A priority an integration could not honour is counted, in get_stats and the JSON alike. */
+static void test_priority_conflicts_are_counted_per_queue(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct hsaqm_xq_stats st;
+	struct t_bq a, b;
+	char *js = NULL;
+
+	t_bq_init(&a, HSAQM_LEVEL_3);
+	t_bq_init(&b, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &a, 0, 0, HSAQM_LEVEL_2);
+	t_bq_attach(ctx, &b, 0, 0, HSAQM_LEVEL_2);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(a.xq), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(a.xq), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_count_priority_conflict(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(a.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.priority_conflicts, 2);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(b.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.priority_conflicts, 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(a.xq, NULL, &js), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"priority_conflicts\":2,"));
+	free(js);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&a);
+	t_bq_fini(&b);
+}
+
+/* The writer keeps its commas at every depth and writes what JSON cannot hold as null. */
+static void test_json_writer_separates_members_at_every_depth(void)
+{
+	struct hsaqm_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_begin_array(&j, "a");
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "i", -3);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_uint(&j, NULL, 18446744073709551615ull);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_fixed(&j, "f", 1.0 / 3.0, 3);
+	hsaqm_json_number(&j, "g", 0.0 / 0.0, 6);
+	hsaqm_json_bool(&j, "b", true);
+	hsaqm_json_string(&j, "s", "t\x01\"");
+	hsaqm_json_raw(&j, "r", NULL);
+	hsaqm_json_members(&j, "\"m\":1");
+	hsaqm_json_end_object(&j);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "{\"a\":[{},{\"i\":-3},18446744073709551615],\"f\":0.333,"
+				    "\"g\":null,\"b\":true,\"s\":\"t\\u0001\\\"\",\"r\":null,\"m\":1}");
+	CU_ASSERT(t_json_valid(buf));
+	free(buf);
 }
 
 static const struct t_case stats_cases[] = {
@@ -294,6 +266,9 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_time_preempted_counts_the_current_spell),
 	T_CASE(test_stats_json_parses_and_has_the_documented_fields),
 	T_CASE(test_stats_json_of_empty_context_parses),
+	T_CASE(test_one_queue_json_is_the_ctx_documents_entry_with_extra_members),
+	T_CASE(test_json_writer_separates_members_at_every_depth),
+	T_CASE(test_priority_conflicts_are_counted_per_queue),
 	T_CASES_END,
 };
 

@@ -13,6 +13,7 @@
 #include "hsaqm/barrier.h"
 #include "t_backend.h"
 #include "t_cunit.h"
+#include "t_time.h"
 
 #define NQ 6
 #define PACKETS 20000u
@@ -28,21 +29,6 @@ struct sub_arg {
 	struct shared *sh;
 	int q;
 };
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
 
 static void *submitter(void *p)
 {
@@ -60,7 +46,7 @@ static void *submitter(void *p)
 			abort();
 		sent += n;
 		if (rand_r(&seed) % 16 == 0)
-			sleep_us(50);
+			t_sleep_us(50);
 	}
 	/* Counts finished submitters for the completer (acq_rel: after our last submission). */
 	hsaqm_fetch_add(&a->sh->submitters_done, 1);
@@ -77,7 +63,7 @@ static void *completer(void *p)
 		for (int i = 0; i < NQ; i++)
 			t_bq_run(&sh->bq[i], 1 + (uint64_t)(rand_r(&seed) % 12));
 		if (rand_r(&seed) % 8 == 0)
-			sleep_us(20);
+			t_sleep_us(20);
 	}
 	return NULL;
 }
@@ -97,7 +83,7 @@ static void *meddler(void *p)
 			break;
 		case 2:
 			hsaqm_xq_suspend(sh->bq[q].xq);
-			sleep_us(100);
+			t_sleep_us(100);
 			hsaqm_xq_resume(sh->bq[q].xq);
 			break;
 		default: {
@@ -108,7 +94,7 @@ static void *meddler(void *p)
 			break;
 		}
 		}
-		sleep_us(200);
+		t_sleep_us(200);
 	}
 	return NULL;
 }
@@ -160,9 +146,8 @@ static void test_threads_submit_complete_and_meddle_without_deadlock_or_loss(voi
 	for (int i = 0; i < NQ; i++)
 		pthread_join(subs[i], NULL);
 	pthread_join(med, NULL);
-	/* Everything submitted; no hand holds remain: all must complete (bounded wait). */
-	for (int waited = 0; !all_complete(&sh) && waited < 30000; waited++)
-		sleep_us(1000);
+	/* Everything submitted; no hand holds remain: all must complete (polled, 30 s at most). */
+	T_UNTIL(all_complete(&sh), 30 * T_NS_PER_S);
 	hsaqm_store_release(&sh.stop, 1);
 	pthread_join(comp, NULL);
 
@@ -217,7 +202,7 @@ static void test_timer_thread_serves_floor_in_real_time(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_attach(ctx, &cfg, &t_backend_ops, &lo, &lo.xq), 0);
 	cfg.priority = 10;
 	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_attach(ctx, &cfg, &t_backend_ops, &hi, &hi.xq), 0);
-	t0 = mono_us();
+	t0 = t_mono_ns();
 	t_bq_submit(&lo, 10);
 	t_bq_submit(&hi, 10); /* never run: the low queue lives on the floor alone */
 	/*
@@ -226,14 +211,12 @@ static void test_timer_thread_serves_floor_in_real_time(void)
 	 * (10 s at most) rather than counting them in a fixed window; and it must never serve
 	 * more than one slice per 5 ms period (+2 for the periods cut at either end).
 	 */
-	do {
-		sleep_us(10000);
-		t_bq_snapshot(&lo, &snap);
-		opens = snap.n_gate_open;
-	} while (opens < 3 && mono_us() - t0 < 10000000);
-	elapsed = mono_us() - t0;
+	T_UNTIL((t_bq_snapshot(&lo, &snap), snap.n_gate_open >= 3), 10 * T_NS_PER_S);
+	elapsed = t_mono_ns() - t0;
+	opens = snap.n_gate_open;
 	CU_ASSERT(opens >= 3);
-	CU_ASSERT(opens <= elapsed / 5000 + 2);
+	/* An upper bound: more time (a loaded machine) only raises it. */
+	CU_ASSERT(opens <= elapsed / (5000 * T_NS_PER_US) + 2);
 	hsaqm_ctx_destroy(ctx);
 	t_bq_fini(&hi);
 	t_bq_fini(&lo);

@@ -22,21 +22,7 @@
 #include "hsaqm/ring.h"
 #include "ring_internal.h"
 #include "t_cunit.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(long ns)
-{
-	struct timespec ts = { .tv_sec = ns / 1000000000l, .tv_nsec = ns % 1000000000l };
-
-	nanosleep(&ts, NULL);
-}
+#include "t_time.h"
 
 static union hsaqm_aql_packet *ring_alloc(uint32_t size)
 {
@@ -254,9 +240,9 @@ static void full_ring_case(bool sp)
 	CU_ASSERT_EQUAL(reserve(&fx.ring, 1, 0, &first), -EAGAIN);
 	CU_ASSERT_EQUAL(submit(&fx.ring, pkts, 1, 0), -EAGAIN);
 	CU_ASSERT_EQUAL(first, 0xdead);
-	t0 = now_ns();
+	t0 = t_mono_ns();
 	CU_ASSERT_EQUAL(reserve(&fx.ring, 1, 2000000, &first), -ETIMEDOUT);
-	waited = now_ns() - t0;
+	waited = t_mono_ns() - t0;
 	CU_ASSERT(waited >= 2000000);
 	CU_ASSERT(waited < 1000000000);
 	CU_ASSERT_EQUAL(submit(&fx.ring, pkts, 1, 3000000), -ETIMEDOUT);
@@ -307,9 +293,9 @@ static void *late_consumer_main(void *arg)
 {
 	struct late_consumer *lc = arg;
 
-	sleep_ns(lc->delay_ns);
+	t_sleep_ns(lc->delay_ns);
 	/* Relaxed: read after pthread_join, which orders it. */
-	hsaqm_store_relaxed(&lc->consumed_at, now_ns());
+	hsaqm_store_relaxed(&lc->consumed_at, t_mono_ns());
 	if (consume_one(lc->fx, NULL))
 		abort();
 	return NULL;
@@ -330,7 +316,7 @@ static void test_waiting_reserve_succeeds_when_consumer_frees_a_slot(void)
 		CU_ASSERT_EQUAL(hsaqm_ring_submit(&fx.ring, &p, 1, 0), 0);
 		CU_ASSERT_EQUAL(hsaqm_ring_submit(&fx.ring, &p, 1, 0), 0);
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, late_consumer_main, &lc), 0);
-		t0 = now_ns();
+		t0 = t_mono_ns();
 		if (sp) {
 			CU_ASSERT_EQUAL(hsaqm_ring_reserve_sp(&fx.ring, 1, HSAQM_RING_WAIT_FOREVER,
 							      &first), 0);
@@ -340,8 +326,8 @@ static void test_waiting_reserve_succeeds_when_consumer_frees_a_slot(void)
 		pthread_join(t, NULL);
 		CU_ASSERT_EQUAL(first, 2);
 		/* It did wait for the consumer: success came after the slot was freed. */
-		CU_ASSERT(now_ns() >= lc.consumed_at);
-		CU_ASSERT(now_ns() - t0 >= 15000000);
+		CU_ASSERT(t_mono_ns() >= lc.consumed_at);
+		CU_ASSERT(t_mono_ns() - t0 >= 15000000);
 		CU_ASSERT_EQUAL(hsaqm_ring_publish(&fx.ring, first, &p, 1), 0);
 		fixture_fini(&fx);
 	}
@@ -627,8 +613,8 @@ static void *consumer_main(void *arg)
 				continue;
 			}
 			if (!since)
-				since = now_ns();
-			else if (now_ns() - since > STRESS_TIMEOUT_NS)
+				since = t_mono_ns();
+			else if (t_mono_ns() - since > STRESS_TIMEOUT_NS)
 				break;
 			sched_yield();
 		}
@@ -719,7 +705,7 @@ static void run_stress(unsigned int producers, bool sp)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_ring_init(&st->ring, st->slots, STRESS_RING, &st->write,
 					      &st->read, stress_doorbell, st), 0);
 
-	t0 = now_ns();
+	t0 = t_mono_ns();
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&cons, NULL, consumer_main, st), 0);
 	for (unsigned int i = 0; i < producers; i++) {
 		pa[i] = (struct producer_arg){ st, i, st->total / producers +
@@ -729,7 +715,7 @@ static void run_stress(unsigned int producers, bool sp)
 	for (unsigned int i = 0; i < producers; i++)
 		pthread_join(prod[i], NULL);
 	pthread_join(cons, NULL);
-	ns = now_ns() - t0;
+	ns = t_mono_ns() - t0;
 
 	for (uint64_t i = 0; i < st->total; i++) {
 		batches += st->last_of[i];

@@ -21,6 +21,7 @@
 #include "hsaqm/ring.h"
 #include "t_cunit.h"
 #include "t_sim.h"
+#include "t_time.h"
 
 /*
  * Sanitizer builds also use smaller rings and, under TSan, 20x longer kernels. A control
@@ -86,13 +87,6 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
-}
-
-static void sleep_us(unsigned int us)
-{
-	struct timespec ts = { 0, (long)us * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static void doorbell(void *ctx, uint64_t last_index)
@@ -175,21 +169,21 @@ static void *chaos_main(void *arg)
 			if (sim_hwq_suspend(v, n, (uint32_t)(rnd(&s) % 100)))
 				st->calls_failed++;
 			st->suspends++;
-			sleep_us(200 + (unsigned int)(rnd(&s) % 800));
+			t_sleep_us(200 + (unsigned int)(rnd(&s) % 800));
 			if (sim_hwq_resume(v, n))
 				st->calls_failed++;
 			st->resumes++;
 		} else if (op == 1) {
 			sim_signal_store(g_sim, q->gate, 1);
 			st->gate_closes++;
-			sleep_us(100 + (unsigned int)(rnd(&s) % 900));
+			t_sleep_us(100 + (unsigned int)(rnd(&s) % 900));
 			sim_signal_store(g_sim, q->gate, 0);
 		} else {
 			if (sim_hwq_update(q->tq.hwq, q->tq.ring, RING_SLOTS * 64, (uint32_t)(rnd(&s) % 16), true))
 				st->calls_failed++;
 			st->prio_changes++;
 		}
-		sleep_us(100 + (unsigned int)(rnd(&s) % 400));
+		t_sleep_us(100 + (unsigned int)(rnd(&s) % 400));
 	}
 	return NULL;
 }
@@ -271,7 +265,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 		CU_ASSERT_EQUAL(st.waves_saved_total, st.waves_restored_total);
 	}
 	/* Still 0 a moment later: nothing completed twice. */
-	sleep_us(2000);
+	t_sleep_us(2000);
 	for (int i = 0; i < NQ; i++)
 		CU_ASSERT_EQUAL(sim_signal_load(g_q[i].done), 0);
 	CU_ASSERT_EQUAL(bad, 0);
@@ -416,11 +410,10 @@ static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
 	union hsaqm_aql_packet p = t_dispatch(k_stall, 1, 0, false);
 	t_q_submit(&q1, &p);
 	/* Acquire: pairs with the callback's exchange; the engine is asleep in it from now on. */
-	while (!hsaqm_load_acquire(&g_stalled))
-		sleep_us(50);
+	T_UNTIL(hsaqm_load_acquire(&g_stalled) != 0, 30 * T_NS_PER_S);
 	p = t_dispatch(k_long, 1, 0, false);
 	t_q_submit(&q2, &p); /* stamped T1 */
-	sleep_us(5000);
+	t_sleep_us(5000);
 	uint64_t t2 = hsaqm_sim_now_ns(sim);
 	CU_ASSERT_EQUAL(sim_hwq_suspend(&q2.hwq, 1, 0), 0);
 	CU_ASSERT_EQUAL(sim_hwq_get_stats(q2.hwq, &st), 0);

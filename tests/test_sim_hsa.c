@@ -27,6 +27,7 @@
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
 #include "t_cunit.h"
+#include "t_time.h"
 
 #if defined(__has_include)
 #if __has_include(<hsa/hsa.h>) && __has_include(<hsa/hsa_ext_amd.h>)
@@ -1565,13 +1566,6 @@ int main(void)
  * Real time, with client threads.
  */
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / SEC), (long)(ns % SEC) };
-
-	nanosleep(&ts, NULL);
-}
-
 struct producer {
 	const struct hsa *h;
 	struct hsaqm_hsa_queue *q;
@@ -1661,7 +1655,7 @@ static void *set_later(void *arg)
 {
 	struct setter *st = arg;
 
-	sleep_ns(st->delay);
+	t_sleep_ns(st->delay);
 	st->h->core->hsa_signal_store_screlease_fn(st->s, st->v);
 	return NULL;
 }
@@ -1768,8 +1762,7 @@ static void test_real_time_async_handler_runs_on_a_model_thread(void)
 	struct hsaqm_hsa_queue *q = queue_new(&h, 0, 64, NULL, NULL);
 	union hsaqm_aql_packet p = pkt_dispatch(kernel_new(&h, 1 * MS, 1, NULL, NULL), 1, s.handle);
 	submit(&h, q, &p);
-	for (int i = 0; i < 5000 && !hsaqm_load_acquire(&th.calls); i++)
-		sleep_ns(1 * MS);
+	T_UNTIL(hsaqm_load_acquire(&th.calls) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&th.calls), 1);
 	CU_ASSERT_EQUAL(th.value, 0);
 	CU_ASSERT_FALSE(pthread_equal(th.ran_on, pthread_self()));
@@ -1787,8 +1780,7 @@ static void test_real_time_error_callback_runs_on_a_model_thread(void)
 	union hsaqm_aql_packet p = pkt_dispatch(kernel_new(&h, 1 * US, 1, NULL, NULL), 1, 0);
 	p.dispatch.kernel_object = 0x1234000; /* not a registered kernel */
 	submit_raw(&h, q, &p);
-	for (int i = 0; i < 5000 && !hsaqm_load_acquire(&e.done); i++)
-		sleep_ns(1 * MS);
+	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.calls, 1);
 	CU_ASSERT_EQUAL(e.status, 0x1010); /* HSA_STATUS_ERROR_INVALID_CODE_OBJECT */
@@ -1822,8 +1814,7 @@ static void test_real_time_queue_destroyed_from_its_own_error_callback(void)
 	memset(&p, 0, sizeof(p));
 	p.u32[0] = 6; /* reserved packet type */
 	submit_raw(&h, q, &p);
-	for (int i = 0; i < 5000 && !hsaqm_load_acquire(&e.done); i++)
-		sleep_ns(1 * MS);
+	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.status, HSAQM_HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
 	CU_ASSERT_EQUAL(e.destroy_status, HSAQM_HSA_STATUS_SUCCESS);

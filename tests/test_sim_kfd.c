@@ -25,6 +25,7 @@
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
 #include "t_sim.h"
+#include "t_time.h"
 
 #define DB_SLICE 8192u
 #define EC(x) HSAQM_KFD_EC_MASK(HSAQM_KFD_EC_##x)
@@ -1226,13 +1227,6 @@ static void *destroy_thread(void *arg)
 	return NULL;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 static int real_env(struct env *e)
 {
 	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
@@ -1260,13 +1254,13 @@ static void test_destroy_of_a_suspended_queue_waits_until_it_is_resumed(void)
 	union hsaqm_aql_packet p = t_dispatch(k, 4, t_handle(cs), false);
 
 	CU_ASSERT_NOT_EQUAL(mq_submit(&e, &q, &p), UINT64_MAX);
-	sleep_ms(2);
+	t_sleep_ms(2);
 	ids[0] = q.id;
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_suspend_queues(e.kfd, ids, 1, 0, 0), 1);
 	d.e = &e;
 	d.queue_id = q.id;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_thread, &d), 0);
-	sleep_ms(100);
+	t_sleep_ms(100);
 	/* Still blocked in the KFD, and the queue is still there (acquire: pairs with done). */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0);
 	CU_ASSERT_EQUAL(sim_kfd_face_queue_count(e.sim), 1);
@@ -1300,7 +1294,7 @@ static void test_debugger_detach_releases_a_blocked_destroy(void)
 	d.e = &e;
 	d.queue_id = q.id;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_thread, &d), 0);
-	sleep_ms(50);
+	t_sleep_ms(50);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0);
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_disable(e.kfd), 0); /* resumes everything */
 	pthread_join(th, NULL);
@@ -1356,9 +1350,9 @@ static void test_doorbells_from_one_thread_while_another_suspends_and_resumes(vo
 	ids[0] = q.id;
 	for (int i = 0; i < 10; i++) {
 		CU_ASSERT_EQUAL(hsaqm_kfd_dbg_suspend_queues(e.kfd, ids, 1, 0, 0), 1);
-		sleep_ms(1);
+		t_sleep_ms(1);
 		CU_ASSERT_EQUAL(hsaqm_kfd_dbg_resume_queues(e.kfd, ids, 1), 1);
-		sleep_ms(1);
+		t_sleep_ms(1);
 	}
 	pthread_join(th, NULL);
 	CU_ASSERT_EQUAL(sim_signal_wait(e.sim, rg.cs, SIM_COND_EQ, 0, 10 * T_S), 0);

@@ -31,24 +31,10 @@
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
 #include "t_cunit.h"
+#include "t_time.h"
 
 /* A case that has not finished after this long is stuck: the watchdog fails the binary. */
 #define WATCHDOG_S 30u
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* ---- Watchdog: run jobs on their own threads; a deadlock fails the test, never hangs it. -- */
 
@@ -71,7 +57,7 @@ static void *job_main(void *arg)
 
 static void run_bounded(const char *what, struct job *jobs, unsigned int n)
 {
-	uint64_t deadline = mono_ns() + WATCHDOG_S * 1000000000ull;
+	uint64_t deadline = t_mono_ns() + WATCHDOG_S * 1000000000ull;
 
 	for (unsigned int i = 0; i < n; i++)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&jobs[i].th, NULL, job_main, &jobs[i]), 0);
@@ -83,14 +69,14 @@ static void run_bounded(const char *what, struct job *jobs, unsigned int n)
 			done += hsaqm_load_acquire(&jobs[i].done);
 		if (done == n)
 			break;
-		if (mono_ns() > deadline) {
+		if (t_mono_ns() > deadline) {
 			/* The threads are stuck on the model's locks: nothing can be cleaned up. */
 			fprintf(stderr, "%s: not finished after %u s: deadlock\n", what,
 				WATCHDOG_S);
 			fflush(stderr);
 			_exit(T_EXIT_FAIL);
 		}
-		sleep_ms(5);
+		t_sleep_ms(5);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(jobs[i].th, NULL);
@@ -227,7 +213,7 @@ static bool cross_handler(int64_t value, void *arg)
 	(void)value;
 	/* Let the HSA thread take its face's lock and reach for the KFD face's... */
 	sem_post(&c->go);
-	sleep_ms(200);
+	t_sleep_ms(200);
 	/* ...then take the HSA face's lock. Run under the KFD lock, this closes the cycle. */
 	c->touch_st = hsa_touch(&c->e);
 	c->ran++;

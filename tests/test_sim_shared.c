@@ -49,6 +49,7 @@
 #include "shared_internal.h"
 #include "t_cunit.h"
 #include "t_sim.h"
+#include "t_time.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define TOTAL_DISPATCHES 20000
@@ -84,13 +85,6 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
-}
-
-static void sleep_us(unsigned int us)
-{
-	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static void sock_path(char *out, size_t n, const char *name)
@@ -389,20 +383,20 @@ static void *eo_chaos(void *arg)
 			if (sim_hwq_suspend(v, n, (uint32_t)(rnd(&s) % 100)))
 				c->r.calls_failed++;
 			c->r.suspends++;
-			sleep_us(200 + (unsigned int)(rnd(&s) % 800));
+			t_sleep_us(200 + (unsigned int)(rnd(&s) % 800));
 			if (sim_hwq_resume(v, n))
 				c->r.calls_failed++;
 		} else if (op == 1) {
 			sim_signal_store(c->sim, q->gate, 1);
 			c->r.gate_closes++;
-			sleep_us(100 + (unsigned int)(rnd(&s) % 900));
+			t_sleep_us(100 + (unsigned int)(rnd(&s) % 900));
 			sim_signal_store(c->sim, q->gate, 0);
 		} else {
 			if (sim_hwq_update(q->tq.hwq, q->tq.ring, RING_SLOTS * 64, (uint32_t)(rnd(&s) % 16), true))
 				c->r.calls_failed++;
 			c->r.prio_changes++;
 		}
-		sleep_us(100 + (unsigned int)(rnd(&s) % 400));
+		t_sleep_us(100 + (unsigned int)(rnd(&s) % 400));
 	}
 	return NULL;
 }
@@ -501,7 +495,7 @@ static void eo_check(struct eo_client *c)
 		r->dispatches += c->a.per_queue;
 	}
 	/* Still 0 a moment later: nothing completed twice. */
-	sleep_us(2000);
+	t_sleep_us(2000);
 	for (unsigned int i = 0; i < c->a.nq; i++) {
 		for (uint32_t d = 0; d < c->a.per_queue; d++)
 			r->bad_signals += sim_signal_load(c->q[i].sig[d]) != 0;
@@ -534,8 +528,8 @@ static void eo_client_main(void *arg, int report)
 		int ready = 1;
 		char go;
 
-		while (!hsaqm_load_acquire(&c->q[c->a.nq - 1].submitted))
-			sleep_us(1000);
+		while (!T_UNTIL(hsaqm_load_acquire(&c->q[c->a.nq - 1].submitted) != 0, T_NS_PER_S))
+			;
 		/* The victim dies with a queue suspended (work in it): the device must clean up. */
 		if (c->a.endless && sim_hwq_suspend(&c->q[0].tq.hwq, 1, 0))
 			ready = 0;
@@ -619,11 +613,9 @@ static void test_exactly_once_across_two_client_processes_on_one_device(void)
 	}
 	CU_ASSERT(r[0].waves_saved + r[1].waves_saved > 0);
 	/* Both clients left: the device holds nothing of theirs. */
-	struct dev_counts n = device_counts(&dev);
-	for (int i = 0; i < 100 && (n.clients || n.queues); i++) {
-		sleep_us(20000);
-		n = device_counts(&dev);
-	}
+	struct dev_counts n;
+
+	T_UNTIL((n = device_counts(&dev), !n.clients && !n.queues), 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(n.queues, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
@@ -659,18 +651,17 @@ static void test_client_sigkilled_mid_run_does_not_disturb_the_other(void)
 	struct dev_counts before = device_counts(&dev);
 	CU_ASSERT_EQUAL(before.clients, 2);
 	CU_ASSERT_EQUAL(before.queues, 8);
-	sleep_us(20000); /* both mid-run */
+	t_sleep_us(20000); /* both mid-run */
 	kill(victim, SIGKILL);
 	CU_ASSERT_EQUAL(child_wait(victim), 128 + SIGKILL);
 	close(fd_v);
 	close(go_v[1]);
 
 	/* The device notices the hang-up and destroys the victim's queues. */
-	struct dev_counts after = device_counts(&dev);
-	for (int i = 0; i < 500 && (after.clients != 1 || after.queues != 4); i++) {
-		sleep_us(10000);
-		after = device_counts(&dev);
-	}
+	struct dev_counts after;
+
+	T_UNTIL((after = device_counts(&dev), after.clients == 1 && after.queues == 4),
+		10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(after.clients, 1);
 	CU_ASSERT_EQUAL(after.queues, 4);
 
@@ -799,8 +790,7 @@ static void hsa_client_main(void *arg, int report)
 	if (v != 0 || hsaqm_load_acquire(&counters[0]) != 1)
 		H_FAIL("wait returned %lld, workgroup ran %u times", (long long)v, counters[0]);
 	/* The async handler thread of this process woke too (the arena's epoch futex). */
-	for (int i = 0; i < 2000 && !hsaqm_load_acquire(&async_seen); i++)
-		sleep_us(1000);
+	T_UNTIL(hsaqm_load_acquire(&async_seen) != 0, 10 * T_NS_PER_S);
 	r.async_value = hsaqm_load_acquire(&async_seen);
 
 	/* 2. A barrier-AND on a signal only this process stores: the device's engine waits on it. */
@@ -811,7 +801,7 @@ static void hsa_client_main(void *arg, int report)
 	idx = core->hsa_queue_add_write_index_scacq_screl_fn(hq, 1);
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &b);
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
-	sleep_us(50000);
+	t_sleep_us(50000);
 	r.barrier_held = core->hsa_signal_load_scacquire_fn(gdone) == 1;
 	core->hsa_signal_store_screlease_fn(gate, 0); /* wakes the device's engine */
 	v = core->hsa_signal_wait_scacquire_fn(gdone, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0, 10 * T_S,
@@ -825,8 +815,7 @@ static void hsa_client_main(void *arg, int report)
 	idx = core->hsa_queue_add_write_index_scacq_screl_fn(hq, 1);
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &bad);
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
-	for (int i = 0; i < 5000 && !hsaqm_load_acquire(&err_status); i++)
-		sleep_us(1000);
+	T_UNTIL(hsaqm_load_acquire(&err_status) != 0, 10 * T_NS_PER_S);
 	r.queue_error_status = hsaqm_load_acquire(&err_status);
 	r.step = 6;
 	if (core->hsa_queue_destroy_fn(hq) != HSAQM_HSA_STATUS_SUCCESS)
@@ -879,11 +868,9 @@ static void test_wrong_protocol_version_gets_eproto(void)
 	CU_ASSERT_PTR_NULL(sim);
 	CU_ASSERT_EQUAL(sim_shared_connect_version(dev.path, 0, &sim), -EPROTO);
 	/* The device dropped both and is unharmed. */
-	struct dev_counts n = device_counts(&dev);
-	for (int i = 0; i < 100 && n.clients; i++) {
-		sleep_us(10000);
-		n = device_counts(&dev);
-	}
+	struct dev_counts n;
+
+	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
 }
@@ -977,11 +964,9 @@ static void test_memory_the_client_cannot_map_at_the_same_address_is_eaddrinuse(
 	CU_ASSERT_EQUAL(child_wait(pid), 0);
 	CU_ASSERT_EQUAL(rc, -EADDRINUSE);
 	/* The device forgot the client that could not attach. */
-	struct dev_counts n = device_counts(&dev);
-	for (int i = 0; i < 100 && n.clients; i++) {
-		sleep_us(10000);
-		n = device_counts(&dev);
-	}
+	struct dev_counts n;
+
+	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
 }

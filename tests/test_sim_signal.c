@@ -15,6 +15,7 @@
 #include "engine_internal.h"
 #include "t_cunit.h"
 #include "t_sim.h"
+#include "t_time.h"
 
 static struct hsaqm_sim *real_sim(void)
 {
@@ -23,13 +24,6 @@ static struct hsaqm_sim *real_sim(void)
 
 	CU_ASSERT_EQUAL(hsaqm_sim_create(&cfg, &sim), 0);
 	return sim;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / T_S), (long)(ns % T_S) };
-
-	nanosleep(&ts, NULL);
 }
 
 static void test_signal_ops_return_old_values(void)
@@ -303,7 +297,7 @@ static void *delayed_store_main(void *arg)
 {
 	struct delayed_store *d = arg;
 
-	sleep_ns(d->delay_ns);
+	t_sleep_ns(d->delay_ns);
 	sim_signal_store(d->sim, d->s, d->value);
 	return NULL;
 }
@@ -382,8 +376,7 @@ static void test_real_async_handler_runs_on_its_thread(void)
 
 	CU_ASSERT_EQUAL(sim_signal_async_handler(sim, s, SIM_COND_EQ, 0, count_handler, &h), 0);
 	sim_signal_store(sim, s, 0);
-	for (int i = 0; i < 5000 && !HSAQM_READ_ONCE(h.runs); i++)
-		sleep_ns(T_MS);
+	T_UNTIL(HSAQM_READ_ONCE(h.runs) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(HSAQM_READ_ONCE(h.runs), 1);
 	CU_ASSERT_EQUAL(HSAQM_READ_ONCE(h.last), 0);
 	sim_signal_destroy(sim, done);
@@ -460,7 +453,7 @@ static void test_many_threads_storing_concurrently_lose_no_update_or_wakeup(void
 		sim_signal_store(sim, gate, 1);
 		t_q_submit(&q, &b);
 		if (i & 1)
-			sleep_ns(10 * T_US);
+			t_sleep_ns(10 * T_US);
 		sim_signal_store(sim, gate, 0);
 		if (sim_signal_wait(sim, cs, SIM_COND_EQ, 0, 5 * T_S) != 0)
 			misses++;

@@ -8,6 +8,7 @@
  * loaded before and after, HIP and process priorities reach the xqueues, suspend/resume of the
  * whole process, and destroy while packets are held (Lv1) or gated (Lv2).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "fake_tool.h"
 #include "t_cunit.h"
+#include "t_json.h"
 #include "t_tool.h"
 #include "tool_internal.h"
 
@@ -96,7 +98,7 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	static const char *const bad[] = {
 		"HSAQM_PRIORITY=urgent", "HSAQM_LEVEL=lv9", "HSAQM_LV1_THRESHOLD=0",
 		"HSAQM_LV2_INTERVAL=abc", "HSAQM_POLICY=fifo", "HSAQM_FLOOR=5:10",
-		"HSAQM_PRIORITY_STEP=-1", NULL,
+		"HSAQM_PRIORITY_STEP=-1", "HSAQM_TOOL_DISABLE=xyz", NULL,
 	};
 
 	CU_ASSERT_EQUAL(hsaqm_tool_parse_priority("high", &p), 0);
@@ -131,7 +133,8 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	/* Each bad value: counted (one message each) and the default kept. */
 	g_env_table = bad;
 	hsaqm_tool_config_read(&c, table_get);
-	CU_ASSERT_EQUAL(c.bad, 7u);
+	CU_ASSERT_EQUAL(c.bad, 8u);
+	CU_ASSERT_FALSE(c.disabled); /* "xyz" is no switch: said, and the default (enabled) */
 	CU_ASSERT_EQUAL(c.priority, 0);
 	CU_ASSERT_EQUAL(c.level, HSAQM_TOOL_LEVEL_DEFAULT);
 	CU_ASSERT_EQUAL(c.lv1_threshold, 0u);
@@ -139,6 +142,16 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 	CU_ASSERT_EQUAL(c.policy.kind, HSAQM_POLICY_HPF);
 	CU_ASSERT_EQUAL(c.policy.floor_period_us, 0u);
 	CU_ASSERT_EQUAL(c.priority_step, HSAQM_TOOL_PRIORITY_STEP_DEFAULT);
+
+	/* The disable switch takes the usual spellings, and nothing else. */
+	static const char *const off[] = { "HSAQM_TOOL_DISABLE=On", NULL };
+	static const char *const on[] = { "HSAQM_TOOL_DISABLE=false", NULL };
+	g_env_table = off;
+	hsaqm_tool_config_read(&c, table_get);
+	CU_ASSERT(c.disabled && c.bad == 0);
+	g_env_table = on;
+	hsaqm_tool_config_read(&c, table_get);
+	CU_ASSERT(!c.disabled && c.bad == 0);
 
 	/* A batch above the threshold is refused (lib would refuse the queue). */
 	static const char *const batch[] = { "HSAQM_LV1_THRESHOLD=2", "HSAQM_LV1_BATCH=8", NULL };
@@ -150,6 +163,31 @@ static void test_config_names_numbers_and_bad_values_fall_back(void)
 }
 
 /* ---- Loading ------------------------------------------------------------------------------- */
+
+/*
+ * The tool's statistics document parses, and its one queue is lib's per-queue object
+ * (docs/stats.md: launch parameters, latency with its minimum) with the tool's members added.
+ */
+static void stats_document_is_libs_schema_extended(const char *js, bool destroyed)
+{
+	static const char *const lib_keys[] = {
+		"\"name\":", "\"device\":", "\"priority\":", "\"group\":", "\"share_permille\":",
+		"\"level_reason\":", "\"state\":", "\"lv1_threshold\":", "\"lv1_batch\":",
+		"\"lv2_interval\":", "\"submitted\":40,", "\"markers\":", "\"min\":", "\"p999\":",
+	};
+	static const char *const tool_keys[] = { "\"queue_id\":", "\"size\":256,",
+						   "\"hsa_priority\":\"normal\"" };
+	char obj[2048];
+
+	CU_ASSERT(t_json_valid(js));
+	CU_ASSERT_FATAL(t_json_object_with(js, "\"queue_id\":", obj, sizeof(obj)));
+	for (size_t i = 0; i < sizeof(lib_keys) / sizeof(lib_keys[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(obj, lib_keys[i]));
+	for (size_t i = 0; i < sizeof(tool_keys) / sizeof(tool_keys[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(obj, tool_keys[i]));
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, destroyed ? "\"destroyed\":true" : "\"destroyed\":false"));
+	CU_ASSERT_EQUAL(t_count(js, "\"queue_id\":"), 1u);
+}
 
 static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 {
@@ -195,9 +233,15 @@ static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"submitted\":40"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"effective_level\":\"lv2\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"active\":true"));
+	stats_document_is_libs_schema_extended(js, false);
 	free(js);
 
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(q), HSAQM_HSA_STATUS_SUCCESS);
+	/* The destroyed queue keeps its final object, in the same schema. */
+	js = t_proc_stats(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+	stats_document_is_libs_schema_extended(js, true);
+	free(js);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_proc_unbind(&p);
 	/* hsa_shut_down: OnUnload, then the table is the runtime's again. */
@@ -477,6 +521,100 @@ static void test_process_suspend_holds_every_queue_and_resume_releases(void)
 	t_tool_close(&h, NULL);
 }
 
+/* ---- Priorities hsaqm cannot honour -------------------------------------------------------- */
+
+struct prio_call {
+	struct t_hsa *h;
+	struct hsaqm_hsa_queue *q;
+	hsaqm_hsa_amd_queue_priority_t prio;
+};
+
+static int set_prio(void *arg)
+{
+	struct prio_call *c = arg;
+
+	return (int)c->h->amd->hsa_amd_queue_set_priority_fn(c->q, c->prio);
+}
+
+/* What hsa_amd_queue_set_priority(@q, @prio) printed on stderr (malloc'ed; "" for nothing). */
+static char *prio_said(struct t_hsa *h, struct hsaqm_hsa_queue *q,
+		       hsaqm_hsa_amd_queue_priority_t prio)
+{
+	struct prio_call c = { h, q, prio };
+	int rc = -1;
+	char *err = capture_stderr(set_prio, &c, &rc);
+
+	CU_ASSERT_EQUAL(rc, HSAQM_HSA_STATUS_SUCCESS);
+	return err;
+}
+
+static unsigned long long queue_conflicts(struct t_proc *p, const char *hsa_prio)
+{
+	char key[64], obj[4096], *js = t_proc_stats(p);
+	unsigned long long n = ~0ull;
+
+	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", hsa_prio);
+	if (js && t_json_object_with(js, key, obj, sizeof(obj)))
+		n = t_json_u64(obj, "priority_conflicts");
+	free(js);
+	return n;
+}
+
+static void test_a_second_priority_on_a_shared_queue_is_said_once_and_counted(void)
+{
+	struct t_hsa h;
+	struct t_proc p;
+	struct hsaqm_hsa_queue *q, *q2;
+	struct hsaqm_hsa_signal cs;
+	char *err;
+	uint64_t k;
+
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), NULL, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
+	k = kernel(&h, KERNEL_NS, 1);
+	q = queue(&h, 64);
+	q2 = queue(&h, 64);
+	CU_ASSERT_FATAL(q && q2);
+	/* ROCclr's way: one priority, set once on the new (idle) queue. Nothing to say. */
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "high"), 0ull);
+	/* High work held (the process suspended), then the queue asked to be low: its high
+	 * work would run low. Said once, counted. */
+	CU_ASSERT_EQUAL(p.suspend(), 0);
+	cs = t_hsa_signal(&h, 4);
+	for (int i = 0; i < 4; i++)
+		submit(&h, q, k, 1, cs);
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_EQUAL(t_count(err, "\n"), 1u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority low asked for while it held work of priority high"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority_conflicts"));
+	free(err);
+	/* Back again: counted, not said twice. */
+	err = prio_said(&h, q, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "high"), 2ull);
+	CU_ASSERT_EQUAL(p.resume(), 0);
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	/* A second priority for an idle queue that had one: two kinds of stream share it. */
+	err = prio_said(&h, q2, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
+	free(err);
+	err = prio_said(&h, q2, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "priority normal asked for while it had priority low"));
+	free(err);
+	CU_ASSERT_EQUAL(queue_conflicts(&p, "normal"), 1ull);
+	h.core->hsa_queue_destroy_fn(q);
+	h.core->hsa_queue_destroy_fn(q2);
+	h.core->hsa_signal_destroy_fn(cs);
+	t_proc_unbind(&p);
+	t_tool_close(&h, NULL);
+}
+
 /* ---- Destroy while held or gated ----------------------------------------------------------- */
 
 static void destroy_run(const char *const *env)
@@ -718,14 +856,80 @@ static void test_scratch_event_refreshes_the_proxy_at_its_next_doorbell(void)
 	t_tool_close(&h, NULL);
 }
 
+/* ---- OnLoad called again ---------------------------------------------------------------------- */
+
+typedef bool (*onload_fn)(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
+			  const char *const *failed_tool_names);
+
+struct onload_call {
+	onload_fn onload;
+	void *table;
+};
+
+static int call_onload(void *arg)
+{
+	struct onload_call *c = arg;
+
+	return c->onload(c->table, 3, 0, NULL) ? 1 : 0;
+}
+
+static void test_onload_again_keeps_the_table_scheduled_and_says_so_truthfully(void)
+{
+	struct t_hsa h;
+	struct t_proc p;
+	struct hsaqm_sim *other = NULL;
+	struct hsaqm_hsa_queue *q;
+	struct onload_call c;
+	char status[256], *err;
+	void *lib;
+	int rc = -1;
+
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), NULL, &g_cfg), 0);
+	lib = dlopen(t_tool_path(), RTLD_NOW | RTLD_NOLOAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lib);
+	*(void **)&c.onload = dlsym(lib, "OnLoad");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c.onload);
+	/* The table it wraps already: true (not a failed tool), nothing on stderr. */
+	c.table = h.root;
+	err = capture_stderr(call_onload, &c, &rc);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
+	p.status(status, sizeof(status));
+	CU_ASSERT_PTR_NOT_NULL(strstr(status, "active: "));
+	CU_ASSERT_PTR_NULL(strstr(status, "inactive"));
+	t_proc_unbind(&p);
+	/* Still scheduled: a new queue is a proxy. */
+	q = queue(&h, 64);
+	CU_ASSERT(q && t_tool_is_proxy(&h, q));
+	/* Another table: left alone, one line that says so, still true. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &other), 0);
+	c.table = hsaqm_sim_hsa_table(other);
+	err = capture_stderr(call_onload, &c, &rc);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_EQUAL(t_count(err, "\n"), 1u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "second HSA API table"));
+	free(err);
+	hsaqm_sim_destroy(other);
+	if (q)
+		h.core->hsa_queue_destroy_fn(q);
+	dlclose(lib);
+	t_tool_close(&h, NULL);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_config_names_numbers_and_bad_values_fall_back),
 	T_CASE(test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies),
 	T_CASE(test_unknown_layout_installs_nothing_says_one_line_app_runs),
+	T_CASE(test_onload_again_keeps_the_table_scheduled_and_says_so_truthfully),
 	T_CASE(test_chaining_with_a_profiler_loaded_before),
 	T_CASE(test_chaining_with_a_profiler_loaded_after),
 	T_CASE(test_hip_and_process_priorities_reach_the_xqueues),
 	T_CASE(test_process_suspend_holds_every_queue_and_resume_releases),
+	T_CASE(test_a_second_priority_on_a_shared_queue_is_said_once_and_counted),
 	T_CASE(test_destroy_while_gated_lv2_loses_nothing_leaves_no_gate_closed),
 	T_CASE(test_destroy_while_held_lv1_loses_nothing_leaves_nothing_held),
 	T_CASE(test_proxy_is_an_amd_queue_v2_with_no_queue_object_for_any_rocr),

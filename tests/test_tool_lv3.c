@@ -22,6 +22,7 @@
 
 #include "hsaqm/kfd_transport.h"
 #include "t_cunit.h"
+#include "t_json.h"
 #include "t_tool.h"
 
 /*
@@ -35,11 +36,12 @@
 #define HIGH_WG 4u
 #define HIGH_NS (50ull * 1000)
 /*
- * Generous for a loaded 2-core machine (and sanitizers): half a low workgroup. Seen: 0.2-0.8 ms;
- * once 4.5 ms under ASan while another real-time model ran beside the suite (a host stall in
- * model time). Natively the high kernel arriving 5 ms into a round waits 15 ms for CUs.
+ * What Lv3 guarantees is an order, not a latency: the high kernel completes before any low
+ * workgroup running at its arrival (they are saved, not waited for). Natively, or at Lv2, a
+ * round of them finishes first (the high kernel arriving 5 ms into a round waits 15 ms for
+ * CUs). Its latency is printed (seen: 0.2-0.8 ms; once 4.5 ms under ASan while another
+ * real-time model ran beside the suite: a host stall shows in model time).
  */
-#define HIGH_BOUND_NS (LOW_NS / 2)
 
 static const struct hsaqm_sim_config g_cfg = { .num_devices = 1,
 					       .time_mode = HSAQM_SIM_TIME_REAL,
@@ -83,33 +85,9 @@ static struct hsaqm_hsa_queue *queue(struct t_hsa *h, uint32_t prio)
 static bool queue_json(const char *js, const char *prio, char *out, size_t size)
 {
 	char key[64];
-	const char *s, *b, *e;
 
 	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", prio);
-	s = strstr(js, key);
-	if (!s)
-		return false;
-	for (b = s; b > js && *b != '{'; b--)
-		;
-	e = strchr(s, '}');
-	/* latency_ns is a nested object: take the queue's closing brace after it. */
-	if (e && strstr(s, "\"latency_ns\":{") && strstr(s, "\"latency_ns\":{") < e)
-		e = strchr(e + 1, '}');
-	if (!e || (size_t)(e - b + 2) > size)
-		return false;
-	memcpy(out, b, (size_t)(e - b + 1));
-	out[e - b + 1] = '\0';
-	return true;
-}
-
-static unsigned long long json_u64(const char *obj, const char *field)
-{
-	char key[64];
-	const char *s;
-
-	snprintf(key, sizeof(key), "\"%s\":", field);
-	s = strstr(obj, key);
-	return s ? strtoull(s + strlen(key), NULL, 10) : ~0ull;
+	return t_json_object_with(js, key, out, size);
 }
 
 static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
@@ -182,8 +160,9 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	printf("\n    high latency %.0f us (model), low workgroups done at its submission %u, at "
 	       "its completion %u, of %u\n", (double)(t1 - t0) / 1000.0, low_done_at_submit,
 	       low_done_at_high, LOW_WG);
-	CU_ASSERT(t1 - t0 < HIGH_BOUND_NS);
-	CU_ASSERT(low_done_at_high < LOW_WG); /* mid-kernel */
+	/* No low workgroup finished while the high kernel waited: mid-kernel, saved. */
+	CU_ASSERT_EQUAL(low_done_at_high, low_done_at_submit);
+	CU_ASSERT(low_done_at_high < LOW_WG);
 
 	/* The low kernel resumes and finishes: every workgroup exactly once. */
 	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_HSA_S));
@@ -201,12 +180,12 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	CU_ASSERT_FATAL(queue_json(js, "low", obj, sizeof(obj)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"requested_level\":\"lv3\",\"effective_level\":\"lv3\","
 					   "\"level_reason\":\"\""));
-	CU_ASSERT(json_u64(obj, "preemptions") >= 1 && json_u64(obj, "preemptions") != ~0ull);
+	CU_ASSERT(t_json_u64(obj, "preemptions") >= 1 && t_json_u64(obj, "preemptions") != ~0ull);
 	if (!strstr(obj, "\"effective_level\":\"lv3\""))
 		printf("\n    low queue: %s\n", obj);
 	CU_ASSERT_FATAL(queue_json(js, "high", obj, sizeof(obj)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"effective_level\":\"lv3\""));
-	CU_ASSERT_EQUAL(json_u64(obj, "preemptions"), 0ull);
+	CU_ASSERT_EQUAL(t_json_u64(obj, "preemptions"), 0ull);
 	free(js);
 
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(hi), HSAQM_HSA_STATUS_SUCCESS);

@@ -31,6 +31,8 @@
 #endif
 
 #define BATCH 64u
+/* What a dispatch through a proxy may add at most (issue 17: the Lv2 hot path). */
+#define TARGET_ADDED_NS 150
 #define QSIZE 4096u
 
 /* Heap in use, large (mmapped) blocks included: a proxy ring of 4096 packets is one. */
@@ -184,12 +186,13 @@ int main(int argc, char **argv)
 	printf("  direct to the hardware queue   %8.0f ns  (Lv2 run) %8.0f ns  (none run)\n",
 	       lv2.direct_ns, none.direct_ns);
 	printf("  through the proxy, Lv2         %8.0f ns  added %+6.0f ns  ratio %.2f  (target "
-	       "<= 250 ns added: %s)\n", lv2.proxy_ns, lv2.proxy_ns - lv2.direct_ns,
-	       lv2.proxy_ns / lv2.direct_ns, lv2.proxy_ns - lv2.direct_ns <= 250 ? "met" : "NOT met");
+	       "<= %d ns added: %s)\n", lv2.proxy_ns, lv2.proxy_ns - lv2.direct_ns,
+	       lv2.proxy_ns / lv2.direct_ns, TARGET_ADDED_NS,
+	       lv2.proxy_ns - lv2.direct_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
 	printf("  through the proxy, pass-through %7.0f ns  added %+6.0f ns  ratio %.2f  (target "
-	       "<= 250 ns added: %s)\n", none.proxy_ns, none.proxy_ns - none.direct_ns,
+	       "<= %d ns added: %s)\n", none.proxy_ns, none.proxy_ns - none.direct_ns,
 	       none.proxy_ns / none.direct_ns,
-	       none.proxy_ns - none.direct_ns <= 250 ? "met" : "NOT met");
+	       TARGET_ADDED_NS, none.proxy_ns - none.direct_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
 	printf("signal store on an ordinary signal (host CPU; the model's store behind it):\n");
 	printf("  runtime's entry %.1f ns, through the tool's wrapper %.1f ns: check costs %+.1f ns\n",
 	       lv2.store_orig_ns, lv2.store_wrapped_ns, lv2.store_wrapped_ns - lv2.store_orig_ns);

@@ -42,6 +42,9 @@
 #include "hsaqm/api_table.h"
 #include "hsaqm/barrier.h"
 #include "hsaqm/sim.h"
+#include "json_internal.h"
+#include "text_internal.h"
+#include "time_internal.h"
 #include "wl.h"
 
 #define NS_US 1000ull
@@ -170,14 +173,6 @@ static double rnd_unit(uint64_t *s)
 	return (double)(rnd_next(s) >> 11) / 9007199254740992.0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_S + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_us(unsigned int us)
 {
 	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
@@ -256,8 +251,8 @@ static uint64_t wl_write_packet(struct wl_queue *wq, const union hsaqm_aql_packe
 			continue;
 		}
 		if (!deadline)
-			deadline = mono_ns() + 10 * NS_S;
-		if (mono_ns() > deadline)
+			deadline = hsaqm_mono_ns() + 10 * NS_S;
+		if (hsaqm_mono_ns() > deadline)
 			return UINT64_MAX;
 		sleep_us(20);
 	}
@@ -488,9 +483,9 @@ static void wait_oldest(struct task_run *tr, uint64_t now, uint64_t wake)
 		if (now + margin < expect || (wake != UINT64_MAX && now >= wake))
 			return;
 	}
-	uint64_t stop = mono_ns() + 2 * NS_MS;
+	uint64_t stop = hsaqm_mono_ns() + 2 * NS_MS;
 
-	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && mono_ns() < stop &&
+	while (r->h.core->hsa_signal_load_scacquire_fn(cs) != 0 && hsaqm_mono_ns() < stop &&
 	       (wake == UINT64_MAX || model_now(r) < wake))
 		sched_yield();
 }
@@ -685,11 +680,11 @@ static int open_model(struct run *r, uint64_t seed)
 		 * The device process owns the clock and its scale (hsaqm-simd --time-scale): measure
 		 * it rather than trust --time-scale, which only says how to convert sleeps.
 		 */
-		uint64_t m0 = model_now(r), w0 = mono_ns(), m1, w1;
+		uint64_t m0 = model_now(r), w0 = hsaqm_mono_ns(), m1, w1;
 
 		sleep_us(20000);
 		m1 = model_now(r);
-		w1 = mono_ns();
+		w1 = hsaqm_mono_ns();
 		double got = w1 > w0 ? (double)(m1 - m0) / (double)(w1 - w0) : r->scale;
 
 		if (fabs(got / r->scale - 1.0) > 0.05) {
@@ -1014,33 +1009,37 @@ static int agg_add(struct agg *a, const struct task_run *tr)
 	return 0;
 }
 
-/* The users' field names, then a CDF of at most 200 points. */
-static void agg_json(FILE *f, struct agg *a)
+/* The users' field names, then a CDF of at most 200 points, into the current object. */
+static void agg_json(struct hsaqm_json *j, struct agg *a)
 {
+	size_t pts = a->n < 200 ? a->n : 200;
 	double sum = 0;
 
 	qsort(a->lat, a->n, sizeof(*a->lat), cmp_double);
 	for (size_t i = 0; i < a->n; i++)
 		sum += a->lat[i];
-	fprintf(f, "\"requests\":%zu,\"incomplete\":%" PRIu64 ",\"dropped\":%" PRIu64 ",",
-		a->n, a->incomplete, a->dropped);
-	fprintf(f, "\"latency_avg_ms\":%.4f,\"latency_p50_ms\":%.4f,\"latency_p95_ms\":%.4f,"
-		   "\"latency_p99_ms\":%.4f,\"latency_max_ms\":%.4f,",
-		a->n ? sum / (double)a->n : 0, pct(a->lat, a->n, 50), pct(a->lat, a->n, 95),
-		pct(a->lat, a->n, 99), a->n ? a->lat[a->n - 1] : 0);
-	fprintf(f, "\"throughput_rps\":%.4f,\"throughput_ips\":%.4f,\"images_per_sec\":%.3f,",
-		a->rps, a->ips, a->img);
-	fprintf(f, "\"cdf_ms\":[");
-	size_t pts = a->n < 200 ? a->n : 200;
-
+	hsaqm_json_uint(j, "requests", a->n);
+	hsaqm_json_uint(j, "incomplete", a->incomplete);
+	hsaqm_json_uint(j, "dropped", a->dropped);
+	hsaqm_json_fixed(j, "latency_avg_ms", a->n ? sum / (double)a->n : 0, 4);
+	hsaqm_json_fixed(j, "latency_p50_ms", pct(a->lat, a->n, 50), 4);
+	hsaqm_json_fixed(j, "latency_p95_ms", pct(a->lat, a->n, 95), 4);
+	hsaqm_json_fixed(j, "latency_p99_ms", pct(a->lat, a->n, 99), 4);
+	hsaqm_json_fixed(j, "latency_max_ms", a->n ? a->lat[a->n - 1] : 0, 4);
+	hsaqm_json_fixed(j, "throughput_rps", a->rps, 4);
+	hsaqm_json_fixed(j, "throughput_ips", a->ips, 4);
+	hsaqm_json_fixed(j, "images_per_sec", a->img, 3);
+	hsaqm_json_begin_array(j, "cdf_ms");
 	for (size_t i = 0; i < pts; i++) {
 		size_t k = pts == a->n ? i : (size_t)((double)(i + 1) / (double)pts *
 						      (double)a->n) - 1;
 
-		fprintf(f, "%s[%.4f,%.5f]", i ? "," : "", a->lat[k],
-			(double)(k + 1) / (double)a->n);
+		hsaqm_json_begin_array(j, NULL);
+		hsaqm_json_fixed(j, NULL, a->lat[k], 4);
+		hsaqm_json_fixed(j, NULL, (double)(k + 1) / (double)a->n, 5);
+		hsaqm_json_end_array(j);
 	}
-	fprintf(f, "]");
+	hsaqm_json_end_array(j);
 }
 
 /*
@@ -1061,12 +1060,13 @@ static uint64_t first_launch(const struct task_run *tr)
 	return tr->nreq && tr->model->kernels == 1 && tr->reqs[0].end ? tr->reqs[0].launch : 0;
 }
 
-static void ms_or_null(FILE *f, uint64_t ns)
+/* Model nanoseconds as milliseconds, 0 (not known) as null. */
+static void ms_or_null(struct hsaqm_json *j, const char *key, uint64_t ns)
 {
 	if (ns)
-		fprintf(f, "%.6f", (double)ns / 1e6);
+		hsaqm_json_fixed(j, key, (double)ns / 1e6, 6);
 	else
-		fputs("null", f);
+		hsaqm_json_raw(j, key, NULL);
 }
 
 /*
@@ -1074,29 +1074,28 @@ static void ms_or_null(FILE *f, uint64_t ns)
  * statistics name) and every request of every task in absolute model ms (the device's clock,
  * common to the processes of a run): [planned, submitted, last kernel launched, completed].
  */
-static void request_log_json(FILE *f, const struct run *r, unsigned int pi)
+static void request_log_json(struct hsaqm_json *j, const struct run *r, unsigned int pi)
 {
 	const struct hsaqm_wl_process *pr = &r->wl->procs[pi];
 
-	fprintf(f, ",\"t_start_ms\":%.6f,\"streams\":[", (double)r->t_start / 1e6);
+	hsaqm_json_fixed(j, "t_start_ms", (double)r->t_start / 1e6, 6);
+	hsaqm_json_begin_array(j, "streams");
 	for (unsigned int si = 0; si < pr->nstreams; si++) {
 		const struct wl_queue *wq = &r->queues[pi][si];
 
-		fprintf(f, "%s{\"name\":\"%s\",\"create_ms\":%.6f,\"queue_id\":", si ? "," : "",
-			pr->streams[si].name, (double)pr->streams[si].create_ns / 1e6);
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "name", pr->streams[si].name);
+		hsaqm_json_fixed(j, "create_ms", (double)pr->streams[si].create_ns / 1e6, 6);
 		if (wq->q)
-			fprintf(f, "%llu", (unsigned long long)wq->q->id);
+			hsaqm_json_uint(j, "queue_id", wq->q->id);
 		else
-			fputs("null", f);
-		fputs(",\"create_call_ms\":", f);
-		ms_or_null(f, wq->create_call);
-		fputs(",\"created_ms\":", f);
-		ms_or_null(f, wq->created);
-		fputc('}', f);
+			hsaqm_json_raw(j, "queue_id", NULL);
+		ms_or_null(j, "create_call_ms", wq->create_call);
+		ms_or_null(j, "created_ms", wq->created);
+		hsaqm_json_end_object(j);
 	}
-	fputs("],\"tasks\":[", f);
-	bool first = true;
-
+	hsaqm_json_end_array(j);
+	hsaqm_json_begin_array(j, "tasks");
 	for (unsigned int i = 0; i < r->ntasks; i++) {
 		const struct task_run *tr = r->tasks[i];
 		size_t done = 0;
@@ -1105,26 +1104,28 @@ static void request_log_json(FILE *f, const struct run *r, unsigned int pi)
 			continue;
 		for (size_t k = 0; k < tr->nreq; k++)
 			done += tr->reqs[k].end != 0;
-		fprintf(f, "%s{\"name\":\"%s\",\"stream\":\"%s\",\"submitted\":%zu,"
-			   "\"completed\":%zu,\"dropped\":%" PRIu64 ",\"first_launch_ms\":",
-			first ? "" : ",", tr->task->name, pr->streams[tr->task->stream].name, tr->nreq,
-			done, tr->dropped);
-		first = false;
-		ms_or_null(f, first_launch(tr));
-		fputs(",\"log\":[", f);
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "name", tr->task->name);
+		hsaqm_json_string(j, "stream", pr->streams[tr->task->stream].name);
+		hsaqm_json_uint(j, "submitted", tr->nreq);
+		hsaqm_json_uint(j, "completed", done);
+		hsaqm_json_uint(j, "dropped", tr->dropped);
+		ms_or_null(j, "first_launch_ms", first_launch(tr));
+		hsaqm_json_begin_array(j, "log");
 		for (size_t k = 0; k < tr->nreq; k++) {
 			const struct req *q = &tr->reqs[k];
 
-			fprintf(f, "%s[%.6f,%.6f,", k ? "," : "", (double)q->planned / 1e6,
-				(double)q->arrival / 1e6);
-			ms_or_null(f, q->launch);
-			fputc(',', f);
-			ms_or_null(f, q->end);
-			fputc(']', f);
+			hsaqm_json_begin_array(j, NULL);
+			hsaqm_json_fixed(j, NULL, (double)q->planned / 1e6, 6);
+			hsaqm_json_fixed(j, NULL, (double)q->arrival / 1e6, 6);
+			ms_or_null(j, NULL, q->launch);
+			ms_or_null(j, NULL, q->end);
+			hsaqm_json_end_array(j);
 		}
-		fputs("]}", f);
+		hsaqm_json_end_array(j);
+		hsaqm_json_end_object(j);
 	}
-	fputc(']', f);
+	hsaqm_json_end_array(j);
 }
 
 /* How this run's processes ran: said in every result. */
@@ -1145,23 +1146,33 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 {
 	const struct hsaqm_wl_file *wl = r->wl;
 	const struct hsaqm_wl_config *c = &r->cfg;
+	struct hsaqm_json j;
 	int rc = 0;
 
-	fprintf(f, "{\"workload\":\"%s\",\"configuration\":\"%s\",\"label\":\"%s\","
-		   "\"mode\":\"%s\",\"level\":%d,\"lv1_threshold\":%u,\"lv1_batch\":%u,"
-		   "\"lv2_interval\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,"
-		   "\"floor_slice_us\":%u,\"hip_priority\":%s,",
-		wl->name, c->name, c->label, hsaqm_wl_mode_name(c->mode), c->level,
-		c->lv1_threshold, c->lv1_batch, c->lv2_interval,
-		c->policy == 1 ? "util" : c->policy == 2 ? "none" : "hpf", c->floor_period_us,
-		c->floor_slice_us, c->hip_priority ? "true" : "false");
-	fprintf(f, "\"seed\":%" PRIu64 ",\"time_scale\":%.6g,\"length_s\":%.6g,"
-		   "\"warmup_s\":%.6g,\"wall_s\":%.3f,\"model_figures\":true,\"pid\":%d,"
-		   "\"execution\":\"%s\",\"tool_status\":\"%s\",\"processes\":[",
-		r->seed, r->scale, (double)r->length_ns / 1e9, (double)r->warmup_ns / 1e9, wall_s,
-		(int)getpid(), exec_note(r), r->tool_status);
-	bool first = true;
-
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "workload", wl->name);
+	hsaqm_json_string(&j, "configuration", c->name);
+	hsaqm_json_string(&j, "label", c->label);
+	hsaqm_json_string(&j, "mode", hsaqm_wl_mode_name(c->mode));
+	hsaqm_json_int(&j, "level", c->level);
+	hsaqm_json_uint(&j, "lv1_threshold", c->lv1_threshold);
+	hsaqm_json_uint(&j, "lv1_batch", c->lv1_batch);
+	hsaqm_json_uint(&j, "lv2_interval", c->lv2_interval);
+	hsaqm_json_string(&j, "policy", c->policy == 1 ? "util" : c->policy == 2 ? "none" : "hpf");
+	hsaqm_json_uint(&j, "floor_period_us", c->floor_period_us);
+	hsaqm_json_uint(&j, "floor_slice_us", c->floor_slice_us);
+	hsaqm_json_bool(&j, "hip_priority", c->hip_priority);
+	hsaqm_json_uint(&j, "seed", r->seed);
+	hsaqm_json_number(&j, "time_scale", r->scale, 6);
+	hsaqm_json_number(&j, "length_s", (double)r->length_ns / 1e9, 6);
+	hsaqm_json_number(&j, "warmup_s", (double)r->warmup_ns / 1e9, 6);
+	hsaqm_json_fixed(&j, "wall_s", wall_s, 3);
+	hsaqm_json_bool(&j, "model_figures", true);
+	hsaqm_json_int(&j, "pid", (long long)getpid());
+	hsaqm_json_string(&j, "execution", exec_note(r));
+	hsaqm_json_string(&j, "tool_status", r->tool_status);
+	hsaqm_json_begin_array(&j, "processes");
 	for (unsigned int pi = 0; pi < wl->nprocs; pi++) {
 		const struct hsaqm_wl_process *pr = &wl->procs[pi];
 		struct agg all = { 0 };
@@ -1173,12 +1184,11 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 		for (unsigned int i = 0; i < r->ntasks; i++)
 			if (r->tasks[i]->pi == pi && !rc)
 				rc = agg_add(&all, r->tasks[i]);
-		fprintf(f, "%s{\"name\":\"%s\",\"role\":\"%s\",", first ? "" : ",", pr->name,
-			pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
-		first = false;
-		agg_json(f, &all);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", pr->name);
+		hsaqm_json_string(&j, "role", pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
+		agg_json(&j, &all);
 		free(all.lat);
-		fprintf(f, ",\"groups\":[");
 		for (unsigned int ti = 0; ti < pr->ntasks; ti++) {
 			bool seen = false;
 
@@ -1187,6 +1197,7 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 			if (!seen)
 				groups[ng++] = pr->tasks[ti].group;
 		}
+		hsaqm_json_begin_array(&j, "groups");
 		for (unsigned int g = 0; g < ng; g++) {
 			struct agg ga = { 0 };
 
@@ -1194,25 +1205,27 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 				if (r->tasks[i]->pi == pi && !strcmp(r->tasks[i]->task->group,
 								     groups[g]) && !rc)
 					rc = agg_add(&ga, r->tasks[i]);
-			fprintf(f, "%s{\"name\":\"%s\",", g ? "," : "", groups[g]);
-			agg_json(f, &ga);
-			fprintf(f, "}");
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_string(&j, "name", groups[g]);
+			agg_json(&j, &ga);
+			hsaqm_json_end_object(&j);
 			free(ga.lat);
 		}
-		fprintf(f, "]");
+		hsaqm_json_end_array(&j);
 		if (r->request_log)
-			request_log_json(f, r, pi);
-		fprintf(f, "}");
+			request_log_json(&j, r, pi);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "]");
+	hsaqm_json_end_array(&j);
 	if (r->tool_stats) {
 		size_t l = strlen(r->tool_stats);
 
 		while (l && (r->tool_stats[l - 1] == '\n' || r->tool_stats[l - 1] == ' '))
 			r->tool_stats[--l] = '\0';
-		fprintf(f, ",\"hsaqm_stats\":%s", r->tool_stats);
+		hsaqm_json_raw(&j, "hsaqm_stats", r->tool_stats);
 	}
-	fprintf(f, "}\n");
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	return rc;
 }
 
@@ -1231,104 +1244,121 @@ static int parse_dur_arg(const char *s, uint64_t *out)
 	return 0;
 }
 
-static void usage(const char *argv0)
+static void usage(FILE *f, const char *argv0)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: %s FILE [--config NAME|standalone] [--process NAME]... [--out JSON]\n"
 		"       [--seed N] [--length DUR] [--warmup DUR] [--time-scale X] [--start-mono NS]\n"
 		"       [--trace FILE] [--request-log]\n"
-		"       [--progress] [--quiet] | FILE --dump | FILE --check\n", argv0);
+		"       [--progress] [--quiet] | FILE --dump | FILE --check | --help\n"
+		"DUR: a number of seconds, or with ms, us or s; N, NS: whole decimal numbers.\n",
+		argv0);
 }
 
-int main(int argc, char **argv)
-{
-	static struct hsaqm_wl_file wl;
-	static struct run run;
-	struct run *r = &run;
-	const char *file = NULL, *cfgname = NULL, *out = NULL;
+/* What the command line asks for. */
+struct wl_args {
+	const char *file, *config, *out;
 	const char *only[HSAQM_WL_MAX_PROCESSES];
-	unsigned int nonly = 0;
-	bool dump = false, check = false, have_seed = false;
-	double scale = 0;
-	uint64_t seed = 0, len = 0, warm = UINT64_MAX;
-	char err[512];
-	int rc;
+	unsigned int nonly;
+	bool dump, check, have_seed;
+	double scale;
+	uint64_t seed, length, warmup; /* warmup UINT64_MAX: the file's */
+};
 
+/* A bad value: one line naming the option and what it takes, then the usage. */
+static int bad_arg(const char *argv0, const char *opt, const char *val, const char *takes)
+{
+	fprintf(stderr, "hsaqm-wl: %s \"%s\": %s\n", opt, val, takes);
+	usage(stderr, argv0);
+	return 2;
+}
+
+/*
+ * Parse the command line into @a (the run's own switches go straight into @r). Returns 0 to
+ * go on, 1 after --help (exit 0), 2 after a usage error (said).
+ */
+static int parse_args(int argc, char **argv, struct wl_args *a, struct run *r)
+{
+	memset(a, 0, sizeof(*a));
+	a->warmup = UINT64_MAX;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool val = i + 1 < argc;
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long long u;
+		char *end;
 
-		if (!strcmp(a, "--config") && val) {
-			cfgname = argv[++i];
-		} else if (!strcmp(a, "--process") && val && nonly < HSAQM_WL_MAX_PROCESSES) {
-			only[nonly++] = argv[++i];
-		} else if (!strcmp(a, "--out") && val) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--seed") && val) {
-			seed = strtoull(argv[++i], NULL, 0);
-			have_seed = true;
-		} else if (!strcmp(a, "--length") && val) {
-			if (parse_dur_arg(argv[++i], &len) || !len) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--warmup") && val) {
-			if (parse_dur_arg(argv[++i], &warm)) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--time-scale") && val) {
-			scale = atof(argv[++i]);
-			if (!(scale >= 0.01 && scale <= 1000)) {
-				usage(argv[0]);
-				return 2;
-			}
-		} else if (!strcmp(a, "--start-mono") && val) {
-			r->start_mono = strtoull(argv[++i], NULL, 0);
-		} else if (!strcmp(a, "--trace") && val) {
-			r->trace = argv[++i];
-		} else if (!strcmp(a, "--progress")) {
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			usage(stdout, argv[0]);
+			return 1;
+		} else if (!strcmp(o, "--progress")) {
 			r->progress = true;
-		} else if (!strcmp(a, "--quiet")) {
+		} else if (!strcmp(o, "--quiet")) {
 			r->quiet = true;
-		} else if (!strcmp(a, "--request-log")) {
+		} else if (!strcmp(o, "--request-log")) {
 			r->request_log = true;
-		} else if (!strcmp(a, "--dump")) {
-			dump = true;
-		} else if (!strcmp(a, "--check")) {
-			check = true;
-		} else if (a[0] != '-' && !file) {
-			file = a;
+		} else if (!strcmp(o, "--dump")) {
+			a->dump = true;
+		} else if (!strcmp(o, "--check")) {
+			a->check = true;
+		} else if (o[0] != '-') {
+			if (a->file)
+				return bad_arg(argv[0], "a second FILE", o, "one workload file per run");
+			a->file = o;
+		} else if (!v) {
+			fprintf(stderr, "hsaqm-wl: %s: unknown, or its value is missing\n", o);
+			usage(stderr, argv[0]);
+			return 2;
+		} else if (i++, !strcmp(o, "--config")) {
+			a->config = v;
+		} else if (!strcmp(o, "--process")) {
+			if (a->nonly == HSAQM_WL_MAX_PROCESSES)
+				return bad_arg(argv[0], o, v, "more --process than a file has processes");
+			a->only[a->nonly++] = v;
+		} else if (!strcmp(o, "--out")) {
+			a->out = v;
+		} else if (!strcmp(o, "--trace")) {
+			r->trace = v;
+		} else if (!strcmp(o, "--seed")) {
+			if (hsaqm_parse_uint(v, 10, 0, UINT64_MAX, &u))
+				return bad_arg(argv[0], o, v, "a whole decimal number");
+			a->seed = u;
+			a->have_seed = true;
+		} else if (!strcmp(o, "--start-mono")) {
+			if (hsaqm_parse_uint(v, 10, 1, UINT64_MAX, &u))
+				return bad_arg(argv[0], o, v, "CLOCK_MONOTONIC nanoseconds");
+			r->start_mono = u;
+		} else if (!strcmp(o, "--length")) {
+			if (parse_dur_arg(v, &a->length) || !a->length)
+				return bad_arg(argv[0], o, v, "a duration above 0 (e.g. 30s, 500ms)");
+		} else if (!strcmp(o, "--warmup")) {
+			if (parse_dur_arg(v, &a->warmup))
+				return bad_arg(argv[0], o, v, "a duration (e.g. 1s, 0)");
+		} else if (!strcmp(o, "--time-scale")) {
+			a->scale = strtod(v, &end);
+			if (*end || end == v || !(a->scale >= 0.01 && a->scale <= 1000))
+				return bad_arg(argv[0], o, v, "a number from 0.01 to 1000");
 		} else {
-			usage(argv[0]);
+			fprintf(stderr, "hsaqm-wl: %s: unknown option\n", o);
+			usage(stderr, argv[0]);
 			return 2;
 		}
 	}
-	if (!file) {
-		usage(argv[0]);
+	if (!a->file) {
+		fprintf(stderr, "hsaqm-wl: no workload file given\n");
+		usage(stderr, argv[0]);
 		return 2;
 	}
-	rc = hsaqm_wl_load(file, &wl, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "hsaqm-wl: %s\n", err[0] ? err : strerror(-rc));
-		return 2;
-	}
-	if (check)
-		return 0;
-	if (dump) {
-		char *js = NULL;
+	return 0;
+}
 
-		if (hsaqm_wl_dump_json(&wl, &js))
-			return 1;
-		fputs(js, stdout);
-		free(js);
-		return 0;
-	}
-	r->wl = &wl;
-	if (!cfgname)
-		cfgname = wl.configs[0].name;
+/* The configuration and processes to run, the scale, seed and times: the file's unless the
+ * command line says otherwise. 0, or 2 after a message. */
+static int pick_run(struct run *r, const struct hsaqm_wl_file *wl, const struct wl_args *a)
+{
+	const char *cfgname = a->config ? a->config : wl->configs[0].name;
+
+	r->wl = wl;
 	if (!strcmp(cfgname, "standalone")) {
-		if (!nonly) {
+		if (!a->nonly) {
 			fprintf(stderr, "hsaqm-wl: --config standalone needs --process\n");
 			return 2;
 		}
@@ -1337,46 +1367,41 @@ int main(int argc, char **argv)
 		strcpy(r->cfg.label, "Standalone");
 		r->cfg.mode = HSAQM_WL_MODE_NATIVE;
 	} else {
-		int ci = hsaqm_wl_find_config(&wl, cfgname);
+		int ci = hsaqm_wl_find_config(wl, cfgname);
 
 		if (ci < 0) {
-			fprintf(stderr, "hsaqm-wl: %s has no [config %s]\n", file, cfgname);
+			fprintf(stderr, "hsaqm-wl: %s has no [config %s]\n", a->file, cfgname);
 			return 2;
 		}
-		r->cfg = wl.configs[ci];
+		r->cfg = wl->configs[ci];
 	}
-	for (unsigned int i = 0; i < wl.nprocs; i++)
-		r->proc_on[i] = nonly == 0;
-	for (unsigned int i = 0; i < nonly; i++) {
-		int pi = hsaqm_wl_find_process(&wl, only[i]);
+	for (unsigned int i = 0; i < wl->nprocs; i++)
+		r->proc_on[i] = a->nonly == 0;
+	for (unsigned int i = 0; i < a->nonly; i++) {
+		int pi = hsaqm_wl_find_process(wl, a->only[i]);
 
 		if (pi < 0) {
-			fprintf(stderr, "hsaqm-wl: %s has no [process %s]\n", file, only[i]);
+			fprintf(stderr, "hsaqm-wl: %s has no [process %s]\n", a->file, a->only[i]);
 			return 2;
 		}
 		r->proc_on[pi] = true;
 	}
-	r->scale = scale ? scale : r->cfg.time_scale ? r->cfg.time_scale : wl.time_scale;
-	r->seed = have_seed ? seed : wl.seed;
-	r->length_ns = len ? len : wl.length_ns;
-	r->warmup_ns = warm != UINT64_MAX ? warm : wl.warmup_ns;
+	r->scale = a->scale ? a->scale : r->cfg.time_scale ? r->cfg.time_scale : wl->time_scale;
+	r->seed = a->have_seed ? a->seed : wl->seed;
+	r->length_ns = a->length ? a->length : wl->length_ns;
+	r->warmup_ns = a->warmup != UINT64_MAX ? a->warmup : wl->warmup_ns;
+	return 0;
+}
 
-	uint64_t wall0 = mono_ns();
-
-	rc = setup(r);
-	if (rc) {
-		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
-			strerror(-rc));
-		teardown(r);
-		return 1;
-	}
-	/*
-	 * Everyone starts at one model instant: shortly after the last thread exists, or, for the
-	 * processes of one run, at the CLOCK_MONOTONIC instant the runner gave them all (the
-	 * device's clock is CLOCK_MONOTONIC scaled, so each converts it to the same model time).
-	 */
+/*
+ * Everyone starts at one model instant: shortly after the last thread exists, or, for the
+ * processes of one run, at the CLOCK_MONOTONIC instant the runner gave them all (the device's
+ * clock is CLOCK_MONOTONIC scaled, so each converts it to the same model time).
+ */
+static void set_start(struct run *r, const char *file)
+{
 	if (r->start_mono) {
-		uint64_t now = model_now(r), mono = mono_ns();
+		uint64_t now = model_now(r), mono = hsaqm_mono_ns();
 
 		if (r->start_mono > mono) {
 			r->t_start = now + (uint64_t)((double)(r->start_mono - mono) * r->scale);
@@ -1390,11 +1415,14 @@ int main(int argc, char **argv)
 	}
 	r->win_lo = r->t_start + r->warmup_ns;
 	r->win_hi = r->win_lo + r->length_ns;
-	if (!r->quiet)
-		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
-			" (%s; hsaqm tool: %s)\n", wl.name, r->cfg.name,
-			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
-			r->tool_status);
+}
+
+/* Start every task's thread, report progress while they run (--progress), join them all.
+ * 0, or the first error a task (or a thread start) met. */
+static int run_tasks(struct run *r)
+{
+	int rc = 0;
+
 	for (unsigned int i = 0; i < r->ntasks; i++) {
 		if (pthread_create(&r->tasks[i]->th, NULL, task_main, r->tasks[i])) {
 			rc = -EAGAIN;
@@ -1402,55 +1430,117 @@ int main(int argc, char **argv)
 		}
 		r->tasks[i]->started = true;
 	}
-	if (r->progress) {
-		for (;;) {
-			bool alive = false;
+	while (r->progress) {
+		bool alive = false;
 
-			for (unsigned int i = 0; i < r->ntasks; i++) {
-				struct task_run *tr = r->tasks[i];
+		for (unsigned int i = 0; i < r->ntasks; i++) {
+			struct task_run *tr = r->tasks[i];
 
-				if (tr->started && !tr->joined &&
-				    pthread_tryjoin_np(tr->th, NULL) == 0)
-					tr->joined = true;
-				alive |= tr->started && !tr->joined;
-			}
-			if (!alive)
-				break;
-			uint64_t now = model_now(r);
-			double done = now > r->t_start ? (double)(now - r->t_start) / 1e9 : 0;
-
-			fprintf(stderr, "progress %.2f %.2f\n", done,
-				(double)(r->warmup_ns + r->length_ns) / 1e9);
-			sleep_us(500000);
+			if (tr->started && !tr->joined && pthread_tryjoin_np(tr->th, NULL) == 0)
+				tr->joined = true;
+			alive |= tr->started && !tr->joined;
 		}
+		if (!alive)
+			break;
+		uint64_t now = model_now(r);
+		double done = now > r->t_start ? (double)(now - r->t_start) / 1e9 : 0;
+
+		fprintf(stderr, "progress %.2f %.2f\n", done,
+			(double)(r->warmup_ns + r->length_ns) / 1e9);
+		sleep_us(500000);
 	}
 	for (unsigned int i = 0; i < r->ntasks; i++)
 		if (r->tasks[i]->started && !r->tasks[i]->joined)
 			pthread_join(r->tasks[i]->th, NULL);
 	for (unsigned int i = 0; i < r->ntasks && !rc; i++)
 		rc = r->tasks[i]->error;
+	return rc;
+}
 
-	double wall_s = (double)(mono_ns() - wall0) / 1e9;
+/* The result document to @f (opened on --out, or stdout), with the tool's statistics when
+ * active. false after saying why it could not be written. */
+static bool write_result(struct run *r, FILE *f, const char *out, double wall_s)
+{
+	int rc;
 
 	if (r->tool_active)
 		r->tool_stats = tool_stats_json();
-	FILE *f = out ? fopen(out, "w") : stdout;
-
-	if (!f) {
-		perror(out);
-		teardown(r);
-		return 1;
-	}
-	int wrc = write_json(r, f, wall_s);
-
-	if (out)
-		fclose(f);
+	rc = write_json(r, f, wall_s);
+	if (f != stdout && fclose(f) && !rc)
+		rc = -EIO;
 	free(r->tool_stats);
-	teardown(r);
-	if (rc || wrc) {
-		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name,
-			strerror(-(rc ? rc : wrc)));
+	r->tool_stats = NULL;
+	if (rc)
+		fprintf(stderr, "hsaqm-wl: writing the result to %s: %s\n", out ? out : "stdout",
+			strerror(-rc));
+	return rc == 0;
+}
+
+/* --check and --dump: the file, parsed, said valid or written back as JSON. */
+static int check_or_dump(const struct hsaqm_wl_file *wl, bool dump)
+{
+	char *js = NULL;
+
+	if (!dump)
+		return 0;
+	if (hsaqm_wl_dump_json(wl, &js))
+		return 1;
+	fputs(js, stdout);
+	free(js);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct hsaqm_wl_file wl;
+	static struct run run;
+	struct run *r = &run;
+	struct wl_args a;
+	char err[512];
+	uint64_t wall0;
+	FILE *out;
+	int rc;
+
+	rc = parse_args(argc, argv, &a, r);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	rc = hsaqm_wl_load(a.file, &wl, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: %s\n", err[0] ? err : strerror(-rc));
+		return 2;
+	}
+	if (a.check || a.dump)
+		return check_or_dump(&wl, a.dump);
+	rc = pick_run(r, &wl, &a);
+	if (rc)
+		return rc;
+	/* Opened before the run: a bad --out is said now, not after the run's minutes. */
+	out = a.out ? fopen(a.out, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "hsaqm-wl: --out %s: %s\n", a.out, strerror(errno));
+		return 2;
+	}
+	wall0 = hsaqm_mono_ns();
+	rc = setup(r);
+	if (rc) {
+		fprintf(stderr, "hsaqm-wl: setting up %s/%s failed: %s\n", wl.name, r->cfg.name,
+			strerror(-rc));
+		teardown(r);
+		if (out != stdout)
+			fclose(out);
 		return 1;
 	}
-	return 0;
+	set_start(r, a.file);
+	if (!r->quiet)
+		fprintf(stderr, "hsaqm-wl: %s / %s: %.1f s of model time at scale %g, seed %" PRIu64
+			" (%s; hsaqm tool: %s)\n", wl.name, r->cfg.name,
+			(double)(r->warmup_ns + r->length_ns) / 1e9, r->scale, r->seed, exec_note(r),
+			r->tool_status);
+	rc = run_tasks(r);
+	bool written = write_result(r, out, a.out, (double)(hsaqm_mono_ns() - wall0) / 1e9);
+
+	teardown(r);
+	if (rc)
+		fprintf(stderr, "hsaqm-wl: %s/%s: %s\n", wl.name, r->cfg.name, strerror(-rc));
+	return rc || !written ? 1 : 0;
 }

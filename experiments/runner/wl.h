@@ -21,8 +21,8 @@
 #define HSAQM_WL_MAX_MODELS 16
 #define HSAQM_WL_MAX_KGROUPS 64
 #define HSAQM_WL_MAX_PROCESSES 16
-#define HSAQM_WL_MAX_STREAMS 8
-#define HSAQM_WL_MAX_TASKS 16
+#define HSAQM_WL_MAX_STREAMS 64 /* HSA queues per process: a serving process has dozens */
+#define HSAQM_WL_MAX_TASKS 64   /* at least one per stream */
 #define HSAQM_WL_MAX_CONFIGS 16
 #define HSAQM_WL_MAX_REFS 64
 

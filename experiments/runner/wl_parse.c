@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "json_internal.h"
+#include "text_internal.h"
 #include "wl.h"
 
 #define LINE_MAX_LEN 1024
@@ -58,18 +59,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static bool valid_name(const char *s)
 {
 	if (!*s || strlen(s) >= HSAQM_WL_NAME_MAX)
@@ -82,21 +71,18 @@ static bool valid_name(const char *s)
 
 /* ---- Values ----------------------------------------------------------------------------- */
 
+/* The numbers of a workload file follow text_internal.h's rule; the messages name the key. */
 static int parse_u64(struct parser *p, const char *key, const char *v, uint64_t min, uint64_t max,
 		     uint64_t *out)
 {
-	char *end;
 	unsigned long long x;
+	int rc = hsaqm_parse_uint(v, 10, min, max, &x);
 
-	if (!isdigit((unsigned char)*v))
+	if (rc == -ERANGE)
+		return fail(p, "%s: %s is out of range (%llu..%llu)", key, v, (unsigned long long)min,
+			    (unsigned long long)max);
+	if (rc)
 		return fail(p, "%s: '%s' is not a whole number", key, v);
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || *end)
-		return fail(p, "%s: '%s' is not a whole number", key, v);
-	if (x < min || x > max)
-		return fail(p, "%s: %llu is out of range (%llu..%llu)", key, x,
-			    (unsigned long long)min, (unsigned long long)max);
 	*out = x;
 	return 0;
 }
@@ -114,15 +100,13 @@ static int parse_u32(struct parser *p, const char *key, const char *v, uint32_t 
 
 static int parse_int(struct parser *p, const char *key, const char *v, int min, int max, int *out)
 {
-	char *end;
-	long x;
+	long long x;
+	int rc = hsaqm_parse_int(v, 10, min, max, &x);
 
-	errno = 0;
-	x = strtol(v, &end, 10);
-	if (errno || end == v || *end)
+	if (rc == -ERANGE)
+		return fail(p, "%s: %s is out of range (%d..%d)", key, v, min, max);
+	if (rc)
 		return fail(p, "%s: '%s' is not a whole number", key, v);
-	if (x < min || x > max)
-		return fail(p, "%s: %ld is out of range (%d..%d)", key, x, min, max);
 	*out = (int)x;
 	return 0;
 }
@@ -217,12 +201,17 @@ static int copy_text(struct parser *p, const char *key, const char *v, char *dst
 }
 
 /*
- * Split "k=v k=v ..." into tokens, calling @fn for each. Values have no spaces.
+ * Split "k=v k=v ..." into tokens, calling @fn for each. Values have no spaces. A key given
+ * twice on one line is an error (which of the two was meant?).
  */
 typedef int (*token_fn)(struct parser *p, void *obj, const char *k, const char *v);
 
+#define TOKENS_MAX 32
+
 static int for_tokens(struct parser *p, const char *what, char *s, void *obj, token_fn fn)
 {
+	const char *keys[TOKENS_MAX];
+	unsigned int nkeys = 0;
 	char *save = NULL;
 	bool any = false;
 
@@ -233,6 +222,12 @@ static int for_tokens(struct parser *p, const char *what, char *s, void *obj, to
 		if (!eq || eq == t || !eq[1])
 			return fail(p, "%s: '%s' is not key=value", what, t);
 		*eq = '\0';
+		for (unsigned int i = 0; i < nkeys; i++)
+			if (!strcmp(keys[i], t))
+				return fail(p, "%s: %s is given twice", what, t);
+		if (nkeys == TOKENS_MAX)
+			return fail(p, "%s: more than %d key=value pairs", what, TOKENS_MAX);
+		keys[nkeys++] = t;
 		rc = fn(p, obj, t, eq + 1);
 		if (rc)
 			return rc;
@@ -717,16 +712,16 @@ static int open_section(struct parser *p, char *s)
 
 	if (!close)
 		return fail(p, "section header without ']'");
-	if (*trim(close + 1))
+	if (*hsaqm_trim(close + 1))
 		return fail(p, "text after the section header");
 	*close = '\0';
-	kind = trim(s + 1);
+	kind = hsaqm_trim(s + 1);
 	name = kind;
 	while (*name && !isspace((unsigned char)*name))
 		name++;
 	if (*name)
 		*name++ = '\0';
-	name = trim(name);
+	name = hsaqm_trim(name);
 	p->cur = NULL;
 
 	if (!strcmp(kind, "workload") || !strcmp(kind, "pass")) {
@@ -974,7 +969,7 @@ int hsaqm_wl_parse(const char *text, const char *fname, struct hsaqm_wl_file *ou
 				*c = '\0';
 				break;
 			}
-		line = trim(buf);
+		line = hsaqm_trim(buf);
 		if (!*line)
 			continue;
 		if (*line == '[') {
@@ -987,8 +982,8 @@ int hsaqm_wl_parse(const char *text, const char *fname, struct hsaqm_wl_file *ou
 			break;
 		}
 		*eq = '\0';
-		key = trim(line);
-		val = trim(eq + 1);
+		key = hsaqm_trim(line);
+		val = hsaqm_trim(eq + 1);
 		if (!*key) {
 			rc = fail(p, "a value without a key");
 			break;
@@ -1137,6 +1132,7 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 {
 	static const char *const policies[] = { "hpf", "util", "none" };
 	static const char *const dists[] = { "fixed", "uniform", "normal" };
+	struct hsaqm_json j;
 	size_t len = 0;
 	FILE *f;
 
@@ -1145,95 +1141,134 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 	f = open_memstream(json, &len);
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "{\"name\":");
-	hsaqm_json_str(f, wl->name);
-	fprintf(f, ",\"description\":");
-	hsaqm_json_str(f, wl->description);
-	fprintf(f, ",\"length_s\":%.9g,\"warmup_s\":%.9g,\"seed\":%llu,\"time_scale\":%g,"
-		   "\"calibration\":%s,\"edge_checks\":%s", (double)wl->length_ns / 1e9,
-		(double)wl->warmup_ns / 1e9, (unsigned long long)wl->seed, wl->time_scale,
-		wl->calibration ? "true" : "false", wl->edge_checks ? "true" : "false");
-	fprintf(f, ",\"pass\":{\"online_p99\":%g,\"offline_throughput\":%g,"
-		   "\"latency_tolerance\":%g,\"throughput_tolerance\":%g,\"online_max_ms\":%g,"
-		   "\"offline_loss\":%g}",
-		wl->pass_online_p99, wl->pass_offline_tput, wl->latency_tolerance,
-		wl->throughput_tolerance, wl->pass_online_max_ms, wl->pass_offline_loss);
-	fprintf(f, ",\"models\":[");
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "name", wl->name);
+	hsaqm_json_string(&j, "description", wl->description);
+	hsaqm_json_number(&j, "length_s", (double)wl->length_ns / 1e9, 9);
+	hsaqm_json_number(&j, "warmup_s", (double)wl->warmup_ns / 1e9, 9);
+	hsaqm_json_uint(&j, "seed", wl->seed);
+	hsaqm_json_number(&j, "time_scale", wl->time_scale, 6);
+	hsaqm_json_bool(&j, "calibration", wl->calibration);
+	hsaqm_json_bool(&j, "edge_checks", wl->edge_checks);
+	hsaqm_json_begin_object(&j, "pass");
+	hsaqm_json_number(&j, "online_p99", wl->pass_online_p99, 6);
+	hsaqm_json_number(&j, "offline_throughput", wl->pass_offline_tput, 6);
+	hsaqm_json_number(&j, "latency_tolerance", wl->latency_tolerance, 6);
+	hsaqm_json_number(&j, "throughput_tolerance", wl->throughput_tolerance, 6);
+	hsaqm_json_number(&j, "online_max_ms", wl->pass_online_max_ms, 6);
+	hsaqm_json_number(&j, "offline_loss", wl->pass_offline_loss, 6);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_array(&j, "models");
 	for (unsigned int m = 0; m < wl->nmodels; m++) {
 		const struct hsaqm_wl_model *md = &wl->models[m];
 		double ms = 0;
 
-		fprintf(f, "%s{\"name\":", m ? "," : "");
-		hsaqm_json_str(f, md->name);
-		fprintf(f, ",\"batch\":%u,\"kernels\":%u,\"note\":", md->batch, md->kernels);
-		hsaqm_json_str(f, md->note);
-		fprintf(f, ",\"groups\":[");
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", md->name);
+		hsaqm_json_uint(&j, "batch", md->batch);
+		hsaqm_json_uint(&j, "kernels", md->kernels);
+		hsaqm_json_string(&j, "note", md->note);
+		hsaqm_json_begin_array(&j, "groups");
 		for (unsigned int k = 0; k < md->nk; k++) {
 			const struct hsaqm_wl_kernel *kg = &md->k[k];
 
-			fprintf(f, "%s{\"count\":%u,\"wg\":%u,\"waves\":%u,\"time_us\":%.3f,"
-				   "\"dist\":\"%s\",\"spread_us\":%.3f}", k ? "," : "", kg->count,
-				kg->wgs, kg->waves, (double)kg->time_ns / 1e3, dists[kg->dist],
-				(double)kg->spread_ns / 1e3);
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_uint(&j, "count", kg->count);
+			hsaqm_json_uint(&j, "wg", kg->wgs);
+			hsaqm_json_uint(&j, "waves", kg->waves);
+			hsaqm_json_fixed(&j, "time_us", (double)kg->time_ns / 1e3, 3);
+			hsaqm_json_string(&j, "dist", dists[kg->dist]);
+			hsaqm_json_fixed(&j, "spread_us", (double)kg->spread_ns / 1e3, 3);
+			hsaqm_json_end_object(&j);
 			ms += (double)kg->count * (double)kg->time_ns / 1e6;
 		}
-		fprintf(f, "],\"sum_wg_time_ms\":%.4f}", ms);
+		hsaqm_json_end_array(&j);
+		hsaqm_json_fixed(&j, "sum_wg_time_ms", ms, 4);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "],\"processes\":[");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "processes");
 	for (unsigned int i = 0; i < wl->nprocs; i++) {
 		const struct hsaqm_wl_process *pr = &wl->procs[i];
 
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		hsaqm_json_str(f, pr->name);
-		fprintf(f, ",\"role\":\"%s\",\"host_lock\":%s,\"streams\":[",
-			pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline",
-			pr->host_lock ? "true" : "false");
-		for (unsigned int s = 0; s < pr->nstreams; s++)
-			fprintf(f, "%s{\"name\":\"%s\",\"priority\":\"%s\",\"hsaqm_priority\":%d,"
-				   "\"ring\":%u,\"create_ms\":%.6f}", s ? "," : "",
-				pr->streams[s].name, hsaqm_wl_prio_name(pr->streams[s].prio),
-				pr->streams[s].hsaqm_priority, pr->streams[s].ring,
-				(double)pr->streams[s].create_ns / 1e6);
-		fprintf(f, "],\"tasks\":[");
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", pr->name);
+		hsaqm_json_string(&j, "role", pr->role == HSAQM_WL_ROLE_ONLINE ? "online" : "offline");
+		hsaqm_json_bool(&j, "host_lock", pr->host_lock);
+		hsaqm_json_begin_array(&j, "streams");
+		for (unsigned int s = 0; s < pr->nstreams; s++) {
+			const struct hsaqm_wl_stream *st = &pr->streams[s];
+
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_string(&j, "name", st->name);
+			hsaqm_json_string(&j, "priority", hsaqm_wl_prio_name(st->prio));
+			hsaqm_json_int(&j, "hsaqm_priority", st->hsaqm_priority);
+			hsaqm_json_uint(&j, "ring", st->ring);
+			hsaqm_json_fixed(&j, "create_ms", (double)st->create_ns / 1e6, 6);
+			hsaqm_json_end_object(&j);
+		}
+		hsaqm_json_end_array(&j);
+		hsaqm_json_begin_array(&j, "tasks");
 		for (unsigned int t = 0; t < pr->ntasks; t++) {
 			const struct hsaqm_wl_task *tk = &pr->tasks[t];
 
-			fprintf(f, "%s{\"name\":\"%s\",\"group\":\"%s\",\"stream\":\"%s\","
-				   "\"model\":\"%s\",\"arrival\":\"%s\",\"period_ms\":%.6g,"
-				   "\"rate\":%.6g,\"think_ms\":%.6g,\"depth\":%u,\"burst\":%u,"
-				   "\"requests\":%u,\"launch_us\":%.6g,\"start_ms\":%.6f,"
-				   "\"jitter_ms\":%.6g}", t ? "," : "", tk->name,
-				tk->group, pr->streams[tk->stream].name, wl->models[tk->model].name,
-				hsaqm_wl_arrival_name(tk->arrival), (double)tk->period_ns / 1e6,
-				tk->rate, (double)tk->think_ns / 1e6, tk->depth, tk->burst,
-				tk->requests, (double)tk->launch_ns / 1e3, (double)tk->start_ns / 1e6,
-				(double)tk->jitter_ns / 1e6);
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_string(&j, "name", tk->name);
+			hsaqm_json_string(&j, "group", tk->group);
+			hsaqm_json_string(&j, "stream", pr->streams[tk->stream].name);
+			hsaqm_json_string(&j, "model", wl->models[tk->model].name);
+			hsaqm_json_string(&j, "arrival", hsaqm_wl_arrival_name(tk->arrival));
+			hsaqm_json_number(&j, "period_ms", (double)tk->period_ns / 1e6, 6);
+			hsaqm_json_number(&j, "rate", tk->rate, 6);
+			hsaqm_json_number(&j, "think_ms", (double)tk->think_ns / 1e6, 6);
+			hsaqm_json_uint(&j, "depth", tk->depth);
+			hsaqm_json_uint(&j, "burst", tk->burst);
+			hsaqm_json_uint(&j, "requests", tk->requests);
+			hsaqm_json_number(&j, "launch_us", (double)tk->launch_ns / 1e3, 6);
+			hsaqm_json_fixed(&j, "start_ms", (double)tk->start_ns / 1e6, 6);
+			hsaqm_json_number(&j, "jitter_ms", (double)tk->jitter_ns / 1e6, 6);
+			hsaqm_json_end_object(&j);
 		}
-		fprintf(f, "]}");
+		hsaqm_json_end_array(&j);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "],\"configs\":[");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "configs");
 	for (unsigned int c = 0; c < wl->nconfigs; c++) {
 		const struct hsaqm_wl_config *cf = &wl->configs[c];
 
-		fprintf(f, "%s{\"name\":\"%s\",\"label\":", c ? "," : "", cf->name);
-		hsaqm_json_str(f, cf->label);
-		fprintf(f, ",\"mode\":\"%s\",\"level\":%d,\"lv1_threshold\":%u,\"lv1_batch\":%u,"
-			   "\"lv2_interval\":%u,\"policy\":\"%s\",\"floor_period_us\":%u,"
-			   "\"floor_slice_us\":%u,\"hip_priority\":%s,\"time_scale\":%g}",
-			hsaqm_wl_mode_name(cf->mode), cf->level, cf->lv1_threshold, cf->lv1_batch,
-			cf->lv2_interval, policies[cf->policy], cf->floor_period_us,
-			cf->floor_slice_us, cf->hip_priority ? "true" : "false",
-			cf->time_scale ? cf->time_scale : wl->time_scale);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", cf->name);
+		hsaqm_json_string(&j, "label", cf->label);
+		hsaqm_json_string(&j, "mode", hsaqm_wl_mode_name(cf->mode));
+		hsaqm_json_int(&j, "level", cf->level);
+		hsaqm_json_uint(&j, "lv1_threshold", cf->lv1_threshold);
+		hsaqm_json_uint(&j, "lv1_batch", cf->lv1_batch);
+		hsaqm_json_uint(&j, "lv2_interval", cf->lv2_interval);
+		hsaqm_json_string(&j, "policy", policies[cf->policy]);
+		hsaqm_json_uint(&j, "floor_period_us", cf->floor_period_us);
+		hsaqm_json_uint(&j, "floor_slice_us", cf->floor_slice_us);
+		hsaqm_json_bool(&j, "hip_priority", cf->hip_priority);
+		hsaqm_json_number(&j, "time_scale", cf->time_scale ? cf->time_scale : wl->time_scale, 6);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "],\"references\":[");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "references");
 	for (unsigned int r = 0; r < wl->nrefs; r++) {
 		const struct hsaqm_wl_ref *rf = &wl->refs[r];
 
-		fprintf(f, "%s{\"config\":\"%s\",\"process\":\"%s\",\"metric\":\"%s\","
-			   "\"lo\":%.9g,\"hi\":%.9g}", r ? "," : "", rf->config, rf->process,
-			rf->metric, rf->lo, rf->hi);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "config", rf->config);
+		hsaqm_json_string(&j, "process", rf->process);
+		hsaqm_json_string(&j, "metric", rf->metric);
+		hsaqm_json_number(&j, "lo", rf->lo, 9);
+		hsaqm_json_number(&j, "hi", rf->hi, 9);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "]}\n");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	if (fclose(f))
 		return -ENOMEM;
 	return 0;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
@@ -28,22 +29,19 @@
 #include "hsaqm/process.h"
 #include "json_internal.h"
 #include "log_internal.h"
+#include "time_internal.h"
 #include "tool_internal.h"
 
 #define TOOL_EXPORT __attribute__((visibility("default")))
-
-/* hsa_agent_info_t (hsa.h) and hsa_amd_agent_info_t (hsa_ext_amd.h). */
-#define AGENT_INFO_DEVICE 17u
-#define AGENT_INFO_QUEUE_MIN_SIZE 13u
-#define AGENT_INFO_QUEUE_MAX_SIZE 14u
-#define AGENT_INFO_DRIVER_NODE_ID 0xA004u
-#define DEVICE_TYPE_GPU 1u
 
 enum tool_state {
 	TOOL_OFF = 0,      /* never loaded, or unloaded */
 	TOOL_ACTIVE = 1,   /* wrappers installed, queues are proxied */
 	TOOL_INACTIVE = 2, /* loaded, nothing installed (why[] says why) */
 };
+
+/* Devices (KFD node ids) whose policy is set once; a higher id is set at each queue. */
+#define TOOL_POLICY_DEVICES 256u
 
 struct tool_retired {
 	struct tool_retired *next;
@@ -73,9 +71,10 @@ static struct tool {
 	uint64_t passed_through; /* queues left to the runtime (fail open, non-GPU agents) */
 	bool stats_written;
 	bool atexit_registered;
+	uint64_t policy_set[TOOL_POLICY_DEVICES / 64]; /* devices whose policy is set */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int fail_open_once, amd_create_once, stats_fail_once;
+static int fail_open_once, amd_create_once, stats_fail_once, second_table_once;
 
 #define NEXT(e, type) ((type)g.next[(e)])
 
@@ -85,99 +84,60 @@ static bool active(void)
 	return hsaqm_load_acquire(&g.state) == TOOL_ACTIVE;
 }
 
-static int clamp_priority(long v)
-{
-	if (v < HSAQM_PRIORITY_MIN)
-		return HSAQM_PRIORITY_MIN;
-	if (v > HSAQM_PRIORITY_MAX)
-		return HSAQM_PRIORITY_MAX;
-	return (int)v;
-}
-
 /* The xqueue priority of a queue: the process priority moved by the HIP stream priority. */
 static int queue_priority(int base, int hsa_prio)
 {
-	long v = base;
-
-	if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		v += g.cfg.priority_step;
-	else if (hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		v -= g.cfg.priority_step;
-	return clamp_priority(v);
+	return hsaqm_hsa_queue_priority(base, hsa_prio, g.cfg.priority_step);
 }
 
 /* ---- Statistics -------------------------------------------------------------------------- */
 
-/* One queue as a JSON object (docs/tool.md); "destroyed" says whether it is gone. */
-static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
+static const char *hsa_priority_name(int prio)
 {
-	struct hsaqm_xq_info info;
-	struct hsaqm_xq_stats st;
-	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
-
-	if (hsaqm_xq_get_info(q->xq, &info) || hsaqm_xq_get_stats(q->xq, &st)) {
-		fputs("{}", f);
-		return;
-	}
-	fputs("{\"name\":", f);
-	hsaqm_json_str(f, info.name);
-	fprintf(f, ",\"queue_id\":%llu,\"size\":%u,\"device\":%u,\"hsa_priority\":\"%s\"",
-		(unsigned long long)hq->id, hq->size, info.device,
-		q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH  ? "high"
-		: q->hsa_prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW ? "low"
-								  : "normal");
-	fprintf(f, ",\"priority\":%d,\"requested_level\":\"%s\",\"effective_level\":\"%s\"",
-		info.priority, hsaqm_level_name(info.requested_level),
-		hsaqm_level_name(info.effective_level));
-	fputs(",\"level_reason\":", f);
-	hsaqm_json_str(f, info.level_reason);
-	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s,\"destroyed\":%s",
-		destroyed ? "destroyed" : hsaqm_xq_state_name(info.state),
-		info.held_by_hand ? "true" : "false", info.failed_open ? "true" : "false",
-		destroyed ? "true" : "false");
-	fprintf(f,
-		",\"submitted\":%llu,\"released\":%llu,\"completed\":%llu,\"preemptions\":%llu"
-		",\"preempted_ns\":%llu,\"guardians\":%llu,\"markers\":%llu",
-		(unsigned long long)st.submitted, (unsigned long long)st.released,
-		(unsigned long long)st.completed, (unsigned long long)st.preemptions,
-		(unsigned long long)st.preempted_ns, (unsigned long long)st.guardians,
-		(unsigned long long)st.markers);
-	fprintf(f,
-		",\"latency_ns\":{\"count\":%llu,\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,"
-		"\"max\":%llu}}",
-		(unsigned long long)st.latency_count, (unsigned long long)st.latency_p50_ns,
-		(unsigned long long)st.latency_p99_ns, (unsigned long long)st.latency_p999_ns,
-		(unsigned long long)st.latency_max_ns);
-	if (!destroyed) {
-		char node[256];
-
-		tool_node_queue_json(q, node, sizeof(node));
-		/* Replace the closing brace: the daemon's view goes inside the queue's object. */
-		if (node[0]) {
-			fseek(f, -1, SEEK_CUR);
-			fprintf(f, "%s}", node);
-		}
-	}
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		return "high";
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		return "low";
+	return "normal";
 }
 
-static char *queue_json_dup(const struct tool_queue *q)
+/*
+ * One queue as a JSON object (docs/tool.md): lib's per-queue object (docs/stats.md), which
+ * the tool extends with its own members (hsaqm_xq_stats_json()). "destroyed" says whether
+ * it is gone. NULL when out of memory.
+ */
+static char *queue_json_dup(const struct tool_queue *q, bool destroyed)
 {
-	char *buf = NULL;
+	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
+	char *extra = NULL, *json = NULL;
+	struct hsaqm_json j;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&extra, &len);
 
 	if (!f)
 		return NULL;
-	queue_json(f, q, true);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
+	hsaqm_json_init(&j, f);
+	hsaqm_json_uint(&j, "queue_id", hq->id);
+	hsaqm_json_uint(&j, "size", hq->size);
+	hsaqm_json_string(&j, "hsa_priority", hsa_priority_name(q->hsa_prio));
+	hsaqm_json_bool(&j, "destroyed", destroyed);
+	if (!destroyed) {
+		char node[256];
+
+		/* The node client's view, a fragment that starts with its comma (',"daemon":{...}'). */
+		tool_node_queue_json(q, node, sizeof(node));
+		if (node[0])
+			hsaqm_json_members(&j, node[0] == ',' ? node + 1 : node);
 	}
-	return buf;
+	if (fclose(f) == 0 && hsaqm_xq_stats_json(q->xq, extra, &json) != 0)
+		json = NULL;
+	free(extra);
+	return json;
 }
 
 static void status_line(char *buf, size_t size)
 {
+	/* Acquire: pairs with OnLoad's release of the state; why[] and the layout name are set. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_ACTIVE)
@@ -195,44 +155,46 @@ static void status_line(char *buf, size_t size)
 /* g.lock held. The whole document (docs/tool.md, "Statistics"). */
 static int stats_json_locked(char **out)
 {
-	char *buf = NULL, line[256];
+	struct hsaqm_json j;
+	char *buf = NULL, *node, line[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	bool first = true;
 
 	if (!f)
 		return -ENOMEM;
 	status_line(line, sizeof(line));
-	fprintf(f, "{\"hsaqm_version\":\"%s\",\"pid\":%ld,\"tool\":{\"active\":%s,\"status\":",
-		hsaqm_version_string(), (long)getpid(),
-		hsaqm_load_acquire(&g.state) == TOOL_ACTIVE ? "true" : "false");
-	hsaqm_json_str(f, line);
-	fprintf(f, ",\"table_layout\":\"%s\",\"priority\":%d,\"priority_step\":%d,"
-		"\"level\":\"%s\",\"policy\":\"%s\",\"suspended\":%s,\"queues_created\":%llu,"
-		"\"queues_passed_through\":%llu},\"queues\":[",
-		g.rt_ok ? g.rt.layout.name : "unknown", g.priority, g.cfg.priority_step,
-		hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind),
-		HSAQM_READ_ONCE(g.suspended) ? "true" : "false", (unsigned long long)g.created,
-		(unsigned long long)g.passed_through);
-	{
-		char *node = tool_node_json();
-
-		/* Inside "tool": back over its closing brace and the queues' opening. */
-		fseek(f, -(long)strlen("},\"queues\":["), SEEK_CUR);
-		fprintf(f, ",\"daemon\":%s},\"queues\":[", node ? node : "null");
-		free(node);
-	}
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "hsaqm_version", hsaqm_version_string());
+	hsaqm_json_int(&j, "pid", (long long)getpid());
+	hsaqm_json_begin_object(&j, "tool");
+	/* Acquire: as active(), the state OnLoad published with release. */
+	hsaqm_json_bool(&j, "active", hsaqm_load_acquire(&g.state) == TOOL_ACTIVE);
+	hsaqm_json_string(&j, "status", line);
+	hsaqm_json_string(&j, "table_layout", g.rt_ok ? g.rt.layout.name : "unknown");
+	hsaqm_json_int(&j, "priority", g.priority);
+	hsaqm_json_int(&j, "priority_step", g.cfg.priority_step);
+	hsaqm_json_string(&j, "level", hsaqm_level_name(g.cfg.level));
+	hsaqm_json_string(&j, "policy", hsaqm_policy_name(g.cfg.policy.kind));
+	hsaqm_json_bool(&j, "suspended", HSAQM_READ_ONCE(g.suspended) != 0);
+	hsaqm_json_uint(&j, "queues_created", g.created);
+	hsaqm_json_uint(&j, "queues_passed_through", g.passed_through);
+	node = tool_node_json();
+	hsaqm_json_raw(&j, "daemon", node); /* NULL (out of memory) is null, as no daemon */
+	free(node);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_array(&j, "queues");
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
-		fputs(first ? "" : ",", f);
-		first = false;
-		queue_json(f, q, false);
+		char *qj = queue_json_dup(q, false);
+
+		hsaqm_json_raw(&j, NULL, qj ? qj : "{}");
+		free(qj);
 	}
-	for (struct tool_retired *r = g.retired; r; r = r->next) {
-		fputs(first ? "" : ",", f);
-		first = false;
-		fputs(r->json, f);
-	}
-	fputs("]}\n", f);
+	for (struct tool_retired *r = g.retired; r; r = r->next)
+		hsaqm_json_raw(&j, NULL, r->json);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	if (fclose(f)) {
 		free(buf);
 		return -ENOMEM;
@@ -240,6 +202,9 @@ static int stats_json_locked(char **out)
 	*out = buf;
 	return 0;
 }
+
+/* How long writing the stats file waits, in all, for released work to be counted complete. */
+#define STATS_SETTLE_NS (200ull * 1000 * 1000)
 
 /* HSAQM_STATS_FILE (hsaqm-run --stats): written once, at OnUnload or at exit. */
 static void write_stats_file(void)
@@ -249,7 +214,25 @@ static void write_stats_file(void)
 	FILE *f;
 
 	pthread_mutex_lock(&g.lock);
-	if (g.stats_written || !g.cfg.stats_file[0] || stats_json_locked(&json)) {
+	if (g.stats_written || !g.cfg.stats_file[0]) {
+		pthread_mutex_unlock(&g.lock);
+		return;
+	}
+	/*
+	 * Work the program saw complete may not be counted yet (its marker's handler has not
+	 * run, or the marker behind it is still on its way): settle every queue first, within
+	 * STATS_SETTLE_NS in all. g.lock keeps the queues from being destroyed meanwhile.
+	 */
+	{
+		uint64_t deadline = hsaqm_mono_ns() + STATS_SETTLE_NS;
+
+		for (struct tool_queue *q = g.queues; q; q = q->next) {
+			uint64_t now = hsaqm_mono_ns();
+
+			hsaqm_hsa_proxy_settle(q->proxy, now < deadline ? deadline - now : 0);
+		}
+	}
+	if (stats_json_locked(&json)) {
 		pthread_mutex_unlock(&g.lock);
 		return;
 	}
@@ -304,6 +287,10 @@ static int reg_hold(bool hold)
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		int err;
 
+		/*
+		 * Acquire: pairs with the node client's release of the queue's registration; its
+		 * record is whole.
+		 */
 		if (hsaqm_load_acquire(&q->node)) {
 			/* The daemon may hold it too: resumed only when neither holds it. */
 			tool_node_apply_hold(q);
@@ -362,13 +349,8 @@ static const struct hsaqm_process_ops reg_ops = {
 /* Lock-free: the node client asks under g.lock (a connection's sweep) and outside it. */
 static int host_queue_adjust(const struct tool_queue *tq)
 {
-	int prio = HSAQM_READ_ONCE(tq->hsa_prio);
-
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
-		return g.cfg.priority_step;
-	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
-		return -g.cfg.priority_step;
-	return 0;
+	/* The offset queue_priority() adds to the process priority (the step is at most 100). */
+	return queue_priority(0, HSAQM_READ_ONCE(tq->hsa_prio));
 }
 
 static bool host_process_suspended(void)
@@ -391,15 +373,6 @@ void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg
 
 /* ---- Queue creation and destruction ------------------------------------------------------ */
 
-static uint32_t agent_u32(struct hsaqm_hsa_agent agent, uint32_t attr, uint32_t dflt)
-{
-	uint32_t v = 0;
-
-	if (g.rt.agent_get_info(agent, attr, &v) != HSAQM_HSA_STATUS_SUCCESS)
-		return dflt;
-	return v;
-}
-
 /* g.lock held. The context, created with the first queue (never from OnLoad). */
 static struct hsaqm_ctx *tool_ctx(void)
 {
@@ -410,12 +383,25 @@ static struct hsaqm_ctx *tool_ctx(void)
 		g.ctx = NULL;
 		return NULL;
 	}
-	/* The same policy on every device the process will use: devices are created on demand. */
-	for (uint32_t dev = 0; dev < 64; dev++)
-		hsaqm_ctx_set_policy(g.ctx, dev, &g.cfg.policy);
 	/* Idle queues are reported to hsaqmd when they go idle, not polled (tool_node.c). */
 	hsaqm_ctx_set_idle_hook(g.ctx, tool_node_idle_hook, NULL);
 	return g.ctx;
+}
+
+/*
+ * g.lock held, the context made. The configured policy on @device, set when its first queue
+ * comes (lib makes devices on demand; setting all 64 possible ones up front said so 64 times).
+ */
+static void tool_device_policy(uint32_t device)
+{
+	if (device < TOOL_POLICY_DEVICES) {
+		uint64_t bit = 1ull << (device % 64);
+
+		if (g.policy_set[device / 64] & bit)
+			return;
+		g.policy_set[device / 64] |= bit;
+	}
+	hsaqm_ctx_set_policy(g.ctx, device, &g.cfg.policy);
 }
 
 /*
@@ -426,13 +412,15 @@ static bool want_proxy(struct hsaqm_hsa_agent agent, uint32_t size, uint32_t *de
 {
 	uint32_t qmin, qmax;
 
-	if (agent_u32(agent, AGENT_INFO_DEVICE, 0xffffffffu) != DEVICE_TYPE_GPU)
+	if (hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_DEVICE, 0xffffffffu) !=
+	    HSAQM_HSA_DEVICE_TYPE_GPU)
 		return false;
-	qmin = agent_u32(agent, AGENT_INFO_QUEUE_MIN_SIZE, 1);
-	qmax = agent_u32(agent, AGENT_INFO_QUEUE_MAX_SIZE, HSAQM_RING_MAX_SIZE);
+	qmin = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_QUEUE_MIN_SIZE, 1);
+	qmax = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_QUEUE_MAX_SIZE,
+				   HSAQM_RING_MAX_SIZE);
 	if (!size || (size & (size - 1)) || size < qmin || size > qmax)
 		return false;
-	*device = agent_u32(agent, AGENT_INFO_DRIVER_NODE_ID, 0);
+	*device = hsaqm_hsa_agent_u32(&g.rt, agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID, 0);
 	return true;
 }
 
@@ -467,6 +455,8 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	 */
 	pthread_mutex_lock(&g.lock);
 	ctx = tool_ctx();
+	if (ctx)
+		tool_device_policy(device);
 	base = g.priority;
 	seq = g.created++;
 	pthread_mutex_unlock(&g.lock);
@@ -551,7 +541,7 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 	pthread_mutex_lock(&g.lock);
 	tq = unlink_queue(p);
 	if (tq && (r = calloc(1, sizeof(*r)))) {
-		r->json = queue_json_dup(tq);
+		r->json = queue_json_dup(tq, true);
 		if (r->json) {
 			r->next = g.retired;
 			g.retired = r;
@@ -712,10 +702,53 @@ W_SIGNAL_STORE(w_signal_silent_store_screlease, HSAQM_API_SIGNAL_SILENT_STORE_SC
 
 /* ---- The AMD queue extensions ------------------------------------------------------------ */
 
+/* How long a priority change waits for completed work to be counted before calling it busy. */
+#define PRIORITY_SETTLE_NS (2ull * 1000 * 1000)
+
+/*
+ * A second priority for a queue that already had one, or a new one while it holds work:
+ * streams of different priority sharing this HSA queue (HIP with GPU_MAX_HW_QUEUES=1), or a
+ * program moving a busy queue. An xqueue has one priority, so all its work runs at the last
+ * one asked for: counted in the stats and said once per queue on stderr, whatever HSAQM_LOG
+ * says (as design decision 5's notices: the program does not get what it asked for, and the
+ * person must be able to see it; a log level would hide it by default).
+ */
+static void priority_conflict_check(struct tool_queue *tq, int prio, bool was_set)
+{
+	int old = HSAQM_READ_ONCE(tq->hsa_prio);
+	struct hsaqm_xq_stats st;
+	struct hsaqm_xq_info info;
+	bool busy = false;
+
+	if (prio == old)
+		return;
+	if (hsaqm_xq_get_stats(tq->xq, &st) == 0 && st.submitted > st.completed) {
+		/* Completed work may not be counted yet (its marker's handler): settle briefly. */
+		hsaqm_hsa_proxy_settle(tq->proxy, PRIORITY_SETTLE_NS);
+		busy = hsaqm_xq_get_stats(tq->xq, &st) == 0 && st.submitted > st.completed;
+	}
+	if (!busy && !was_set)
+		return;
+	hsaqm_xq_count_priority_conflict(tq->xq);
+	if (hsaqm_xq_get_info(tq->xq, &info))
+		snprintf(info.name, sizeof(info.name), "?");
+	hsaqm_log_notice(&tq->conflict_once,
+			 "queue %s (HSA queue %llu): priority %s asked for while it %s %s: "
+			 "streams of different priority share this queue, and hsaqm schedules a "
+			 "queue at one priority, so all its work now runs %s (counted in the stats: "
+			 "priority_conflicts)",
+			 info.name,
+			 (unsigned long long)hsaqm_hsa_proxy_queue(tq->proxy)->id,
+			 hsa_priority_name(prio), busy ? "held work of priority" : "had priority",
+			 hsa_priority_name(old), hsa_priority_name(prio));
+}
+
 static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 					 hsaqm_hsa_amd_queue_priority_t prio)
 {
 	struct hsaqm_hsa_proxy *p = hsaqm_hsa_proxy_from_queue(queue);
+	struct tool_queue *tq = NULL;
+	bool was_set = false;
 	int rc, base;
 
 	if (!p)
@@ -723,33 +756,29 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 			    hsaqm_hsa_amd_queue_set_priority_fn)(queue, prio);
 	if (prio > HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
 		return HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT;
+	/* The queue cannot be destroyed meanwhile: the application is using it here. */
 	pthread_mutex_lock(&g.lock);
 	base = g.priority;
+	for (struct tool_queue *q = g.queues; q; q = q->next)
+		if (q->proxy == p)
+			tq = q;
+	if (tq)
+		was_set = tq->hsa_prio_set;
 	pthread_mutex_unlock(&g.lock);
+	if (tq)
+		priority_conflict_check(tq, (int)prio, was_set);
 	/* The real queue gets it too (hardware arbitration), then the xqueue; no lock held. */
 	rc = hsaqm_hsa_proxy_set_priority(p, prio, base, g.cfg.priority_step);
-	if (!rc) {
+	if (!rc && tq) {
 		pthread_mutex_lock(&g.lock);
-		for (struct tool_queue *q = g.queues; q; q = q->next) {
-			if (q->proxy != p)
-				continue;
-			HSAQM_WRITE_ONCE(q->hsa_prio, (int)prio);
-			/* The process priority changed meanwhile: this queue follows it. */
-			if (g.priority != base)
-				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
-		}
+		HSAQM_WRITE_ONCE(tq->hsa_prio, (int)prio);
+		tq->hsa_prio_set = true;
+		/* The process priority changed meanwhile: this queue follows it. */
+		if (g.priority != base)
+			hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, prio));
 		pthread_mutex_unlock(&g.lock);
-		/* The daemon learns the queue's new adjustment (a round trip, no lock held). The
-		 * queue cannot be destroyed meanwhile: the application is using it here. */
-		struct tool_queue *tq = NULL;
-
-		pthread_mutex_lock(&g.lock);
-		for (struct tool_queue *q = g.queues; q; q = q->next)
-			if (q->proxy == p)
-				tq = q;
-		pthread_mutex_unlock(&g.lock);
-		if (tq)
-			tool_node_queue_update(tq);
+		/* The daemon learns the queue's new adjustment (a round trip, no lock held). */
+		tool_node_queue_update(tq);
 	}
 	return rc ? hsaqm_hsa_status_from_errno(rc) : HSAQM_HSA_STATUS_SUCCESS;
 }
@@ -877,6 +906,10 @@ static const struct {
 static void inactive(const char *why, const char *what)
 {
 	snprintf(g.why, sizeof(g.why), "%s%s", why, what);
+	/*
+	 * Release: why[] above is visible to whoever reads the state with acquire (the status
+	 * line).
+	 */
 	hsaqm_store_release(&g.state, (uint32_t)TOOL_INACTIVE);
 }
 
@@ -907,11 +940,20 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	struct hsaqm_api_layout layout;
 	int rc;
 
+	/* Acquire: pairs with the release of the state by an earlier OnLoad or OnUnload. */
 	if (hsaqm_load_acquire(&g.state) != TOOL_OFF) {
-		/* One HSA runtime per process: a second table is left alone. */
-		hsaqm_log_notice(NULL, "OnLoad called again while loaded: this table is "
-				 "left unscheduled");
-		return false;
+		/*
+		 * Loaded already. The same table: nothing to do, and it is scheduled (or inert for
+		 * the reason the status gives). Another table (a second runtime in the process,
+		 * which ROCr never makes): left alone, said once. true either way: false would make
+		 * ROCr report hsaqm as a tool that failed to load, while it is working.
+		 */
+		if (table == g.root)
+			hsaqm_log_info("OnLoad again with the table hsaqm already wraps: nothing to do");
+		else
+			hsaqm_log_notice(&second_table_once, "OnLoad with a second HSA API table: "
+					 "that table is left unscheduled; the first stays as it is");
+		return true;
 	}
 	for (uint64_t i = 0; i < failed_tool_count && failed_tool_names; i++)
 		hsaqm_log_info("tool not loaded before hsaqm: %s",
@@ -923,6 +965,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	g.ctx = NULL;
 	g.ctx_err = 0;
 	g.stats_written = false;
+	memset(g.policy_set, 0, sizeof(g.policy_set));
 	hsaqm_tool_config_read(&g.cfg, env_get);
 	node_host.kfd = hsaqm_kfd_transport_default();
 	g.priority = g.cfg.priority;
@@ -1024,6 +1067,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
  */
 TOOL_EXPORT void OnUnload(void)
 {
+	/* Acquire: pairs with OnLoad's release: the saved entries and the runtime are seen. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_OFF)

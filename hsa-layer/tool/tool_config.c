@@ -12,6 +12,7 @@
 
 #include "log_internal.h"
 #include "policy_text_internal.h"
+#include "text_internal.h"
 #include "tool_internal.h"
 
 static const struct {
@@ -28,25 +29,9 @@ static const struct {
 	{ "realtime", HSAQM_TOOL_PRIORITY_REALTIME },
 };
 
-/* A whole decimal integer in [lo, hi]; 0 or -EINVAL. */
-static int parse_long(const char *text, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	if (!text || !*text)
-		return -EINVAL;
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (errno || *end || end == text || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int hsaqm_tool_parse_priority(const char *text, int *out)
 {
-	long v;
+	long long v;
 
 	if (!text || !out)
 		return -EINVAL;
@@ -56,7 +41,7 @@ int hsaqm_tool_parse_priority(const char *text, int *out)
 			return 0;
 		}
 	}
-	if (parse_long(text, HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
+	if (hsaqm_parse_int(text, 10, HSAQM_PRIORITY_MIN, HSAQM_PRIORITY_MAX, &v))
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
@@ -93,27 +78,36 @@ static uint32_t read_launch(struct hsaqm_tool_config *cfg, const char *(*get)(co
 {
 	const char *s = get(var);
 	char d[32];
-	long v;
+	long long v;
 
 	if (!s)
 		return 0;
-	if (parse_long(s, 1, HSAQM_TOOL_LAUNCH_MAX, &v) == 0)
+	if (hsaqm_parse_int(s, 10, 1, HSAQM_TOOL_LAUNCH_MAX, &v) == 0)
 		return (uint32_t)v;
 	snprintf(d, sizeof(d), "%u", dflt);
 	refuse(cfg, var, s, "an integer from 1 to 65536", d);
 	return 0;
 }
 
-static bool truthy(const char *s)
+/* A switch: 1/yes/true/on, 0/no/false/off (any case); 0 and *on, or -EINVAL. */
+static int parse_switch(const char *s, bool *on)
 {
-	return s && *s && strcmp(s, "0") && strcasecmp(s, "no") && strcasecmp(s, "false") &&
-	       strcasecmp(s, "off");
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+			*on = !strcasecmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
 {
 	const char *s;
-	long v;
+	long long v;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->priority = HSAQM_TOOL_PRIORITY_NORMAL;
@@ -121,7 +115,10 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 	cfg->level = HSAQM_TOOL_LEVEL_DEFAULT;
 	cfg->policy.kind = HSAQM_POLICY_HPF;
 
-	cfg->disabled = truthy(get("HSAQM_TOOL_DISABLE"));
+	s = get("HSAQM_TOOL_DISABLE");
+	if (s && *s && parse_switch(s, &cfg->disabled))
+		refuse(cfg, "HSAQM_TOOL_DISABLE", s, "1, yes, true or on to disable; 0, no, false or off",
+		       "not disabled");
 
 	s = get("HSAQM_PRIORITY");
 	if (s && hsaqm_tool_parse_priority(s, &cfg->priority))
@@ -130,7 +127,7 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 
 	s = get("HSAQM_PRIORITY_STEP");
 	if (s) {
-		if (parse_long(s, 0, HSAQM_PRIORITY_MAX, &v) == 0)
+		if (hsaqm_parse_int(s, 10, 0, HSAQM_PRIORITY_MAX, &v) == 0)
 			cfg->priority_step = (int)v;
 		else
 			refuse(cfg, "HSAQM_PRIORITY_STEP", s, "an integer from 0 to 100", "10");

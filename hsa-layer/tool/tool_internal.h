@@ -72,6 +72,8 @@ struct tool_queue {
 	struct hsaqm_hsa_proxy *proxy;
 	struct hsaqm_xq *xq;
 	int hsa_prio; /* hsaqm_hsa_amd_queue_priority_t: what the application asked */
+	bool hsa_prio_set; /* hsa_amd_queue_set_priority was called (under the tool's lock) */
+	int conflict_once; /* a priority conflict was said (hsaqm_log_notice) */
 	uint32_t device;
 	struct tool_node_queue *node; /* atomic: the daemon's side, NULL when not registered */
 };

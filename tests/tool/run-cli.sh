@@ -3,6 +3,9 @@
 # v1 switch, the HSAQM_* settings, no LD_PRELOAD), the command's exit status, usage errors, and a
 # real HSA program (tool-client on the model) with --stats: the hook active, the stats JSON
 # written at exit (atexit path) with every queue and the priority asked for.
+# Then what it says: the --stats file counts every completed dispatch, and the messages of
+# hsaqm-run, the tool and the model (bad variables, a missing tool library, a model out of
+# memory, the info log) each come once and name what the person wrote.
 # Usage: run-cli.sh HSAQM_RUN TOOL_LIB TOOL_CLIENT [PYTHON3]
 set -u
 run=$1 tool=$2 client=$3 py=${4:-}
@@ -53,5 +56,33 @@ check "stats: every dispatch submitted" "[ \$(grep -o '\"submitted\":40,' '$tmp/
 if [ -n "$py" ]; then
   check "stats: valid JSON" "'$py' -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"tool\"][\"active\"] and len(d[\"queues\"])==3' '$tmp/stats.json'"
 fi
+# Work the program saw complete is counted complete in the file written at exit (the last
+# marker's handler may not have run yet when the program exits): five short runs.
+n=0
+for i in 1 2 3 4 5; do
+  "$run" --stats "$tmp/c$i.json" -- "$client" 0 3 40 >/dev/null 2>&1
+  [ "$(grep -o '"completed":40,' "$tmp/c$i.json" | wc -l)" -eq 3 ] && n=$((n + 1))
+done
+check "stats at exit: every completed dispatch counted in 5 of 5 runs (got $n)" "[ $n -eq 5 ]"
+
+# Messages a user can trust (each once, each naming what the person wrote).
+HSAQM_TOOL_LIB=/nonexistent/libx.so "$run" -- true 2>"$tmp/m1"
+check "HSAQM_TOOL_LIB names the path given when it is not there (127)" \
+  "[ \$? -eq 127 ] && grep -q 'HSAQM_TOOL_LIB=/nonexistent/libx.so: No such file' '$tmp/m1'"
+HSAQM_LOG=bogus "$run" -- "$client" 0 1 4 >/dev/null 2>"$tmp/m2"
+check "a bad HSAQM_LOG is said once per process, however many loggers it holds" \
+  "[ \$(grep -c 'HSAQM_LOG=\"bogus\"' '$tmp/m2') -eq 1 ]"
+HSAQM_TOOL_DISABLE=xyz "$run" -- "$client" 0 1 4 >"$tmp/m3o" 2>"$tmp/m3"
+check "HSAQM_TOOL_DISABLE=xyz is said, and the tool stays active" \
+  "grep -q 'HSAQM_TOOL_DISABLE=\"xyz\" is not valid' '$tmp/m3' && grep -q '^hsaqm: active: ' '$tmp/m3o'"
+HSAQM_SIM_ARENA_MB=16 "$run" -- "$client" 0 1 4 >/dev/null 2>"$tmp/m4"
+check "a model memory too small for a queue is said (exit 99 with a reason)" \
+  "[ \$? -eq 99 ] && grep -q 'HSAQM_SIM_ARENA_MB) is full' '$tmp/m4' && grep -q 'tool-client: hsa_queue_create' '$tmp/m4'"
+HSAQM_LOG=info "$run" -- "$client" 0 2 4 >/dev/null 2>"$tmp/m5"
+check "HSAQM_LOG=info: one policy line for the one GPU used" "[ \$(grep -c 'policy hpf' '$tmp/m5') -eq 1 ]"
+check "HSAQM_LOG=info: each KFD line starts with its transport" \
+  "[ \$(grep 'kfd_attach' '$tmp/m5' | grep -vc 'kfd_attach: [a-z]* transport: ') -eq 0 ]"
+check "no message says hsaqm: twice" "! cat '$tmp'/m* '$tmp/cerr' | grep -q 'hsaqm: hsaqm:'"
+
 [ $fail -eq 0 ] || { echo "--- client stderr"; cat "$tmp/cerr"; }
 exit $fail

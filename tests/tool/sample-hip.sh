@@ -1,19 +1,80 @@
 #!/bin/sh
-# Compiles samples/hip/priority_streams.hip with hipcc when hipcc works (running it needs a
-# real AMD GPU: docs/tool.md). Skips (77) with the reason otherwise.
-# Usage: sample-hip.sh SOURCE_ROOT
+# samples/hip/priority_streams.hip: it compiles with hipcc, and, where the emulated /dev/kfd is
+# built (this machine's ROCr and HIP over the model, docs/real-stack.md), it shows what
+# docs/tool.md says it shows. The model times a kernel by its name (HSAQM_KFDEMU_KERNELS):
+# offline_long workgroups take LONG ms, online_short ones 50 us. Model time (HIP events read
+# the model's timestamps), medians of the sample's short kernels:
+#   native          a short kernel waits for the long workgroups running when it comes (a
+#                   uniformly spread remainder of one): median >= LONG / 4;
+#   hsaqm-run lv2   within about one long kernel (two rounds of workgroups): median <= 3 LONG;
+#   hsaqm-run lv3   at once, the long workgroups saved mid-kernel: median < LONG / 4, and
+#                   below a quarter of native's.
+# Skips (77) with the reason when hipcc cannot build it; without the emulation, compiling is all.
+# Usage: sample-hip.sh SOURCE_ROOT [LIBHSAQM_KFDEMU HSAQM_RUN]
 set -u
 src=$1/samples/hip/priority_streams.hip
+kfdemu=${2:-} run=${3:-}
 hipcc=$(command -v hipcc) || { echo "SKIP: hipcc not installed (apt-get install hipcc)"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-# gfx942 (MI308X) needs a ROCm >= 5.7 clang; Debian's ROCm 5.2 clang knows gfx90a: the sample's
-# source is the same for both, the build only proves it compiles.
-for arch in gfx942 gfx90a; do
-  if "$hipcc" -O2 --offload-arch=$arch -o "$tmp/priority_streams" "$src" >"$tmp/log" 2>&1; then
+# gfx942 (MI308X) needs a ROCm >= 5.7 clang; Debian's ROCm 5.2 clang knows gfx90a, which is what
+# ROCr 5.2 makes of the model's gfx942 under libhsakmt's HSA_OVERRIDE_GFX_VERSION=9.0.10: the
+# sample's source is the same for both.
+built=
+for arch in gfx90a gfx942; do
+  if "$hipcc" -O2 --offload-arch=$arch -o "$tmp/priority_streams_$arch" "$src" >"$tmp/log" 2>&1; then
     echo "ok   samples/hip/priority_streams.hip compiles for $arch with $hipcc"
-    exit 0
+    built="$built $arch"
   fi
 done
-echo "SKIP: hipcc cannot build the sample here: $(grep -m1 -i error "$tmp/log" || head -n1 "$tmp/log")"
-exit 77
+if [ -z "$built" ]; then
+  echo "SKIP: hipcc cannot build the sample here: $(grep -m1 -i error "$tmp/log" || head -n1 "$tmp/log")"
+  exit 77
+fi
+case "$built" in *gfx942*) arch=gfx942 ;; *gfx90a*) arch=gfx90a ;; esac
+if [ -z "$kfdemu" ] || [ ! -e "$kfdemu" ] || [ -z "$run" ]; then
+  echo "(the emulated /dev/kfd is not built: the sample is not run)"
+  exit 0
+fi
+
+LONG_MS=10
+printf 'offline_long %d\nonline_short 50000\n' $((LONG_MS * 1000000)) >"$tmp/kernels"
+# A sanitizer build's emulation needs its runtimes first in the uninstrumented HIP program.
+preload=
+for rt in $(ldd "$kfdemu" | awk '/lib(a|ub|t)san/ {print $3}' | sort); do
+  preload="$preload$rt:"
+done
+ldd "$kfdemu" | grep -q libasan && export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+preload="$preload$kfdemu"
+override=
+[ "$arch" = gfx90a ] && override=HSA_OVERRIDE_GFX_VERSION=9.0.10
+fail=0
+median() { # label, command...
+  label=$1
+  shift
+  env $override LD_PRELOAD="$preload" HSAQM_KFDEMU_KERNELS="$tmp/kernels" \
+    timeout 120 "$@" "$tmp/priority_streams_$arch" $LONG_MS 20 >"$tmp/$label.out" 2>&1
+  st=$?
+  m=$(awk '/^short-latency-median-us/ {print $2}' "$tmp/$label.out")
+  if [ $st -ne 0 ] || [ -z "$m" ]; then
+    echo "FAIL $label: exit $st"
+    sed 's/^/     | /' "$tmp/$label.out"
+    fail=1
+    m=-1
+  fi
+  echo "$m"
+}
+native=$(median native env)
+lv2=$(median lv2 "$run" -l lv2 --)
+lv3=$(median lv3 "$run" -l lv3 --)
+long_us=$((LONG_MS * 1000))
+echo "short kernels' median latency, model us (long workgroups ${LONG_MS} ms): native $native, lv2 $lv2, lv3 $lv3"
+check() { if [ "$2" = 1 ]; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+check "native: the short kernels wait for running long work (>= $((long_us / 4)) us)" \
+  "$([ "$native" -ge $((long_us / 4)) ] && echo 1)"
+check "lv2: they start within about one long kernel (<= $((3 * long_us)) us)" \
+  "$([ "$lv2" -ge 0 ] && [ "$lv2" -le $((3 * long_us)) ] && echo 1)"
+check "lv3: at once, the long kernel preempted mid-kernel (< $((long_us / 4)) us, < native / 4)" \
+  "$([ "$lv3" -ge 0 ] && [ "$lv3" -lt $((long_us / 4)) ] && [ $((lv3 * 4)) -lt "$native" ] && echo 1)"
+grep -q '^hsaqm: active: .*level lv3' "$tmp/lv3.out" || { echo "FAIL lv3: the tool was not active"; fail=1; }
+exit $fail

@@ -50,8 +50,10 @@ int main(int argc, char **argv)
 	if (nq < 1 || nq > 16)
 		nq = 2;
 	if (open_model(&cfg, &sim) || t_hsa_attach(&h, sim) ||
-	    hsaqm_sim_kernel_register(h.sim, &kd, &kobj))
+	    hsaqm_sim_kernel_register(h.sim, &kd, &kobj)) {
+		fprintf(stderr, "tool-client: the model or hsa_init failed\n");
 		return 99;
+	}
 	/* What python/hsaqm.py does: the libhsaqm.so the tool loaded, by its soname. */
 	lib = dlopen("libhsaqm.so.0", RTLD_NOW | RTLD_NOLOAD);
 	if (lib)
@@ -65,9 +67,15 @@ int main(int argc, char **argv)
 		struct hsaqm_hsa_queue *q = NULL;
 		struct hsaqm_hsa_signal cs = t_hsa_signal(&h, nd);
 
-		if (h.core->hsa_queue_create_fn(h.gpu[0], 256, HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL,
-						0, 0, &q) != HSAQM_HSA_STATUS_SUCCESS)
+		hsaqm_hsa_status_t st = h.core->hsa_queue_create_fn(h.gpu[0], 256,
+								    HSAQM_HSA_QUEUE_TYPE_MULTI, NULL,
+								    NULL, 0, 0, &q);
+
+		if (st != HSAQM_HSA_STATUS_SUCCESS) {
+			fprintf(stderr, "tool-client: hsa_queue_create of queue %u: status 0x%x\n", i,
+				(unsigned int)st);
 			return 99;
+		}
 		if (i == 0)
 			h.amd->hsa_amd_queue_set_priority_fn(q, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 		for (unsigned int d = 0; d < nd; d++) {
@@ -75,8 +83,10 @@ int main(int argc, char **argv)
 
 			t_rocclr_submit(h.core, q, &pk, NULL, NULL);
 		}
-		if (!t_hsa_wait_le(&h, cs, 0, 20 * T_HSA_S))
+		if (!t_hsa_wait_le(&h, cs, 0, 20 * T_HSA_S)) {
+			fprintf(stderr, "tool-client: the dispatches of queue %u did not complete\n", i);
 			return 98;
+		}
 	}
 	printf("done %u queues x %u dispatches\n", nq, nd);
 	fflush(stdout);

@@ -20,6 +20,7 @@
 #include "policy_internal.h"
 #include "policy_text_internal.h"
 #include "rt_internal.h"
+#include "text_internal.h"
 
 void hsaqmd_config_default(struct hsaqmd_config *cfg)
 {
@@ -71,15 +72,12 @@ static int seterr(char *err, size_t errlen, int line, const char *fmt, ...)
 
 static int parse_long(const char *s, int base, long min, long max, long *out)
 {
-	char *end;
-	long v;
+	long long v;
+	int rc = hsaqm_parse_int(s, base, min, max, &v); /* the one rule: text_internal.h */
 
-	errno = 0;
-	v = strtol(s, &end, base);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!rc)
+		*out = (long)v;
+	return rc;
 }
 
 
@@ -136,18 +134,6 @@ static const struct {
 	{ "hold_progress_ms", 0, 3600000, offsetof(struct hsaqmd_config, hold_progress_ms) },
 	{ "spin_us", 0, 10000, offsetof(struct hsaqmd_config, spin_us) },
 };
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
 
 static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, char *err,
 		      size_t errlen)
@@ -307,14 +293,14 @@ int hsaqmd_config_parse(struct hsaqmd_config *cfg, const char *text, size_t len,
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		line = trim(line);
+		line = hsaqm_trim(line);
 		if (*line) {
 			eq = strchr(line, '=');
 			if (!eq) {
 				rc = seterr(err, errlen, ln, "expected key = value");
 			} else {
 				*eq = '\0';
-				rc = apply_line(cfg, trim(line), trim(eq + 1), ln, err, errlen);
+				rc = apply_line(cfg, hsaqm_trim(line), hsaqm_trim(eq + 1), ln, err, errlen);
 			}
 		}
 		line = nl ? nl + 1 : NULL;

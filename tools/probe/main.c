@@ -16,6 +16,7 @@
 #include "hsaqm/kfd.h"
 #include "hsaqm/sim.h"
 #include "probe.h"
+#include "text_internal.h"
 
 static void usage(FILE *f)
 {
@@ -60,13 +61,12 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
-	char *end;
+	unsigned long long v;
+	int rc = hsaqm_parse_uint(s, 10, 0, max, &v); /* the one rule: text_internal.h */
 
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || *end || *out > max ? -EINVAL : 0;
+	if (!rc)
+		*out = (unsigned long)v;
+	return rc;
 }
 
 /* "lv1,lv3" -> a mask of enum hsaqm_probe_check_id bits. */

@@ -15,6 +15,7 @@
 
 #include "hsaqm/hsaqm.h"
 #include "probe_internal.h"
+#include "text_internal.h"
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
@@ -28,28 +29,11 @@ void probe_strlcpy(char *dst, const char *src, size_t size)
 const char *probe_errname(int err)
 {
 	static __thread char buf[96];
-	static const struct {
-		int e;
-		const char *n;
-	} names[] = {
-		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" },     { ESRCH, "ESRCH" },
-		{ EINTR, "EINTR" },   { EIO, "EIO" },           { EBADF, "EBADF" },
-		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },     { EACCES, "EACCES" },
-		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },       { EEXIST, "EEXIST" },
-		{ ENODEV, "ENODEV" }, { EINVAL, "EINVAL" },     { ENOTTY, "ENOTTY" },
-		{ ENOSPC, "ENOSPC" }, { EPROTO, "EPROTO" },     { ETIMEDOUT, "ETIMEDOUT" },
-		{ ETIME, "ETIME" },   { EALREADY, "EALREADY" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ ENOSYS, "ENOSYS" },
-	};
+	char nbuf[24];
 	int e = err < 0 ? -err : err;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (names[i].e == e) {
-			snprintf(buf, sizeof(buf), "%s (%s)", names[i].n, strerror(e));
-			return buf;
-		}
-	}
-	snprintf(buf, sizeof(buf), "error %d (%s)", e, strerror(e));
+	/* The name from the one errno namer (text_internal.h), the C library's words beside it. */
+	snprintf(buf, sizeof(buf), "%s (%s)", hsaqm_errno_name(e, nbuf, sizeof(nbuf)), strerror(e));
 	return buf;
 }
 

@@ -201,9 +201,15 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!tool_path(tool, sizeof(tool))) {
-		fprintf(stderr, "hsaqm-run: libhsaqm-tool.so not found (looked at %s and %s; "
-			"HSAQM_TOOL_LIB names another)\n", HSAQM_RUN_TOOL_BUILD,
-			HSAQM_RUN_TOOL_INSTALLED);
+		const char *env = getenv("HSAQM_TOOL_LIB");
+
+		/* The path the person gave is the one to name, not the ones it replaced. */
+		if (env && *env)
+			fprintf(stderr, "hsaqm-run: HSAQM_TOOL_LIB=%s: %s\n", env, strerror(errno));
+		else
+			fprintf(stderr, "hsaqm-run: libhsaqm-tool.so not found (looked at %s and %s; "
+				"HSAQM_TOOL_LIB names another)\n", HSAQM_RUN_TOOL_BUILD,
+				HSAQM_RUN_TOOL_INSTALLED);
 		return EXIT_NOTFOUND;
 	}
 	if (stats) {

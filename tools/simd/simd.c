@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hsaqm/sim.h"
+#include "text_internal.h"
 
 static struct hsaqm_sim *g_sim;
 
@@ -50,18 +51,6 @@ static void usage(FILE *out)
 		HSAQM_SIM_MAX_DEVICES);
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
-	if (errno || !*s || *end || v > max || *s == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -81,7 +70,7 @@ int main(int argc, char **argv)
 	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
 	char def_path[256];
 	const char *path = NULL;
-	unsigned long v;
+	unsigned long long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "s:n:p:t:x:T:k:h", opts, NULL)) != -1) {
@@ -90,7 +79,7 @@ int main(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'n':
-			if (parse_uint(optarg, HSAQM_SIM_MAX_DEVICES, &v) || !v)
+			if (hsaqm_parse_uint(optarg, 10, 1, HSAQM_SIM_MAX_DEVICES, &v))
 				goto bad;
 			cfg.num_devices = (unsigned int)v;
 			break;
@@ -111,12 +100,12 @@ int main(int argc, char **argv)
 			cfg.trace_path = optarg;
 			break;
 		case 'k':
-			if (parse_uint(optarg, 18, &v) || v < 11)
+			if (hsaqm_parse_uint(optarg, 10, 11, 18, &v))
 				goto bad;
 			cfg.kfd_minor_version = (uint32_t)v;
 			break;
 		case 'P':
-			if (parse_uint(optarg, 2, &v))
+			if (hsaqm_parse_uint(optarg, 10, 0, 2, &v))
 				goto bad;
 			cfg.sched_policy = (int)v;
 			break;
@@ -124,7 +113,7 @@ int main(int argc, char **argv)
 			cfg.cwsr_disable = 1;
 			break;
 		case 'S':
-			if (parse_uint(optarg, ~0ul, &v))
+			if (hsaqm_parse_uint(optarg, 10, 0, UINT64_MAX, &v))
 				goto bad;
 			cfg.seed = v;
 			break;

@@ -161,6 +161,17 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 			   const struct hsaqm_hsa_proxy_config *cfg, struct hsaqm_hsa_proxy **out);
 
 /**
+ * hsaqm_hsa_proxy_settle() - bring lib's count of completed packets up to what really
+ * completed before statistics are read: report the markers that completed but whose handler
+ * has not run yet, and wait (at most @timeout_ns, woken by marker completions) for the markers
+ * behind released packets. Work still running when the time is up stays uncounted.
+ *
+ * Return: 0 when every released packet is counted complete (or the queue cannot say more:
+ * detached, failed); -ETIMEDOUT; -EINVAL for a NULL or foreign proxy.
+ */
+int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *proxy, uint64_t timeout_ns);
+
+/**
  * hsaqm_hsa_proxy_destroy() - detach from lib (which releases everything held, opens the
  * gate and resumes), wait until the hardware queue has run what was released (a barrier
  * packet behind it completes; at most HSAQM_HSA_DRAIN_TIMEOUT_NS, skipped when the queue is
@@ -224,18 +235,25 @@ struct hsaqm_hsa_proxy *hsaqm_hsa_proxy_from_doorbell(struct hsaqm_hsa_signal si
 /**
  * hsaqm_hsa_proxy_doorbell() - the application stored @value into the proxy doorbell.
  * Scans the proxy ring from the last valid packet seen while headers are valid (the
- * doorbell is a hint: with several producers an earlier packet may still be in writing),
- * stores @value into the doorbell signal's memory as the runtime would, and reports the
- * valid end to lib, which may release and preempt inline (the reaction path runs in the
- * caller's thread). Thread safe: several producers may ring at once. NULL is a no-op.
+ * doorbell is a hint: with several producers an earlier packet may still be in writing)
+ * and reports the valid end to lib, which may release and preempt inline (the reaction path
+ * runs in the caller's thread). @value itself is not kept: a doorbell signal cannot be read
+ * (ROCr's refuse loads and waits), so the signal is left as it is. Thread safe: several
+ * producers may ring at once. NULL is a no-op.
  */
 void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *proxy, hsaqm_hsa_signal_value_t value);
 
 /**
+ * hsaqm_hsa_queue_priority() - the xqueue priority of a queue whose HSA priority is @prio in a
+ * process of priority @base_priority: HIGH/NORMAL/LOW give @base_priority + @step /
+ * @base_priority / @base_priority - @step, clamped to HSAQM_PRIORITY_MIN..MAX.
+ * Return: that priority (an unknown @prio counts as NORMAL).
+ */
+int hsaqm_hsa_queue_priority(int base_priority, int prio, int step);
+
+/**
  * hsaqm_hsa_proxy_set_priority() - the application's hsa_amd_queue_set_priority: passed to
- * the hardware queue and mapped onto the xqueue's priority (HIGH/NORMAL/LOW give
- * @base_priority + @step / @base_priority / @base_priority - @step, clamped to
- * HSAQM_PRIORITY_MIN..MAX).
+ * the hardware queue and mapped onto the xqueue's priority (hsaqm_hsa_queue_priority()).
  * Return: 0; -EINVAL for NULL or an unknown HSA priority; -EOPNOTSUPP for a runtime without
  * the entry; the runtime's failure as -errno (the xqueue's priority is then unchanged).
  */

@@ -178,6 +178,39 @@ static inline bool __hsaqm_ring_publishable(const union hsaqm_aql_packet *pkts, 
 }
 
 /*
+ * Internal: the header half of the publishing sequence, for bodies already in their slots
+ * (written with plain stores while every header stayed INVALID). Header i is words[i * stride]:
+ * stride 16 reads the first word of packet images, stride 1 an array of header words (the
+ * HSA backend writes bodies in place and keeps only their headers). Arguments checked by the
+ * caller.
+ */
+static inline __attribute__((always_inline)) void
+__hsaqm_ring_publish_headers(const struct hsaqm_ring *ring, uint64_t first, const uint32_t *words,
+			     uint32_t stride, uint32_t n,
+			     void (*hook)(const struct hsaqm_ring *ring, uint64_t first, uint32_t n,
+					  int stage))
+{
+	union hsaqm_aql_packet *base = ring->base;
+	uint32_t mask = ring->mask;
+
+	if (hook)
+		hook(ring, first, n, 0);
+	/*
+	 * Release, each: orders every body above before this header, so each packet is whole
+	 * to whoever sees its header, even a consumer that peeks past the first slot.
+	 */
+	for (uint32_t i = 1; i < n; i++)
+		hsaqm_store_release(&base[(first + i) & mask].u32[0], words[i * stride]);
+	if (hook)
+		hook(ring, first, n, 1);
+	/*
+	 * Release, last: an in-order consumer stops at this slot until now; this store orders
+	 * all bodies and headers of the batch before the one header that opens it.
+	 */
+	hsaqm_store_release(&base[first & mask].u32[0], words[0]);
+}
+
+/*
  * Internal: the publishing sequence, written once for every path (hsaqm_ring_publish() runs
  * it with a test hook, the submit paths without). Arguments checked by the caller.
  */
@@ -194,21 +227,8 @@ __hsaqm_ring_publish_seq(const struct hsaqm_ring *ring, uint64_t first,
 	for (uint32_t i = 0; i < n; i++)
 		memcpy(&base[(first + i) & mask].bytes[4], &pkts[i].bytes[4],
 		       HSAQM_AQL_PACKET_SIZE - 4);
-	if (hook)
-		hook(ring, first, n, 0);
-	/*
-	 * Release, each: orders every body above before this header, so each packet is whole
-	 * to whoever sees its header, even a consumer that peeks past the first slot.
-	 */
-	for (uint32_t i = 1; i < n; i++)
-		hsaqm_store_release(&base[(first + i) & mask].u32[0], pkts[i].u32[0]);
-	if (hook)
-		hook(ring, first, n, 1);
-	/*
-	 * Release, last: an in-order consumer stops at this slot until now; this store orders
-	 * all bodies and headers of the batch before the one header that opens it.
-	 */
-	hsaqm_store_release(&base[first & mask].u32[0], pkts[0].u32[0]);
+	__hsaqm_ring_publish_headers(ring, first, &pkts[0].u32[0],
+				     HSAQM_AQL_PACKET_SIZE / sizeof(uint32_t), n, hook);
 }
 
 /**

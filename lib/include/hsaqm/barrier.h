@@ -6,16 +6,56 @@
  * processor, another thread or another process) through plain memory. Every access
  * that crosses such a boundary goes through these macros, and every call site says in
  * a comment what the barrier orders against. They are built on C11 atomics applied to
- * ordinary objects (the ring memory is laid out by an ABI and cannot be _Atomic-typed).
+ * ordinary objects (the ring memory is laid out by an ABI and cannot be _Atomic-typed),
+ * or on std::atomic in C++. Private to hsaqm's build (not installed): no public
+ * interface needs it.
  */
 #ifndef HSAQM_BARRIER_H
 #define HSAQM_BARRIER_H
 
-#include <stdatomic.h>
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+
+#ifdef __cplusplus
+/*
+ * C++ (headers that declare extern "C", e.g. hsaqm/aql.h and hsaqm/ring.h, are read by C++
+ * code too): the same operations on std::atomic, which has the layout of the plain object for
+ * the lock-free integer and pointer types these macros are used on (as liburing's barrier.h).
+ */
+#include <atomic>
+
+template <typename T> static inline std::atomic<T> *hsaqm_atomic_ptr(T *p)
+{
+	return reinterpret_cast<std::atomic<T> *>(p);
+}
+
+template <typename T> static inline const std::atomic<T> *hsaqm_atomic_ptr(const T *p)
+{
+	return reinterpret_cast<const std::atomic<T> *>(p);
+}
+
+#define HSAQM_READ_ONCE(x) (hsaqm_atomic_ptr(&(x))->load(std::memory_order_relaxed))
+#define HSAQM_WRITE_ONCE(x, v) (hsaqm_atomic_ptr(&(x))->store((v), std::memory_order_relaxed))
+#define hsaqm_store_release(p, v) (hsaqm_atomic_ptr(p)->store((v), std::memory_order_release))
+#define hsaqm_load_acquire(p) (hsaqm_atomic_ptr(p)->load(std::memory_order_acquire))
+#define hsaqm_load_relaxed(p) (hsaqm_atomic_ptr(p)->load(std::memory_order_relaxed))
+#define hsaqm_store_relaxed(p, v) (hsaqm_atomic_ptr(p)->store((v), std::memory_order_relaxed))
+#define hsaqm_fetch_add(p, v) (hsaqm_atomic_ptr(p)->fetch_add((v), std::memory_order_acq_rel))
+#define hsaqm_fetch_sub(p, v) (hsaqm_atomic_ptr(p)->fetch_sub((v), std::memory_order_acq_rel))
+#define hsaqm_fetch_or(p, v) (hsaqm_atomic_ptr(p)->fetch_or((v), std::memory_order_acq_rel))
+#define hsaqm_fetch_and(p, v) (hsaqm_atomic_ptr(p)->fetch_and((v), std::memory_order_acq_rel))
+#define hsaqm_fetch_xor(p, v) (hsaqm_atomic_ptr(p)->fetch_xor((v), std::memory_order_acq_rel))
+#define hsaqm_exchange(p, v) (hsaqm_atomic_ptr(p)->exchange((v), std::memory_order_acq_rel))
+#define hsaqm_cas(p, expected, desired)                                                   \
+	(hsaqm_atomic_ptr(p)->compare_exchange_strong(*(expected), (desired),              \
+						       std::memory_order_acq_rel,         \
+						       std::memory_order_acquire))
+#define hsaqm_smp_mb() std::atomic_thread_fence(std::memory_order_seq_cst)
+#define HSAQM_SIGNAL_FENCE() std::atomic_signal_fence(std::memory_order_seq_cst)
+
+#else /* C11 */
+#include <stdatomic.h>
 
 #define HSAQM_ATOMIC_PTR(p) ((_Atomic __typeof__(*(p)) *)(p))
 
@@ -50,6 +90,8 @@
 
 /* Full fence: orders earlier stores against later loads (store-load), which acquire/release do not. */
 #define hsaqm_smp_mb() atomic_thread_fence(memory_order_seq_cst)
+#define HSAQM_SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
+#endif /* __cplusplus */
 
 /* Tell the core we are spinning (frees pipeline resources for the sibling hyperthread). */
 static inline void hsaqm_cpu_relax(void)
@@ -59,7 +101,7 @@ static inline void hsaqm_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield" ::: "memory");
 #else
-	atomic_signal_fence(memory_order_seq_cst);
+	HSAQM_SIGNAL_FENCE();
 #endif
 }
 

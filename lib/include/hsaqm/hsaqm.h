@@ -301,6 +301,9 @@ struct hsaqm_xq_stats {
 	uint64_t preempted_ns;    /* total time preempted, the current spell included */
 	uint64_t guardians;       /* guardian packets written (Lv2, and Lv3 until proven) */
 	uint64_t markers;         /* completion markers written */
+	/* Priorities the queue could not honour: a second priority asked for while it held work
+	 * of another (streams of different priority sharing it); hsaqm_xq_count_priority_conflict(). */
+	uint64_t priority_conflicts;
 	enum hsaqm_level requested_level;
 	enum hsaqm_level effective_level;
 	/* Submission (doorbell) to completion (marker), per doorbell batch, nanoseconds. */
@@ -315,11 +318,35 @@ struct hsaqm_xq_stats {
 HSAQM_API int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats);
 
 /**
+ * hsaqm_xq_count_priority_conflict() - an integration saw the queue asked for a priority it
+ * cannot give to only part of its work: a second priority while it held work of another, as
+ * when streams of different priority share one HSA queue. An xqueue has one priority, so all
+ * its work now runs at the last one; this counts it (priority_conflicts in the stats, so it is
+ * said rather than hidden). The integration tells the person (the tool library: once per
+ * queue on stderr, docs/tool.md).
+ * Return: 0; -EINVAL for a NULL or foreign @xq.
+ */
+HSAQM_API int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq);
+
+/**
  * hsaqm_ctx_stats_json() - every queue's info and stats as one JSON document (schema in
  * docs/stats.md), malloc'ed into *@json (free() it).
  * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
  */
 HSAQM_API int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json);
+
+/**
+ * hsaqm_xq_stats_json() - one queue's object of hsaqm_ctx_stats_json()'s "queues" array,
+ * malloc'ed into *@json (free() it; no final newline). @extra, when not NULL or "", is
+ * appended inside the object: members already written as JSON, separated by commas, with no
+ * leading or trailing comma (e.g. "\"queue_id\":3,\"size\":4096"); lib copies it as it is.
+ * That is how an integration extends lib's per-queue schema instead of writing its own (the
+ * tool library adds the HSA queue's id, size and priority, docs/tool.md). A string rather
+ * than a callback: it is rendered before lib takes the queue's device lock, so nothing of
+ * the caller runs under that lock.
+ * Return: 0; -EINVAL for a NULL or foreign @xq or a NULL @json; -ENOMEM.
+ */
+HSAQM_API int hsaqm_xq_stats_json(const struct hsaqm_xq *xq, const char *extra, char **json);
 
 #ifdef __cplusplus
 }
