@@ -538,6 +538,12 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 	struct tool_retired *r;
 	int rc;
 
+	/*
+	 * The record kept for the statistics counts what completed: work already released may
+	 * not be counted yet (its marker's handler has not run). The destroy drains the queue
+	 * anyway, so waiting for it here costs nothing the destroy would not.
+	 */
+	hsaqm_hsa_proxy_settle(p, STATS_SETTLE_NS);
 	pthread_mutex_lock(&g.lock);
 	tq = unlink_queue(p);
 	if (tq && (r = calloc(1, sizeof(*r)))) {

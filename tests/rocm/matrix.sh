@@ -31,6 +31,8 @@ out=$3
 src=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out/bin" "$out/runs"
 out=$(cd "$out" && pwd)
+# The emulation appends its reports (one block per process): a rerun starts from none.
+rm -f "$out"/runs/*.report "$out"/runs/*.out
 cells=$out/cells.txt
 : > "$cells"
 
