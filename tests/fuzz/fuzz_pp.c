@@ -1255,6 +1255,13 @@ static void op_suspend(struct fz *fz, bool resume)
 	bool all = true;
 	for (uint32_t i = 0; i < n; i++)
 		all &= fq[i]->suspended;
+	/*
+	 * A resume that will succeed maps the queues before it returns (its dbg_resume_ns comes
+	 * after the runlist change): they may run inside the call.
+	 */
+	if (all)
+		for (uint32_t i = 0; i < n; i++)
+			fq[i]->suspended = false;
 	int err = sim_hwq_resume(hwq, n);
 	FZ_CHECK(err == (all ? 0 : -EINVAL), "sim_hwq_resume of %s suspended queues = %d",
 	         all ? "only" : "not only", err);
