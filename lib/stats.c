@@ -37,6 +37,20 @@ const char *hsaqm_xq_state_name(enum hsaqm_xq_state state)
 	return "?";
 }
 
+const char *hsaqm_mechanism_name(enum hsaqm_mechanism m)
+{
+	static const char *const n[] = { "none", "hold", "gate", "dbg_trap", "update_queue" };
+
+	return (unsigned int)m < sizeof(n) / sizeof(n[0]) ? n[m] : "?";
+}
+
+const char *hsaqm_spatial_name(enum hsaqm_spatial sp)
+{
+	static const char *const n[] = { "off", "static", "dynamic", "auto" };
+
+	return (unsigned int)sp < sizeof(n) / sizeof(n[0]) ? n[sp] : "?";
+}
+
 const char *hsaqm_policy_name(enum hsaqm_policy_kind kind)
 {
 	switch (kind) {
@@ -65,6 +79,8 @@ static void xq_stats_locked(const struct hsaqm_xq *xq, uint64_t now, struct hsaq
 	st->markers = xq->markers;
 	st->requested_level = (enum hsaqm_level)xq->level_req;
 	st->effective_level = (enum hsaqm_level)xq->level_eff;
+	st->mechanism = hsaqm_engine_mechanism(xq, NULL, 0);
+	st->confinements = xq->confinements;
 	st->latency_count = xq->hist.count;
 	st->latency_p50_ns = hsaqm_hist_quantile(&xq->hist, 5000);
 	st->latency_p99_ns = hsaqm_hist_quantile(&xq->hist, 9900);
@@ -88,10 +104,12 @@ int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats)
 static void json_xq(FILE *f, const struct hsaqm_xq *xq, uint64_t now)
 {
 	struct hsaqm_xq_stats st;
-	char reason[128];
+	char reason[128], mreason[192];
+	enum hsaqm_mechanism mech;
 
 	xq_stats_locked(xq, now, &st);
 	hsaqm_engine_reason(xq, reason, sizeof(reason));
+	mech = hsaqm_engine_mechanism(xq, mreason, sizeof(mreason));
 	fputs("{\"name\":", f);
 	hsaqm_json_str(f, xq->name);
 	fprintf(f, ",\"device\":%u,\"priority\":%d,\"group\":%u,\"share_permille\":%u",
@@ -99,6 +117,13 @@ static void json_xq(FILE *f, const struct hsaqm_xq *xq, uint64_t now)
 	fprintf(f, ",\"requested_level\":\"%s\",\"effective_level\":\"%s\",\"level_reason\":",
 		hsaqm_level_name(st.requested_level), hsaqm_level_name(st.effective_level));
 	hsaqm_json_str(f, reason);
+	fprintf(f, ",\"mechanism\":\"%s\",\"mechanism_reason\":", hsaqm_mechanism_name(mech));
+	hsaqm_json_str(f, mreason);
+	fprintf(f, ",\"spatial\":\"%s\",\"spatial_in_force\":\"%s\",\"cu_reserve_permille\":%u"
+		",\"confined\":%s,\"confinements\":%llu",
+		hsaqm_spatial_name((enum hsaqm_spatial)xq->spatial),
+		hsaqm_spatial_name(hsaqm_engine_spatial(xq)), xq->reserve,
+		xq->confined ? "true" : "false", (unsigned long long)xq->confinements);
 	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s",
 		hsaqm_xq_state_name(hsaqm_engine_state(xq)), xq->by_hand ? "true" : "false",
 		xq->failed_open ? "true" : "false");
