@@ -242,7 +242,8 @@ int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_
 		return -EINVAL;
 	if (!p->rt->amd_queue_set_priority)
 		return -EOPNOTSUPP;
-	st = p->rt->amd_queue_set_priority(p->hwq, prio);
+	/* Deferred while UPDATE_QUEUE holds the queue: ROCr's call would reactivate it. */
+	st = hsaqm_hsa_status_from_errno(hsaqm_hsa_lv3_set_priority(p, prio));
 	if (st != HSAQM_HSA_STATUS_SUCCESS)
 		return hsaqm_hsa_errno_from_status(st);
 	v = (long)base_priority;
@@ -337,6 +338,7 @@ static void proxy_free(struct hsaqm_hsa_proxy *p)
 	free(p->ring);
 	free(p->amd);
 	pthread_mutex_destroy(&p->db_lock);
+	pthread_mutex_destroy(&p->lv3_lock);
 	p->magic = 0;
 	free(p);
 }
@@ -395,6 +397,9 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	p->callback = cfg->callback;
 	p->callback_data = cfg->callback_data;
 	pthread_mutex_init(&p->db_lock, NULL);
+	pthread_mutex_init(&p->lv3_lock, NULL);
+	p->kfd_priority = 7; /* ROCr makes its queues at NORMAL: KFD priority 7 */
+	p->pending_prio = -1;
 	p->amd = aligned_alloc(HSAQM_AMD_QUEUE_ALIGN, sizeof(*p->amd));
 	p->ring = aligned_alloc(4096, (size_t)cfg->size * HSAQM_AQL_PACKET_SIZE);
 	if (!p->amd || !p->ring) {
@@ -414,8 +419,12 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 		rc = hsaqm_hsa_errno_from_status(st);
 		goto err_free;
 	}
+	/* Lv3 without a debugger needs the KFD id: the queue that appears in sysfs kfd/proc. */
+	p->gpu_node = agent_u32(rt, cfg->agent, AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX);
+	hsaqm_hsa_lv3_before_create(p);
 	st = rt->queue_create(cfg->agent, hw_size, cfg->type, hw_error_cb, p,
 			      cfg->private_segment_size, cfg->group_segment_size, &p->hwq);
+	hsaqm_hsa_lv3_after_create(p, st == HSAQM_HSA_STATUS_SUCCESS);
 	if (st != HSAQM_HSA_STATUS_SUCCESS) {
 		rc = hsaqm_hsa_errno_from_status(st);
 		goto err_free;
@@ -433,7 +442,6 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	rc = build_templates(p);
 	if (rc)
 		goto err_mslot;
-	p->gpu_node = agent_u32(rt, cfg->agent, AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX);
 	lv3_decide(p, cfg);
 	rc = hsaqm_hsa_lookup_add(p);
 	if (rc)

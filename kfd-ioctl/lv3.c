@@ -232,7 +232,6 @@ int hsaqm_kfd_lv3_decide(const struct hsaqm_kfd_lv3_facts *f, enum hsaqm_kfd_mec
 			 struct hsaqm_kfd_lv3 *out)
 {
 	const struct hsaqm_kfd_mech_verdict *d, *u;
-	enum hsaqm_kfd_mech first, second;
 
 	if (!f || !out || (unsigned int)pref > HSAQM_KFD_PREF_NONE)
 		return -EINVAL;
@@ -247,13 +246,23 @@ int hsaqm_kfd_lv3_decide(const struct hsaqm_kfd_lv3_facts *f, enum hsaqm_kfd_mec
 		snprintf(out->reason, sizeof(out->reason), "no Lv3 mechanism: none was asked for");
 		return 0;
 	}
-	first = pref == HSAQM_KFD_PREF_UPDATE_QUEUE ? HSAQM_KFD_MECH_UPDATE_QUEUE :
-						      HSAQM_KFD_MECH_DBG_TRAP;
-	second = first == HSAQM_KFD_MECH_DBG_TRAP ? HSAQM_KFD_MECH_UPDATE_QUEUE :
-						    HSAQM_KFD_MECH_DBG_TRAP;
+	if (pref != HSAQM_KFD_PREF_AUTO) {
+		/* Asked for one mechanism: that one or none (a user choice is not second-guessed). */
+		enum hsaqm_kfd_mech m = pref == HSAQM_KFD_PREF_DBG_TRAP ? HSAQM_KFD_MECH_DBG_TRAP :
+									  HSAQM_KFD_MECH_UPDATE_QUEUE;
+
+		if (out->each[m].ok) {
+			out->level = 3;
+			out->mech = m;
+			snprintf(out->reason, sizeof(out->reason), "%s (asked for)", out->each[m].why);
+		} else {
+			snprintf(out->reason, sizeof(out->reason), "%.200s (%s asked for alone)",
+				 out->each[m].why, hsaqm_kfd_mech_pref_name(pref));
+		}
+		return 0;
+	}
 	/* Auto with both measured: the one that stops a queue sooner. */
-	if (pref == HSAQM_KFD_PREF_AUTO && d->ok && u->ok &&
-	    f->profile_stop_ns[HSAQM_KFD_MECH_UPDATE_QUEUE] &&
+	if (d->ok && u->ok && f->profile_stop_ns[HSAQM_KFD_MECH_UPDATE_QUEUE] &&
 	    f->profile_stop_ns[HSAQM_KFD_MECH_DBG_TRAP] &&
 	    f->profile_stop_ns[HSAQM_KFD_MECH_UPDATE_QUEUE] <
 		    f->profile_stop_ns[HSAQM_KFD_MECH_DBG_TRAP]) {
@@ -266,21 +275,19 @@ int hsaqm_kfd_lv3_decide(const struct hsaqm_kfd_lv3_facts *f, enum hsaqm_kfd_mec
 			 (unsigned long long)(f->profile_stop_ns[HSAQM_KFD_MECH_DBG_TRAP] / 1000));
 		return 0;
 	}
-	if (out->each[first].ok) {
+	/* The chain: DBG_TRAP, else UPDATE_QUEUE, saying why DBG_TRAP was passed over. */
+	if (d->ok) {
 		out->level = 3;
-		out->mech = first;
-		snprintf(out->reason, sizeof(out->reason), "%s%s", out->each[first].why,
-			 pref == HSAQM_KFD_PREF_AUTO ? "" : " (asked for)");
-	} else if (out->each[second].ok) {
+		out->mech = HSAQM_KFD_MECH_DBG_TRAP;
+		snprintf(out->reason, sizeof(out->reason), "%s", d->why);
+	} else if (u->ok) {
 		out->level = 3;
-		out->mech = second;
-		snprintf(out->reason, sizeof(out->reason), "%s instead of %s: %s",
-			 second == HSAQM_KFD_MECH_DBG_TRAP ? "DBG_TRAP" : "UPDATE_QUEUE",
-			 first == HSAQM_KFD_MECH_DBG_TRAP ? "DBG_TRAP" : "UPDATE_QUEUE",
-			 out->each[first].why);
+		out->mech = HSAQM_KFD_MECH_UPDATE_QUEUE;
+		snprintf(out->reason, sizeof(out->reason), "UPDATE_QUEUE instead of DBG_TRAP: %.200s",
+			 d->why);
 	} else {
-		snprintf(out->reason, sizeof(out->reason), "no Lv3 mechanism: %s; %s",
-			 out->each[first].why, out->each[second].why);
+		snprintf(out->reason, sizeof(out->reason), "no Lv3 mechanism: %.110s; %.110s",
+			 d->why, u->why);
 	}
 	return 0;
 }

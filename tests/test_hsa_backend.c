@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
+#include "hsaqm/kfd_lv3.h"
 #include "t_cunit.h"
 #include "t_hsa.h"
 
@@ -751,6 +752,8 @@ static void lv3_reason_case(const struct hsaqm_sim_config *scfg, bool give_trans
 		CU_ASSERT_EQUAL_FATAL(hsa_face_set_queue_path(h.sim, false), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, give_transport ? hsaqm_sim_kfd_transport(h.sim)
 							       : NULL), 0);
+	/* DBG_TRAP's own prerequisites (auto would take UPDATE_QUEUE: test-hsa-backend-lv3). */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
 	info = xinfo(&a);
 	CU_ASSERT_EQUAL(info.requested_level, HSAQM_LEVEL_3);
@@ -766,11 +769,11 @@ static void test_lv3_unavailable_says_why(void)
 {
 	struct hsaqm_sim_config c = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_VIRTUAL };
 
-	lv3_reason_case(&c, false, false, "no KFD transport");
+	lv3_reason_case(&c, false, false, "cannot open the KFD");
 	/* Queues made directly on the core: the KFD never heard of this ring. */
 	lv3_reason_case(&c, true, true, "the KFD has no queue with this ring");
 	c.kfd_minor_version = 12;
-	lv3_reason_case(&c, true, false, "older than 1.13");
+	lv3_reason_case(&c, true, false, "has no DBG_TRAP (needs 1.13)");
 	c.kfd_minor_version = 0;
 	c.sched_policy = 2;
 	lv3_reason_case(&c, true, false, "sched_policy=2");
@@ -836,6 +839,7 @@ static void test_lv3_unavailable_when_another_debugger_holds_the_process(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &dbg), 0);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_dbg_enable(dbg, 0, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
 	info = xinfo(&a);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_2);

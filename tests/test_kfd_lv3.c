@@ -76,6 +76,8 @@ static void expect(void (*breakit)(struct hsaqm_kfd_lv3_facts *), const char *co
 	CU_ASSERT_EQUAL(d.each[HSAQM_KFD_MECH_UPDATE_QUEUE].ok, update_ok);
 	CU_ASSERT_EQUAL(d.mech, update_ok ? HSAQM_KFD_MECH_UPDATE_QUEUE : HSAQM_KFD_MECH_NONE);
 	CU_ASSERT_EQUAL(d.level, update_ok ? 3 : 2);
+	if (update_ok)
+		CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "UPDATE_QUEUE instead of DBG_TRAP"));
 	/* The reason carries DBG_TRAP's own sentence either way. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, d.each[HSAQM_KFD_MECH_DBG_TRAP].why));
 }
@@ -118,12 +120,15 @@ static void test_preference_refusals_and_the_profile_choose_the_mechanism(void)
 	d = decide(&f, HSAQM_KFD_PREF_NONE);
 	CU_ASSERT_EQUAL(d.level, 2);
 	CU_ASSERT_EQUAL(d.mech, HSAQM_KFD_MECH_NONE);
-	/* UPDATE_QUEUE refused at run time: asking for it gives DBG_TRAP instead, said so. */
+	/* UPDATE_QUEUE refused at run time: asked for alone, nothing else is taken. */
 	f.update_err = -EINVAL;
 	d = decide(&f, HSAQM_KFD_PREF_UPDATE_QUEUE);
-	CU_ASSERT_EQUAL(d.mech, HSAQM_KFD_MECH_DBG_TRAP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "DBG_TRAP instead of UPDATE_QUEUE"));
+	CU_ASSERT_EQUAL(d.mech, HSAQM_KFD_MECH_NONE);
+	CU_ASSERT_EQUAL(d.level, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "update_queue asked for alone"));
 	CU_ASSERT_STRING_EQUAL(d.each[HSAQM_KFD_MECH_UPDATE_QUEUE].code, "kfd_refused");
+	/* Auto: DBG_TRAP, which was available all along. */
+	CU_ASSERT_EQUAL(decide(&f, HSAQM_KFD_PREF_AUTO).mech, HSAQM_KFD_MECH_DBG_TRAP);
 	/* A profile that measured both: auto takes the faster stop. */
 	good_facts(&f);
 	f.profile[HSAQM_KFD_MECH_DBG_TRAP] = HSAQM_KFD_PROFILE_YES;

@@ -45,8 +45,8 @@ enum hsaqm_kfd_mech {
 /* What a user asks for (HSAQM_LV3_MECHANISM). */
 enum hsaqm_kfd_mech_pref {
 	HSAQM_KFD_PREF_AUTO = 0,         /* DBG_TRAP, else UPDATE_QUEUE (or the profile's cheaper) */
-	HSAQM_KFD_PREF_DBG_TRAP = 1,
-	HSAQM_KFD_PREF_UPDATE_QUEUE = 2,
+	HSAQM_KFD_PREF_DBG_TRAP = 1,     /* DBG_TRAP or nothing */
+	HSAQM_KFD_PREF_UPDATE_QUEUE = 2, /* UPDATE_QUEUE or nothing */
 	HSAQM_KFD_PREF_NONE = 3,         /* no Lv3 */
 };
 
@@ -121,9 +121,10 @@ int hsaqm_kfd_lv3_facts_read(struct hsaqm_kfd *kfd, int kfd_err, const char *sys
  *             another debugger; EPERM: the runtime is not enabled), not refused by a profile;
  *   UPDATE_QUEUE: the KFD, cwsr_enable != 0 (without CWSR a deactivation waits for the
  *             running waves: not mid-kernel), no refusal seen, not refused by a profile.
- * @pref AUTO takes DBG_TRAP when it is available, else UPDATE_QUEUE; when a profile measured
- * both, the one with the shorter stop. A preference for one mechanism takes it when it is
- * available and otherwise falls back to the other, saying so.
+ * @pref AUTO takes DBG_TRAP when it is available, else UPDATE_QUEUE (the reason says why
+ * DBG_TRAP was passed over); when a profile measured both, the one with the shorter stop.
+ * A preference for one mechanism takes that one or none: a user's choice is not
+ * second-guessed (the reason says so).
  *
  * Return: 0; -EINVAL for NULL arguments or an unknown @pref.
  */
