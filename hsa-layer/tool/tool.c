@@ -24,6 +24,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
+#include "hsaqm/kfd_lv3.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/process.h"
 #include "json_internal.h"
@@ -73,9 +74,10 @@ static struct tool {
 	uint64_t passed_through; /* queues left to the runtime (fail open, non-GPU agents) */
 	bool stats_written;
 	bool atexit_registered;
+	const char *profile_state; /* the GPU profile: "loaded", "absent", "unreadable", "none" */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int fail_open_once, amd_create_once, stats_fail_once;
+static int fail_open_once, amd_create_once, stats_fail_once, spatial_once;
 
 #define NEXT(e, type) ((type)g.next[(e)])
 
@@ -106,6 +108,64 @@ static int queue_priority(int base, int hsa_prio)
 	return clamp_priority(v);
 }
 
+/* ---- Lv3 mechanism and spatial (docs/tool.md, "Lv3 mechanism and spatial") --------------- */
+
+/*
+ * Read the probe's GPU profile (HSAQM_GPU_PROFILE or the per-user default) and tell the
+ * runtime which Lv3 mechanism the user prefers; the runtime decides per GPU (kfd-ioctl's
+ * hsaqm_kfd_lv3_decide()) when a queue of that GPU is made. Without a profile: today's
+ * behaviour (DBG_TRAP, else UPDATE_QUEUE). Under ROCr's init lock: reads one file, no table
+ * call.
+ */
+static void lv3_setup(void)
+{
+	static struct hsaqm_kfd_profile profile; /* copied by the runtime; OnLoad is serial */
+	bool have = false;
+	int rc;
+
+	g.profile_state = "none";
+	if (g.cfg.gpu_profile[0]) {
+		rc = hsaqm_kfd_profile_load(g.cfg.gpu_profile, &profile);
+		if (!rc) {
+			have = true;
+			g.profile_state = "loaded";
+			hsaqm_log_info("GPU profile %s: %u GPUs (%s)", g.cfg.gpu_profile,
+				       profile.ngpus, profile.source);
+		} else if (rc == -ENOENT && !g.cfg.gpu_profile_asked) {
+			g.profile_state = "absent"; /* the default path: no profile written yet */
+		} else {
+			g.profile_state = rc == -ENOENT ? "absent" : "unreadable";
+			hsaqm_log_notice(NULL, "GPU profile %s: %s: Lv3 is decided without it",
+					 g.cfg.gpu_profile, strerror(-rc));
+		}
+	}
+	if (hsaqm_hsa_runtime_set_lv3(&g.rt, g.cfg.lv3_mech, have ? &profile : NULL))
+		hsaqm_log_err("the runtime refused Lv3 mechanism %s",
+			      hsaqm_kfd_mech_pref_name((enum hsaqm_kfd_mech_pref)g.cfg.lv3_mech));
+}
+
+/*
+ * g.lock held. The spatial mode of @q at xqueue priority @priority: HSAQM_SPATIAL, where
+ * static confines only queues at or below the default priority (the reserve is for the
+ * queues raised above it); dynamic and auto confine a queue only while lib holds it.
+ * Given to lib only when it changes (a change gives the CUs back and confines again).
+ */
+static void spatial_apply(struct tool_queue *q, int priority)
+{
+	enum hsaqm_spatial mode = g.cfg.spatial;
+	int rc;
+
+	if (mode == HSAQM_SPATIAL_STATIC && priority > HSAQM_PRIORITY_DEFAULT)
+		mode = HSAQM_SPATIAL_OFF;
+	if (q->spatial == (int)mode)
+		return;
+	rc = hsaqm_xq_set_spatial(q->xq, mode, g.cfg.spatial_reserve);
+	if (rc)
+		hsaqm_log_notice(&spatial_once, "spatial %s:%u not used: %s",
+				 hsaqm_spatial_name(mode), g.cfg.spatial_reserve, strerror(-rc));
+	q->spatial = rc ? (int)HSAQM_SPATIAL_OFF : (int)mode;
+}
+
 /* ---- Statistics -------------------------------------------------------------------------- */
 
 /* One queue as a JSON object (docs/tool.md); "destroyed" says whether it is gone. */
@@ -131,6 +191,14 @@ static void queue_json(FILE *f, const struct tool_queue *q, bool destroyed)
 		hsaqm_level_name(info.effective_level));
 	fputs(",\"level_reason\":", f);
 	hsaqm_json_str(f, info.level_reason);
+	/* How it is stopped (DBG_TRAP, UPDATE_QUEUE, the gate) and why; its CU reserve. */
+	fprintf(f, ",\"mechanism\":\"%s\",\"mechanism_reason\":",
+		hsaqm_mechanism_name(info.mechanism));
+	hsaqm_json_str(f, info.mechanism_reason);
+	fprintf(f, ",\"spatial\":\"%s\",\"cu_reserve_permille\":%u,\"confined\":%s"
+		",\"confinements\":%llu", hsaqm_spatial_name(info.spatial),
+		info.cu_reserve_permille, info.confined ? "true" : "false",
+		(unsigned long long)st.confinements);
 	fprintf(f, ",\"state\":\"%s\",\"held_by_hand\":%s,\"failed_open\":%s,\"destroyed\":%s",
 		destroyed ? "destroyed" : hsaqm_xq_state_name(info.state),
 		info.held_by_hand ? "true" : "false", info.failed_open ? "true" : "false",
@@ -214,6 +282,15 @@ static int stats_json_locked(char **out)
 		hsaqm_level_name(g.cfg.level), hsaqm_policy_name(g.cfg.policy.kind),
 		HSAQM_READ_ONCE(g.suspended) ? "true" : "false", (unsigned long long)g.created,
 		(unsigned long long)g.passed_through);
+	/* Inside "tool": the Lv3 preference, spatial setting and GPU profile (back over the
+	 * closing brace and the queues' opening, as for "daemon" below). */
+	fseek(f, -(long)strlen("},\"queues\":["), SEEK_CUR);
+	fprintf(f, ",\"lv3_mechanism\":\"%s\",\"spatial\":\"%s\",\"cu_reserve_permille\":%u,"
+		"\"gpu_profile\":{\"path\":",
+		hsaqm_kfd_mech_pref_name((enum hsaqm_kfd_mech_pref)g.cfg.lv3_mech),
+		hsaqm_spatial_name(g.cfg.spatial), g.cfg.spatial_reserve);
+	hsaqm_json_str(f, g.cfg.gpu_profile);
+	fprintf(f, ",\"state\":\"%s\"}},\"queues\":[", g.profile_state ? g.profile_state : "none");
 	{
 		char *node = tool_node_json();
 
@@ -275,8 +352,10 @@ static int reg_set_priority(void *arg, int priority)
 		return -EINVAL;
 	pthread_mutex_lock(&g.lock);
 	g.priority = priority;
-	for (struct tool_queue *q = g.queues; q; q = q->next)
+	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		hsaqm_xq_set_priority(q->xq, queue_priority(priority, q->hsa_prio));
+		spatial_apply(q, queue_priority(priority, q->hsa_prio));
+	}
 	pthread_mutex_unlock(&g.lock);
 	/* Outside g.lock: a round trip to the daemon (when there is one). */
 	tool_node_priority(priority);
@@ -502,12 +581,14 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	tq->xq = hsaqm_hsa_proxy_xq(p);
 	tq->hsa_prio = HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
 	tq->device = device;
+	tq->spatial = -1;
 	pthread_mutex_lock(&g.lock);
 	tq->next = g.queues;
 	g.queues = tq;
 	/* A process-wide change made while the queue was being created applies to it too. */
 	if (g.priority != base)
 		hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, tq->hsa_prio));
+	spatial_apply(tq, queue_priority(g.priority, tq->hsa_prio));
 	if (HSAQM_READ_ONCE(g.suspended))
 		hsaqm_xq_suspend(tq->xq);
 	pthread_mutex_unlock(&g.lock);
@@ -737,6 +818,7 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 			/* The process priority changed meanwhile: this queue follows it. */
 			if (g.priority != base)
 				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
+			spatial_apply(q, queue_priority(g.priority, prio));
 		}
 		pthread_mutex_unlock(&g.lock);
 		/* The daemon learns the queue's new adjustment (a round trip, no lock held). The
@@ -903,6 +985,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	g.ctx = NULL;
 	g.ctx_err = 0;
 	g.stats_written = false;
+	g.profile_state = "none";
 	hsaqm_tool_config_read(&g.cfg, env_get);
 	node_host.kfd = hsaqm_kfd_transport_default();
 	g.priority = g.cfg.priority;
@@ -949,6 +1032,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 		return true;
 	}
 	g.rt_ok = true;
+	lv3_setup();
 	for (size_t i = 0; i < NWRAPPERS; i++) {
 		slots[wrappers[i].entry] = hsaqm_api_table_slot(table, &g.rt.layout,
 								 wrappers[i].entry);
