@@ -16,6 +16,7 @@
 #include "hsaqm/kfd_lv3.h"
 #include "hsaqm/sim.h"
 #include "probe.h"
+#include "probe_internal.h"
 #include "sim_internal.h"
 #include "t_cunit.h"
 
@@ -186,12 +187,51 @@ static void test_gpu_profile_lists_each_mechanism_the_tool_can_choose(void)
 	CU_ASSERT_EQUAL(hsaqm_probe_write_gpu_profile(NULL, path), -EINVAL);
 }
 
+/*
+ * The spatial check: with CWSR a mask change frees the reserved CUs mid-kernel (the model's
+ * assumption: restored waves go only to the CUs the mask allows); without it the change waits
+ * for the running workgroups: mask_after_kernel, with the static reservation as the remedy.
+ */
+static void test_cu_mask_check_tells_mid_kernel_from_after_the_kernel(void)
+{
+	for (int cwsr_off = 0; cwsr_off <= 1; cwsr_off++) {
+		struct hsaqm_sim *sim = NULL;
+		struct hsaqm_sim_config cfg = { .num_devices = 1,
+						.time_mode = HSAQM_SIM_TIME_VIRTUAL,
+						.cwsr_disable = cwsr_off };
+
+		CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
+		struct hsaqm_probe_report *r = run_probe(sim, 1u << HSAQM_PROBE_CHECK_CU_MASK);
+		const struct hsaqm_probe_check *k = &r->gpus[0].checks[HSAQM_PROBE_CHECK_CU_MASK];
+		const struct hsaqm_probe_figure *fe = probe_find_figure(k, "mask_effect");
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fe);
+		CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "reserve_kept"));
+		CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "mask_call"));
+		printf("\n    CWSR %s: %s (%s), mask_effect median %llu ns [MODEL figure]",
+		       cwsr_off ? "off" : "on", k->reason_code, k->reason,
+		       (unsigned long long)fe->median);
+		if (!cwsr_off) {
+			CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_SUPPORTED);
+			CU_ASSERT_STRING_EQUAL(k->reason_code, "ok");
+		} else {
+			CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_NOT_SUPPORTED);
+			CU_ASSERT_STRING_EQUAL(k->reason_code, "mask_after_kernel");
+			CU_ASSERT_PTR_NOT_NULL(strstr(k->remedy, "HSAQM_SPATIAL=static"));
+		}
+		hsaqm_probe_report_free(r);
+		hsaqm_sim_destroy(sim);
+	}
+	printf("\n");
+}
+
 int main(void)
 {
 	static const struct t_case cases[] = {
 		T_CASE(test_emitted_constants_come_back_within_10_percent),
 		T_CASE(test_one_stop_check_emits_what_it_identifies_and_says_why_not_the_rest),
 		T_CASE(test_gpu_profile_lists_each_mechanism_the_tool_can_choose),
+		T_CASE(test_cu_mask_check_tells_mid_kernel_from_after_the_kernel),
 		T_CASES_END,
 	};
 	static const struct t_suite suites[] = { { "probe-profile", NULL, NULL, cases },
