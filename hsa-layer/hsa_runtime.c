@@ -299,6 +299,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s;) {
 		struct hsaqm_hsa_mslot *next = s->next;
 
+		/* Acquire: pairs with the handler's release of retired (its last touch of s). */
 		if (hsaqm_load_acquire(&s->retired) || HSAQM_READ_ONCE(s->rearm_failed)) {
 			pthread_mutex_destroy(&s->lock);
 			free(s);

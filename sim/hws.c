@@ -136,6 +136,7 @@ static void map_done(struct sim_hwq *q, uint64_t t)
 
 	q->hstate = SIM_HQ_MAPPED;
 	q->map_time = t;
+	/* A counter readers poll (sim_hwq_get_info, a shared-mode client): no ordering needed. */
 	hsaqm_fetch_add(&q->pub->stats.maps, 1ull);
 	HSAQM_WRITE_ONCE(q->pub->stats.last_map_time, t);
 	snprintf(args, sizeof(args), "{\"slot\":%d,\"waves_restored\":%" PRIu64 "}", q->slot,
@@ -225,6 +226,7 @@ static void unmap_done(struct sim_hwq *q, uint64_t t)
 	slot_release(dev, q);
 	q->hstate = SIM_HQ_UNMAPPED;
 	q->wait_order = ++dev->wait_counter;
+	/* A counter readers poll, as stats.maps: no ordering needed. */
 	hsaqm_fetch_add(&q->pub->stats.unmaps, 1ull);
 	HSAQM_WRITE_ONCE(q->pub->stats.last_unmap_time, t);
 	snprintf(args, sizeof(args), "{\"waves_saved\":%" PRIu64 "}", q->preempt_waves);
@@ -573,6 +575,7 @@ int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, stru
 	q->arena = arena;
 	q->shm = shm;
 	q->pub = shm ? &shm->pub : &q->own_pub;
+	/* Atomic for uniqueness only (creations may race across clients): orders nothing. */
 	q->queue_index = hsaqm_fetch_add(&dev->next_queue_index, 1u);
 	q->pasid = d->pasid;
 	q->error_fn = d->error_fn;
@@ -584,6 +587,7 @@ int sim_hwq_create_in(struct hsaqm_sim *sim, const struct sim_arena *arena, stru
 	q->read_ptr = d->read_ptr;
 	q->priority = d->priority;
 	q->active = d->active;
+	/* Acquire: pairs with the runtime's release of its read index (a reused ring). */
 	q->rd = hsaqm_load_acquire(d->read_ptr);
 	q->slot = -1;
 	/* Relaxed atomics: in shared mode the client reads these in its own process. */
@@ -737,6 +741,7 @@ void sim_hwq_doorbell(struct sim_hwq *q, uint64_t value)
 		last->time = now;
 	}
 	pthread_mutex_unlock(&q->db_lock);
+	/* Release (S2 of device.c's protocol): the log entry before the kick the engine exchanges. */
 	hsaqm_store_release(&q->kick, 1u);
 	sim_device_stimulate(dev, now, &dev->wake->kicks);
 }

@@ -246,6 +246,7 @@ static char *queue_json_dup(const struct tool_queue *q)
 
 static void status_line(char *buf, size_t size)
 {
+	/* Acquire: pairs with OnLoad's and inactive()'s release, so g.why and g.rt are seen. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_ACTIVE)
@@ -271,6 +272,7 @@ static int stats_json_locked(char **out)
 	if (!f)
 		return -ENOMEM;
 	status_line(line, sizeof(line));
+	/* Acquire (the state): pairs with OnLoad's release, as in status_line(). */
 	fprintf(f, "{\"hsaqm_version\":\"%s\",\"pid\":%ld,\"tool\":{\"active\":%s,\"status\":",
 		hsaqm_version_string(), (long)getpid(),
 		hsaqm_load_acquire(&g.state) == TOOL_ACTIVE ? "true" : "false");
@@ -383,6 +385,7 @@ static int reg_hold(bool hold)
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		int err;
 
+		/* Acquire: pairs with tool_node.c's CAS that publishes the queue's node record. */
 		if (hsaqm_load_acquire(&q->node)) {
 			/* The daemon may hold it too: resumed only when neither holds it. */
 			tool_node_apply_hold(q);
@@ -939,6 +942,7 @@ static const struct {
 static void inactive(const char *why, const char *what)
 {
 	snprintf(g.why, sizeof(g.why), "%s%s", why, what);
+	/* Release: g.why before the state; status_line() reads both after its acquire. */
 	hsaqm_store_release(&g.state, (uint32_t)TOOL_INACTIVE);
 }
 
@@ -969,6 +973,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	struct hsaqm_api_layout layout;
 	int rc;
 
+	/* Acquire: pairs with OnUnload's release of TOOL_OFF (its teardown is complete). */
 	if (hsaqm_load_acquire(&g.state) != TOOL_OFF) {
 		/* One HSA runtime per process: a second table is left alone. */
 		hsaqm_log_notice(NULL, "OnLoad called again while loaded: this table is "
