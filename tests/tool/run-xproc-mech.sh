@@ -5,15 +5,15 @@
 # the device process's KFD face. Wall-time delays are from the SIGKILL to the tool's own
 # timestamp of the resume; latencies are model time.
 #   A  a high process alone: its kernel latency (the standalone figure)
-#   for each mode -- U: Lv3 with HSAQM_LV3_MECHANISM=update_queue; S: Lv3 asked, no mechanism
-#   (HSAQM_LV3_MECHANISM=none): Lv2 with spatial auto:
+#   for each mode -- T: Lv3 with HSAQM_LV3_MECHANISM=dbg_trap; U: Lv3 with update_queue; S: Lv3
+#   asked, no mechanism (HSAQM_LV3_MECHANISM=none): Lv2 with spatial auto:
 #   D  SIGKILL of hsaqmd while it holds the low process: released within 100 ms, its work
-#      completes; its exit stats name the mechanism (U: update_queue at lv3; S: gate at lv2,
-#      confined at least once, not confined at the end)
+#      completes; its exit stats name the mechanism (T: dbg_trap, U: update_queue, at lv3; S:
+#      gate at lv2, confined at least once, not confined at the end)
 #   E  SIGKILL of the high process while the low is held: released within 100 ms, completes
-# K  U: SIGKILL of the low process while UPDATE_QUEUE holds its queue: the high process runs on
-#    and completes; a high process afterwards runs at its standalone latency (the dead queue
-#    left nothing stopped or masked on the GPU).
+# K  T, U: SIGKILL of the low process while its Lv3 mechanism holds its queue: the high process
+#    runs on and completes; a high process afterwards runs at its standalone latency (the dead
+#    queue left nothing stopped on the GPU).
 # Usage: run-xproc-mech.sh HSAQM_RUN XPROC_CLIENT HSAQM_SIMD HSAQMD
 set -u
 run=$1 client=$2 simd=$3 hsaqmd=$4
@@ -52,9 +52,12 @@ alone=$(field "$tmp/a.out" lat_median_us)
 check "A: the high process runs alone (median ${alone:-?} us, model)" "[ -n '$alone' ]"
 
 start_daemon || { echo "FAIL hsaqmd did not start: $(cat "$tmp/hsaqmd.out")"; exit 1; }
-for m in U S; do
-  if [ $m = U ]; then export HSAQM_LV3_MECHANISM=update_queue HSAQM_SPATIAL=off
-  else export HSAQM_LV3_MECHANISM=none HSAQM_SPATIAL=auto:250; fi
+for m in T U S; do
+  case $m in
+  T) export HSAQM_LV3_MECHANISM=dbg_trap HSAQM_SPATIAL=off ;;
+  U) export HSAQM_LV3_MECHANISM=update_queue HSAQM_SPATIAL=off ;;
+  S) export HSAQM_LV3_MECHANISM=none HSAQM_SPATIAL=auto:250 ;;
+  esac
 
   # D: SIGKILL of the daemon while it holds the low process
   "$run" -p low --daemon "$tmp/d.sock" --stats "$tmp/$m-d.stats.json" -- "$client" low $T 6 \
@@ -79,9 +82,10 @@ for m in U S; do
   wait $dl; dlst=$?
   check "$m D: the low process's work completes" "[ $dlst -eq 0 ] && grep -q '^done' '$tmp/$m-d-low.out'"
   st="$tmp/$m-d.stats.json"
-  if [ $m = U ]; then
-    check "U D: the low queue ran at lv3 with UPDATE_QUEUE (asked for)" \
-      "grep -q '\"effective_level\":\"lv3\"' '$st' && grep -q '\"mechanism\":\"update_queue\"' '$st' && grep -q '(asked for)' '$st'"
+  if [ $m != S ]; then
+    mech=$HSAQM_LV3_MECHANISM
+    check "$m D: the low queue ran at lv3 with $mech (asked for)" \
+      "grep -q '\"effective_level\":\"lv3\"' '$st' && grep -q '\"mechanism\":\"$mech\"' '$st' && grep -q '(asked for)' '$st'"
   else
     # (The exit stats are written while lib lets go: spatial is no longer in force there.)
     check "S D: the low queue ran at lv2 with the gate, spatial auto, and said why" \
@@ -111,29 +115,34 @@ for m in U S; do
   check "$m E: the low process's work completes" "[ $elst -eq 0 ] && grep -q '^done' '$tmp/$m-e-low.out'"
 done
 
-# K: SIGKILL of the low process while UPDATE_QUEUE holds its queue
-export HSAQM_LV3_MECHANISM=update_queue HSAQM_SPATIAL=off
-"$run" -p low --daemon "$tmp/d.sock" -- "$client" low $T 10 >"$tmp/k-low.out" 2>"$tmp/k-low.err" &
-kl=$!; pids="$pids $kl"
-sleep 0.3
-"$run" -p high --daemon "$tmp/d.sock" -- "$client" busy 2 >"$tmp/k-busy.out" 2>"$tmp/k-busy.err" &
-kb=$!; pids="$pids $kb"
-if wait_line "$tmp/k-low.out" '^held' 10; then
-  sleep 0.2
-  kill -9 $kl
-  wait $kb; kbst=$?
-  check "K: low killed while UPDATE_QUEUE holds it -> the high process completes" \
-    "[ $kbst -eq 0 ] && grep -q '^done' '$tmp/k-busy.out'"
-else
-  check "K: the daemon held the low process" false
-  wait $kb
-fi
-wait $kl 2>/dev/null
-"$run" -p high --daemon "$tmp/d.sock" -- "$client" high $T 9 20 >"$tmp/k.out" 2>"$tmp/k.err"
-after=$(field "$tmp/k.out" lat_median_us)
-echo "MODEL FIGURES: high kernel (20 us) latency alone ${alone:-?} us; after K ${after:-?} us (median)"
-check "K: afterwards a high process runs as alone (median ${after:-?} us <= alone + 0.5 T)" \
-  "[ -n '$after' ] && awk 'BEGIN{exit !(${after:-1e9} <= ${alone:-0} + 0.5 * $T)}'"
+# K: SIGKILL of the low process while its Lv3 mechanism holds its queue
+for m in T U; do
+  case $m in
+  T) export HSAQM_LV3_MECHANISM=dbg_trap HSAQM_SPATIAL=off ;;
+  U) export HSAQM_LV3_MECHANISM=update_queue HSAQM_SPATIAL=off ;;
+  esac
+  "$run" -p low --daemon "$tmp/d.sock" -- "$client" low $T 10 >"$tmp/$m-k-low.out" 2>"$tmp/$m-k-low.err" &
+  kl=$!; pids="$pids $kl"
+  sleep 0.3
+  "$run" -p high --daemon "$tmp/d.sock" -- "$client" busy 2 >"$tmp/$m-k-busy.out" 2>"$tmp/$m-k-busy.err" &
+  kb=$!; pids="$pids $kb"
+  if wait_line "$tmp/$m-k-low.out" '^held' 10; then
+    sleep 0.2
+    kill -9 $kl
+    wait $kb; kbst=$?
+    check "$m K: low killed while $HSAQM_LV3_MECHANISM holds it -> the high process completes" \
+      "[ $kbst -eq 0 ] && grep -q '^done' '$tmp/$m-k-busy.out'"
+  else
+    check "$m K: the daemon held the low process" false
+    wait $kb
+  fi
+  wait $kl 2>/dev/null
+  "$run" -p high --daemon "$tmp/d.sock" -- "$client" high $T 9 20 >"$tmp/$m-k.out" 2>"$tmp/$m-k.err"
+  after=$(field "$tmp/$m-k.out" lat_median_us)
+  echo "MODEL FIGURES: high kernel (20 us) latency alone ${alone:-?} us; after $m K ${after:-?} us (median)"
+  check "$m K: afterwards a high process runs as alone (median ${after:-?} us <= alone + 0.5 T)" \
+    "[ -n '$after' ] && awk 'BEGIN{exit !(${after:-1e9} <= ${alone:-0} + 0.5 * $T)}'"
+done
 
 if [ $fail -ne 0 ]; then
   for f in "$tmp"/*.out "$tmp"/*.err "$tmp"/*.json; do echo "== $f"; tail -c 3000 "$f"; echo; done
