@@ -78,7 +78,13 @@ struct hsaqm_hsa_rt_private {
 	bool dbg_enabled;          /* DBG_TRAP ENABLE done on kfd */
 	int dbg_err;               /* DBG_TRAP's refusal, once refused: later queues use the next */
 	int update_err;            /* UPDATE_QUEUE's refusal, once refused */
-	int pref;                  /* enum hsaqm_kfd_mech_pref (hsaqm_hsa_runtime_set_lv3) */
+	/*
+	 * The user's settings (hsaqm_hsa_runtime_set_lv3), under settings_lock: a leaf lock,
+	 * taken under rtp->lock by the decision and alone by the setter (the tool sets them from
+	 * OnLoad, under the runtime's init lock, which rtp->lock may not be taken under).
+	 */
+	pthread_mutex_t settings_lock;
+	int pref;                  /* enum hsaqm_kfd_mech_pref */
 	bool have_profile;
 	struct hsaqm_kfd_profile profile;
 	struct hsaqm_hsa_lv3_node nodes[HSAQM_HSA_LV3_MAX_NODES];

@@ -145,6 +145,7 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
 	rtp->rt = rt;
 	pthread_mutex_init(&rtp->lock, NULL);
 	pthread_mutex_init(&rtp->create_lock, NULL);
+	pthread_mutex_init(&rtp->settings_lock, NULL);
 	rt->priv = rtp;
 	return 0;
 }
@@ -312,6 +313,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	if (rtp->kfd)
 		hsaqm_kfd_close(rtp->kfd); /* ends the DBG_TRAP session: resumes anything left */
 	pthread_mutex_destroy(&rtp->create_lock);
+	pthread_mutex_destroy(&rtp->settings_lock);
 	pthread_mutex_destroy(&rtp->lock);
 	free(rtp);
 	rt->priv = NULL;
@@ -380,21 +382,24 @@ static void lv3_decide_locked(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id
 	struct hsaqm_kfd_lv3_facts f;
 	struct hsaqm_hsa_lv3_node *n;
 
+	int pref;
+
 	lv3_open(rtp);
 	n = node_id == UINT32_MAX ? NULL : lv3_node(rtp, node_id);
-	if (n) {
-		f = n->facts;
-		if (rtp->have_profile)
-			hsaqm_kfd_lv3_facts_profile(&f, hsaqm_kfd_profile_find(&rtp->profile,
-									       n->gpu_id));
-	} else {
+	if (!n)
 		hsaqm_kfd_lv3_facts_read(rtp->kfd, rtp->kfd_err,
 					 rtp->rt->kfd ? rtp->rt->kfd->sysfs_root : NULL, UINT32_MAX,
 					 &f);
-	}
+	else
+		f = n->facts;
+	pthread_mutex_lock(&rtp->settings_lock);
+	if (n && rtp->have_profile)
+		hsaqm_kfd_lv3_facts_profile(&f, hsaqm_kfd_profile_find(&rtp->profile, n->gpu_id));
+	pref = rtp->pref;
+	pthread_mutex_unlock(&rtp->settings_lock);
 	f.dbg_err = rtp->dbg_err;
 	f.update_err = rtp->update_err;
-	hsaqm_kfd_lv3_decide(&f, (enum hsaqm_kfd_mech_pref)rtp->pref, out);
+	hsaqm_kfd_lv3_decide(&f, (enum hsaqm_kfd_mech_pref)pref, out);
 }
 
 void hsaqm_hsa_lv3_decision(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id,
@@ -422,12 +427,12 @@ int hsaqm_hsa_runtime_set_lv3(struct hsaqm_hsa_runtime *rt, int pref,
 
 	if (!rtp || pref < HSAQM_KFD_PREF_AUTO || pref > HSAQM_KFD_PREF_NONE)
 		return -EINVAL;
-	pthread_mutex_lock(&rtp->lock);
+	pthread_mutex_lock(&rtp->settings_lock);
 	rtp->pref = pref;
 	rtp->have_profile = profile != NULL;
 	if (profile)
 		rtp->profile = *profile;
-	pthread_mutex_unlock(&rtp->lock);
+	pthread_mutex_unlock(&rtp->settings_lock);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * (destroy while suspended or confined) leaving nothing suspended or masked.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ static void count_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg
 	if (wg < 2560)
 		hsaqm_fetch_add(&c->per_wg[wg], 1u);
 }
+
+/* Whether the backend has the queue stopped (under lv3_lock, which orders its writes). */
+static bool hw_suspended(struct t_app *a)
+{
+	bool v;
+
+	pthread_mutex_lock(&a->proxy->lv3_lock);
+	v = a->proxy->suspended;
+	pthread_mutex_unlock(&a->proxy->lv3_lock);
+	return v;
+}
+
+static uint32_t mask_word(struct t_hsa *h, struct t_app *a, uint32_t word);
 
 static bool each_once(struct wgcount *c, uint32_t n)
 {
@@ -137,7 +151,7 @@ static void preempt_round(struct t_hsa *h, struct t_app *lo, struct t_app *hi,
 	CU_ASSERT_TRUE(t_hsa_wait_le(h, lcs, 0, 5 * T_HSA_S));
 	CU_ASSERT(each_once(&g_lo, 2560));
 	CU_ASSERT(each_once(&g_hi, 1));
-	CU_ASSERT_FALSE(lo->proxy->suspended);
+	CU_ASSERT_FALSE(hw_suspended(lo));
 	h->core->hsa_signal_destroy_fn(lcs);
 	h->core->hsa_signal_destroy_fn(hcs);
 }
@@ -330,7 +344,7 @@ static void test_without_lv3_the_chain_ends_at_lv2_with_spatial(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "cwsr_enable=0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "spatial dynamic"));
 	CU_ASSERT_TRUE(info.confined);
-	CU_ASSERT_TRUE(lo.proxy->confined);
+	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xfff00000u); /* CUs 0-19 off */
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
 	CU_ASSERT(each_once(&g_lo, 2560));
@@ -339,7 +353,7 @@ static void test_without_lv3_the_chain_ends_at_lv2_with_spatial(void)
 	while (xinfo(&lo).confined && t_hsa_mono_ns() < end)
 		t_hsa_sleep_us(200);
 	CU_ASSERT_FALSE(xinfo(&lo).confined);
-	CU_ASSERT_FALSE(lo.proxy->confined);
+	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xffffffffu);
 	h.core->hsa_signal_destroy_fn(lcs);
 	h.core->hsa_signal_destroy_fn(hcs);
 	close_pair(&h, &lo, &hi);
@@ -355,8 +369,8 @@ static uint32_t mask_word(struct t_hsa *h, struct t_app *a, uint32_t word)
 	return word < 4 ? m[word] : 0;
 }
 
-/* Static spatial: the first quarter of the 80 CUs kept free; destroy gives them back. */
-static void test_static_spatial_masks_the_reserve_off_and_destroy_gives_it_back(void)
+/* Static spatial: the first quarter of the 80 CUs kept free; off gives them back; destroy while confined. */
+static void test_static_spatial_masks_the_reserve_off_and_off_gives_it_back(void)
 {
 	struct t_hsa h;
 	struct t_app lo, hi;
@@ -388,10 +402,12 @@ static void test_static_spatial_masks_the_reserve_off_and_destroy_gives_it_back(
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
 	CU_ASSERT(each_once(&g_lo, 100));
 	h.core->hsa_signal_destroy_fn(lcs);
-	/* Detach (through destroy) gives every CU the application had back, first. */
-	CU_ASSERT_EQUAL(hsaqm_xq_detach(lx), 0);
-	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xffffffffu);
-	CU_ASSERT_FALSE(lo.proxy->confined);
+	/*
+	 * Destroy while confined: lib's detach gives the CUs back before the hardware queue goes
+	 * (lib's side of it: test-lib-engine, "given back on detach"); here, that it completes.
+	 * Not hsaqm_xq_detach() by hand: the proxy's marker handler may still report to lib.
+	 */
+	CU_ASSERT_TRUE(xinfo(&lo).confined);
 	close_pair(&h, &lo, &hi);
 }
 
@@ -440,7 +456,7 @@ static void test_destroy_while_update_suspended_runs_everything(void)
 	CU_ASSERT_FATAL(wait_running(&h, &lo));
 	submit(&hi, khi, 1, hcs);
 	CU_ASSERT_EQUAL(hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
-	CU_ASSERT_TRUE(lo.proxy->suspended);
+	CU_ASSERT_TRUE(hw_suspended(&lo));
 	/* Destroy drains: the low queue is reactivated and runs to the end before it goes. */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);
 	CU_ASSERT(each_once(&g_lo, 2560));
@@ -458,7 +474,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_a_debugger_elsewhere_moves_lv3_to_update_queue),
 	T_CASE(test_dbg_trap_refused_at_the_suspend_moves_on_to_update_queue),
 	T_CASE(test_without_lv3_the_chain_ends_at_lv2_with_spatial),
-	T_CASE(test_static_spatial_masks_the_reserve_off_and_destroy_gives_it_back),
+	T_CASE(test_static_spatial_masks_the_reserve_off_and_off_gives_it_back),
 	T_CASE(test_a_priority_change_waits_while_update_queue_holds_the_queue),
 	T_CASE(test_destroy_while_update_suspended_runs_everything),
 	T_CASES_END,
