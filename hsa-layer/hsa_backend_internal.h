@@ -159,7 +159,8 @@ struct hsaqm_hsa_proxy {
 	/* The KFD id the sysfs kfd/proc listing showed appear at creation (no debugger). */
 	bool have_sysfs_id;
 	uint32_t sysfs_id;
-	int sysfs_err;
+	int sysfs_err;                /* -ENOTSUP: not listed (created below Lv3, or no need) */
+	bool sysfs_listing;           /* between _before() and _after(), create_lock held */
 	struct hsaqm_kfd_proc_queue *sysfs_before; /* the listing before the creation */
 	uint32_t sysfs_nbefore;
 	/*
@@ -212,9 +213,12 @@ int hsaqm_hsa_lv3_refused(struct hsaqm_hsa_proxy *p, int err);
 /*
  * Around the hardware queue's creation (proxy.c): list the KFD's sysfs kfd/proc before and
  * after, under the runtime's create_lock, and keep the id that appeared (p->sysfs_id).
- * _after() must follow every _before(), with @created false when the creation failed.
+ * Only for a queue created at Lv3 (@lv3) whose mechanism may be UPDATE_QUEUE (the user's
+ * preference is not DBG_TRAP alone or none): the listing costs every creation a lock and two
+ * directory walks. _after() must follow every _before(), with @created false when the
+ * creation failed.
  */
-void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p);
+void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p, bool lv3);
 void hsaqm_hsa_lv3_after_create(struct hsaqm_hsa_proxy *p, bool created);
 /*
  * The application's hsa_amd_queue_set_priority on the hardware queue: at once, or, while

@@ -542,7 +542,8 @@ static int lv3_update_ready(struct hsaqm_hsa_proxy *p, char *why, size_t len)
 	if (!p->have_sysfs_id) {
 		snprintf(why, len, "the KFD id of the queue is unknown (sysfs kfd/proc: %s)",
 			 p->sysfs_err == -EEXIST ? "another queue of the same size appeared at "
-			 "the same time" : strerror(-p->sysfs_err));
+			 "the same time" : p->sysfs_err == -ENOTSUP ? "listed only around the "
+			 "creation of a queue that asks for Lv3" : strerror(-p->sysfs_err));
 		return -ENOENT;
 	}
 	p->kfd_queue_id = p->sysfs_id;
@@ -618,15 +619,26 @@ int hsaqm_hsa_lv3_refused(struct hsaqm_hsa_proxy *p, int err)
 	return hsaqm_hsa_lv3_resolve(p);
 }
 
-void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p)
+void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p, bool lv3)
 {
 	const struct hsaqm_kfd_transport *tp = p->rt->kfd;
+	struct hsaqm_hsa_rt_private *rtp = p->rtp;
+	int pref;
 
+	pthread_mutex_lock(&rtp->settings_lock);
+	pref = rtp->pref;
+	pthread_mutex_unlock(&rtp->settings_lock);
+	p->sysfs_listing = lv3 && tp && pref != HSAQM_KFD_PREF_DBG_TRAP &&
+			   pref != HSAQM_KFD_PREF_NONE;
+	if (!p->sysfs_listing) {
+		p->sysfs_err = -ENOTSUP;
+		return;
+	}
 	pthread_mutex_lock(&p->rtp->create_lock);
 	p->sysfs_before = NULL;
 	p->sysfs_nbefore = 0;
-	p->sysfs_err = tp ? hsaqm_kfd_proc_queues(tp, (long)getpid(), &p->sysfs_before,
-						  &p->sysfs_nbefore) : -ENODEV;
+	p->sysfs_err = hsaqm_kfd_proc_queues(tp, (long)getpid(), &p->sysfs_before,
+					     &p->sysfs_nbefore);
 }
 
 void hsaqm_hsa_lv3_after_create(struct hsaqm_hsa_proxy *p, bool created)
@@ -635,6 +647,9 @@ void hsaqm_hsa_lv3_after_create(struct hsaqm_hsa_proxy *p, bool created)
 	struct hsaqm_kfd_proc_queue *after = NULL;
 	uint32_t nafter = 0, gpu_id = 0;
 
+	if (!p->sysfs_listing)
+		return;
+	p->sysfs_listing = false;
 	if (created && !p->sysfs_err) {
 		struct hsaqm_topology_node *node = calloc(1, sizeof(*node));
 

@@ -421,7 +421,7 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	}
 	/* Lv3 without a debugger needs the KFD id: the queue that appears in sysfs kfd/proc. */
 	p->gpu_node = agent_u32(rt, cfg->agent, AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX);
-	hsaqm_hsa_lv3_before_create(p);
+	hsaqm_hsa_lv3_before_create(p, cfg->xq.level >= HSAQM_LEVEL_3);
 	st = rt->queue_create(cfg->agent, hw_size, cfg->type, hw_error_cb, p,
 			      cfg->private_segment_size, cfg->group_segment_size, &p->hwq);
 	hsaqm_hsa_lv3_after_create(p, st == HSAQM_HSA_STATUS_SUCCESS);

@@ -294,12 +294,8 @@ static void test_dbg_trap_refused_at_the_suspend_moves_on_to_update_queue(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &early), 0);
 	CU_ASSERT_EQUAL_FATAL(early_kfd_queue(&h, early), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
-	struct hsaqm_xq_config lcfg = { .level = HSAQM_LEVEL_2, .priority = 0, .name = "low" };
-	struct hsaqm_xq_config hcfg = { .level = HSAQM_LEVEL_3, .priority = 10, .name = "high" };
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lcfg, &lo), 0);
-	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
-	/* Asked for Lv3 only now: looked up at its first suspend. */
-	CU_ASSERT_EQUAL(hsaqm_xq_set_level(hsaqm_hsa_proxy_xq(lo.proxy), HSAQM_LEVEL_3), 0);
+	open_pair(&h, &lo, &hi);
+	/* ENABLE and the snapshot work: DBG_TRAP is chosen; its SUSPEND will be refused. */
 	CU_ASSERT_EQUAL(xinfo(&lo).mechanism, HSAQM_MECH_DBG_TRAP);
 	preempt_round(&h, &lo, &hi, HSAQM_MECH_UPDATE_QUEUE);
 	struct hsaqm_xq_info info = xinfo(&lo);
