@@ -9,7 +9,8 @@
  * its default path); HSAQM_LV3_MECHANISM=update_queue stops a running low kernel with
  * UPDATE_QUEUE, every workgroup once, and the stats say so; a GPU profile that says DBG_TRAP does
  * not work moves the GPU to UPDATE_QUEUE with that reason; without any Lv3 mechanism the queue
- * runs at Lv2 with the spatial fallback, confined while held and given every CU back after;
+ * runs at Lv2 with the spatial fallback (HSAQM_SPATIAL=auto), confined while held and given
+ * every CU back after;
  * HSAQM_SPATIAL=static confines the queues at or below the default priority only, and a
  * priority change above it gives the CUs back; a named profile that cannot be read is said and
  * Lv3 is decided without it.
@@ -222,11 +223,11 @@ static void test_the_variables_syntax(void)
 			CU_FAIL(sp[i].text);
 	}
 
-	/* Defaults: auto preference, auto spatial at 250 permille, the XDG profile path. */
+	/* Defaults: auto preference, spatial off (250 permille once named), the XDG path. */
 	read_cfg(&cfg, (const char *const[]){ "XDG_CONFIG_HOME=/x", "HOME=/h", NULL });
 	CU_ASSERT_EQUAL(cfg.bad, 0u);
 	CU_ASSERT_EQUAL(cfg.lv3_mech, HSAQM_KFD_PREF_AUTO);
-	CU_ASSERT_EQUAL(cfg.spatial, HSAQM_SPATIAL_AUTO);
+	CU_ASSERT_EQUAL(cfg.spatial, HSAQM_SPATIAL_OFF);
 	CU_ASSERT_EQUAL(cfg.spatial_reserve, 250u);
 	CU_ASSERT_STRING_EQUAL(cfg.gpu_profile, "/x/hsaqm/gpu-profile");
 	CU_ASSERT_FALSE(cfg.gpu_profile_asked);
@@ -250,7 +251,7 @@ static void test_the_variables_syntax(void)
 					      "HSAQM_SPATIAL=half", NULL });
 	CU_ASSERT_EQUAL(cfg.bad, 2u);
 	CU_ASSERT_EQUAL(cfg.lv3_mech, HSAQM_KFD_PREF_AUTO);
-	CU_ASSERT_EQUAL(cfg.spatial, HSAQM_SPATIAL_AUTO);
+	CU_ASSERT_EQUAL(cfg.spatial, HSAQM_SPATIAL_OFF);
 	CU_ASSERT_EQUAL(cfg.spatial_reserve, 250u);
 	g_env = NULL;
 }
@@ -349,13 +350,13 @@ static void test_the_gpu_profile_moves_a_gpu_to_update_queue(void)
 }
 
 /*
- * The chain's end: no Lv3 mechanism (HSAQM_LV3_MECHANISM=none) -> Lv2, with spatial (auto)
+ * The chain's end: no Lv3 mechanism (HSAQM_LV3_MECHANISM=none) -> Lv2, with spatial auto
  * confining the low queue while it is held; every CU back afterwards; every workgroup once.
  */
 static void test_without_lv3_the_tool_runs_lv2_with_spatial(void)
 {
 	static const char *const env[] = { "HSAQM_LEVEL=3", "HSAQM_LV3_MECHANISM=none",
-					    "HSAQM_GPU_PROFILE=", NULL };
+					    "HSAQM_SPATIAL=auto", "HSAQM_GPU_PROFILE=", NULL };
 	struct t_hsa h;
 	struct t_proc p;
 	struct hsaqm_hsa_queue *lo, *hi;

@@ -584,7 +584,7 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	tq->xq = hsaqm_hsa_proxy_xq(p);
 	tq->hsa_prio = HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
 	tq->device = device;
-	tq->spatial = -1;
+	tq->spatial = HSAQM_SPATIAL_OFF; /* lib's default: nothing to tell it while off */
 	pthread_mutex_lock(&g.lock);
 	tq->next = g.queues;
 	g.queues = tq;

@@ -276,6 +276,6 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 		cfg->spatial_reserve = HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT;
 		refuse(cfg, "HSAQM_SPATIAL", s,
 		       "off, or auto, static or dynamic with an optional :PERMILLE (1..999)",
-		       "auto:250");
+		       "off");
 	}
 }

@@ -69,8 +69,11 @@ int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out);
 /* HSAQM_SPATIAL's syntax: off, or auto|static|dynamic[:PERMILLE] (1..999). 0 or -EINVAL. */
 int hsaqm_tool_parse_spatial(const char *text, enum hsaqm_spatial *mode, uint32_t *reserve);
 
-/* Spatial defaults: auto (dynamic once Lv3 falls back to Lv2), a quarter of the CUs. */
-#define HSAQM_TOOL_SPATIAL_DEFAULT HSAQM_SPATIAL_AUTO
+/*
+ * Spatial defaults: off (as before spatial existed: the model's W1 light runs worse with
+ * dynamic masks, docs/results.md), a quarter of the CUs when a mode is named without one.
+ */
+#define HSAQM_TOOL_SPATIAL_DEFAULT HSAQM_SPATIAL_OFF
 #define HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT 250u
 
 /*
@@ -90,7 +93,7 @@ struct tool_queue {
 	int hsa_prio; /* hsaqm_hsa_amd_queue_priority_t: what the application asked */
 	uint32_t device;
 	struct tool_node_queue *node; /* atomic: the daemon's side, NULL when not registered */
-	int spatial; /* enum hsaqm_spatial last given to the xqueue (-1: none yet); g.lock */
+	int spatial; /* enum hsaqm_spatial last given to the xqueue (lib starts OFF); g.lock */
 };
 
 /* The process-wide facts the node client reads from the tool (tool.c). */
