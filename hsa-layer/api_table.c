@@ -150,6 +150,7 @@ struct entry_desc {
 static const struct entry_desc entries[HSAQM_API_ENTRY_COUNT] = {
 	CORE(HSAQM_API_HSA_INIT, hsa_init),
 	CORE(HSAQM_API_HSA_SHUT_DOWN, hsa_shut_down),
+	CORE(HSAQM_API_SYSTEM_GET_INFO, hsa_system_get_info),
 	CORE(HSAQM_API_ITERATE_AGENTS, hsa_iterate_agents),
 	CORE(HSAQM_API_AGENT_GET_INFO, hsa_agent_get_info),
 	CORE(HSAQM_API_QUEUE_CREATE, hsa_queue_create),

@@ -2,8 +2,8 @@
 /*
  * hsa_backend.c - lib's backend operations on a proxy queue (hsaqm/backend.h): release
  * (copy proxy packets into the hardware ring with guardians and a marker), the Lv2 gate,
- * Lv3 suspend and resume through kfd-ioctl's DBG_TRAP calls, and the level the queue can
- * have. lib calls all of them under its device lock; none blocks for long except the Lv3
+ * Lv3 suspend and resume through kfd-ioctl (DBG_TRAP, or UPDATE_QUEUE 0 / 100), the CU mask
+ * of the spatial fallback, and the level and mechanism the queue can have. lib calls all of them under its device lock; none blocks for long except the Lv3
  * ioctls, which are the preemption itself. docs/hsa-backend.md.
  */
 #include <errno.h>
@@ -267,6 +267,53 @@ static int dbg_one(struct hsaqm_hsa_proxy *p, bool suspend)
 	return 0;
 }
 
+/*
+ * UPDATE_QUEUE with percentage 0 / 100, the queue's own ring, size and KFD priority, as ROCr
+ * suspends its queues (lv3_lock held). A resume with an application priority change that
+ * waited goes through the runtime's own set_priority, which reactivates the queue with the
+ * new priority (ROCr's UpdateQueue(100, priority)).
+ */
+static int update_one(struct hsaqm_hsa_proxy *p, bool suspend)
+{
+	uint64_t ring = (uint64_t)(uintptr_t)p->hwq->base_address;
+	uint32_t bytes = p->hwq->size * HSAQM_AQL_PACKET_SIZE;
+
+	if (suspend)
+		return hsaqm_kfd_queue_deactivate(p->rtp->kfd, p->kfd_queue_id, ring, bytes,
+						  p->kfd_priority);
+	/* Acquire: the error callback's store; a faulted queue stays inactive (ROCr's choice). */
+	if (hsaqm_load_acquire(&p->hw_error))
+		return 0;
+	if (p->pending_prio >= 0) {
+		hsaqm_hsa_status_t st = p->rt->amd_queue_set_priority(
+			p->hwq, (hsaqm_hsa_amd_queue_priority_t)p->pending_prio);
+
+		p->pending_prio = -1;
+		if (st == HSAQM_HSA_STATUS_SUCCESS)
+			return 0;
+	}
+	return hsaqm_kfd_queue_activate(p->rtp->kfd, p->kfd_queue_id, ring, bytes,
+					p->kfd_priority);
+}
+
+/* Stop or restart the queue with its mechanism (lv3_lock held). */
+static int lv3_one(struct hsaqm_hsa_proxy *p, enum hsaqm_kfd_mech m, bool suspend)
+{
+	return m == HSAQM_KFD_MECH_UPDATE_QUEUE ? update_one(p, suspend) : dbg_one(p, suspend);
+}
+
+/* Refusals that make the backend try the next mechanism (the rest fail open in lib). */
+static bool refusal(int rc)
+{
+	return rc == -EPERM || rc == -EALREADY || rc == -EOPNOTSUPP || rc == -ENOTTY ||
+	       rc == -ENOSYS || rc == -EINVAL || rc == -EACCES;
+}
+
+/*
+ * The fallback chain's first steps: DBG_TRAP, and if the KFD refuses it, UPDATE_QUEUE (kfd-
+ * ioctl's decision, told of the refusal). Only when no mechanism is left does a refusal go
+ * back to lib, which falls back to Lv2 (and spatial).
+ */
 static int be_suspend(void *bq)
 {
 	struct hsaqm_hsa_proxy *p = bq;
@@ -274,13 +321,23 @@ static int be_suspend(void *bq)
 
 	if (!p)
 		return -EINVAL;
+	if (hsaqm_hsa_lv3_stale(p))
+		p->lv3_state = HSAQM_HSA_LV3_UNRESOLVED; /* another queue met a refusal: again */
 	rc = hsaqm_hsa_lv3_resolve(p);
-	if (rc)
-		return rc;
-	rc = dbg_one(p, true);
-	if (rc == 0) {
-		p->suspended = true;
-		p->n_suspend++;
+	for (int tries = 0; !rc && tries < HSAQM_KFD_NMECH; tries++) {
+		enum hsaqm_kfd_mech m = p->mech;
+
+		pthread_mutex_lock(&p->lv3_lock);
+		rc = lv3_one(p, m, true);
+		if (rc == 0) {
+			p->suspended = true;
+			p->suspended_by = m;
+			p->n_suspend++;
+		}
+		pthread_mutex_unlock(&p->lv3_lock);
+		if (rc == 0 || !refusal(rc))
+			return rc;
+		rc = hsaqm_hsa_lv3_refused(p, rc);
 	}
 	return rc;
 }
@@ -292,14 +349,95 @@ static int be_resume(void *bq)
 
 	if (!p)
 		return -EINVAL;
-	if (p->lv3_state != HSAQM_HSA_LV3_READY)
+	if (p->lv3_state != HSAQM_HSA_LV3_READY || !p->suspended)
 		return -EIO; /* never suspended through us: lib's bookkeeping is off */
-	rc = dbg_one(p, false);
+	pthread_mutex_lock(&p->lv3_lock);
+	rc = lv3_one(p, p->suspended_by, false);
 	if (rc == 0) {
 		p->suspended = false;
 		p->n_resume++;
 	}
+	pthread_mutex_unlock(&p->lv3_lock);
 	return rc;
+}
+
+static int be_mechanism(void *bq, char *why, uint32_t why_len)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+	struct hsaqm_kfd_lv3 d;
+	enum hsaqm_kfd_mech m;
+
+	if (!p)
+		return -EINVAL;
+	if (p->lv3_state == HSAQM_HSA_LV3_READY && !hsaqm_hsa_lv3_stale(p)) {
+		m = p->mech;
+		if (why && why_len)
+			snprintf(why, why_len, "%s", p->mech_why);
+	} else {
+		/* Not looked up yet: what the decision would give now. */
+		hsaqm_hsa_lv3_decision(p->rtp, p->gpu_node, &d);
+		m = d.mech;
+		if (why && why_len)
+			snprintf(why, why_len, "%s", d.reason);
+	}
+	return m == HSAQM_KFD_MECH_UPDATE_QUEUE ? HSAQM_MECH_UPDATE_QUEUE : HSAQM_MECH_DBG_TRAP;
+}
+
+/*
+ * Spatial: the queue's CU mask without the first @reserve_permille of the device's CUs (at
+ * least one CU each side), intersected with the mask the application set; 0 restores that
+ * mask. Through the runtime's public hsa_amd_queue_cu_set_mask: no debugger, no KFD id. On
+ * HWS the KFD applies a mask with a runlist change, like UPDATE_QUEUE (kfd_chardev.c
+ * set_cu_mask -> the dqm's update_queue): the running waves are saved and come back where the
+ * new mask allows, if the hardware does so (hsa-queue-probe's cu_mask check measures it).
+ */
+static int be_cu_confine(void *bq, uint32_t reserve_permille)
+{
+	struct hsaqm_hsa_proxy *p = bq;
+	const struct hsaqm_hsa_runtime *rt;
+	uint32_t m[32], ncu, words, reserve;
+	hsaqm_hsa_status_t st;
+
+	if (!p || reserve_permille > 999)
+		return -EINVAL;
+	rt = p->rt;
+	if (!rt->amd_queue_cu_set_mask)
+		return -EOPNOTSUPP;
+	ncu = p->hw_amd->max_cu_id + 1;
+	words = (ncu + 31) / 32;
+	if (words > 32 || ncu < 2)
+		return -EOPNOTSUPP;
+	if (!reserve_permille) {
+		if (!p->confined)
+			return 0;
+		memset(m, 0xff, sizeof(m));
+		st = rt->amd_queue_cu_set_mask(p->hwq, (p->saved_words ? p->saved_words : words) * 32,
+					       p->saved_words ? p->saved_mask : m);
+	} else {
+		/* The application's mask (every CU when the runtime cannot say), kept to restore. */
+		if (!p->confined) {
+			p->saved_words = 0;
+			if (rt->amd_queue_cu_get_mask &&
+			    rt->amd_queue_cu_get_mask(p->hwq, words * 32, p->saved_mask) ==
+				    HSAQM_HSA_STATUS_SUCCESS)
+				p->saved_words = words;
+		}
+		reserve = (uint32_t)(((uint64_t)ncu * reserve_permille + 999) / 1000);
+		if (reserve >= ncu)
+			reserve = ncu - 1;
+		memset(m, 0, sizeof(m));
+		for (uint32_t cu = reserve; cu < ncu; cu++)
+			if (!p->saved_words || ((p->saved_mask[cu / 32] >> (cu % 32)) & 1u))
+				m[cu / 32] |= 1u << (cu % 32);
+		st = rt->amd_queue_cu_set_mask(p->hwq, words * 32, m);
+	}
+	if (st != HSAQM_HSA_STATUS_SUCCESS && st != HSAQM_HSA_STATUS_CU_MASK_REDUCED)
+		return st == HSAQM_HSA_STATUS_ERROR_INVALID_ARGUMENT ? -EINVAL :
+		       hsaqm_hsa_errno_from_status(st);
+	p->confined = reserve_permille != 0;
+	if (p->confined)
+		p->n_confine++;
+	return 0;
 }
 
 static int be_max_level(void *bq, char *why, uint32_t why_len)
@@ -366,4 +504,6 @@ const struct hsaqm_backend_ops hsaqm_hsa_backend_ops = {
 	.resume = be_resume,
 	.max_level = be_max_level,
 	.detached = be_detached,
+	.mechanism = be_mechanism,
+	.cu_confine = be_cu_confine,
 };

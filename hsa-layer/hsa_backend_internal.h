@@ -14,6 +14,7 @@
 #include "hsaqm/aql.h"
 #include "hsaqm/backend.h"
 #include "hsaqm/hsa_backend.h"
+#include "hsaqm/kfd_lv3.h"
 #include "hsaqm/ring.h"
 
 struct hsaqm_kfd;
@@ -55,9 +56,9 @@ struct hsaqm_hsa_mslot {
 /* Per-GPU facts Lv3 needs, read once from the transport's sysfs tree. */
 struct hsaqm_hsa_lv3_node {
 	uint32_t node_id;
+	uint32_t gpu_id;      /* from the topology: the key of the probe's profile */
 	bool checked;
-	bool ok;
-	char why[128];
+	struct hsaqm_kfd_lv3_facts facts;
 };
 
 #define HSAQM_HSA_LV3_MAX_NODES 64
@@ -71,15 +72,29 @@ struct hsaqm_hsa_rt_private {
 	struct hsaqm_hsa_mslot *mslots_free;
 
 	/* Lv3, per runtime (one KFD per process). */
-	bool lv3_checked;          /* the side-effect-free checks ran */
-	bool lv3_ok;               /* ... and passed */
-	char lv3_why[128];         /* why not, when not */
+	bool lv3_checked;          /* the KFD was opened (or tried) */
+	int kfd_err;               /* why it did not open */
 	struct hsaqm_kfd *kfd;     /* opened by the checks */
 	bool dbg_enabled;          /* DBG_TRAP ENABLE done on kfd */
-	int dbg_err;               /* its refusal, once refused (then Lv3 is off for good) */
-	char dbg_why[128];
+	int dbg_err;               /* DBG_TRAP's refusal, once refused: later queues use the next */
+	int update_err;            /* UPDATE_QUEUE's refusal, once refused */
+	/*
+	 * The user's settings (hsaqm_hsa_runtime_set_lv3), under settings_lock: a leaf lock,
+	 * taken under rtp->lock by the decision and alone by the setter (the tool sets them from
+	 * OnLoad, under the runtime's init lock, which rtp->lock may not be taken under).
+	 */
+	pthread_mutex_t settings_lock;
+	int pref;                  /* enum hsaqm_kfd_mech_pref */
+	bool have_profile;
+	struct hsaqm_kfd_profile profile;
 	struct hsaqm_hsa_lv3_node nodes[HSAQM_HSA_LV3_MAX_NODES];
 	unsigned int nnodes;
+	/*
+	 * Serialises hardware queue creations of this runtime, so that the queue that appears in
+	 * the KFD's sysfs kfd/proc between two listings is the one just made (queue ids without
+	 * a debugger, hsaqm_kfd_proc_queue_new).
+	 */
+	pthread_mutex_t create_lock;
 };
 
 enum hsaqm_hsa_lv3_state {
@@ -142,6 +157,29 @@ struct hsaqm_hsa_proxy {
 	int lv3_err;
 	uint32_t kfd_queue_id;
 	bool suspended;
+	enum hsaqm_kfd_mech mech;     /* how this queue is suspended (DBG_TRAP, UPDATE_QUEUE) */
+	enum hsaqm_kfd_mech suspended_by;
+	char mech_why[192];           /* why that mechanism */
+	/* The KFD id the sysfs kfd/proc listing showed appear at creation (no debugger). */
+	bool have_sysfs_id;
+	uint32_t sysfs_id;
+	int sysfs_err;                /* -ENOTSUP: not listed (created below Lv3, or no need) */
+	bool sysfs_listing;           /* between _before() and _after(), create_lock held */
+	struct hsaqm_kfd_proc_queue *sysfs_before; /* the listing before the creation */
+	uint32_t sysfs_nbefore;
+	/*
+	 * The hardware queue's KFD priority as ROCr set it (UPDATE_QUEUE must pass it again),
+	 * and an application priority change that waits while UPDATE_QUEUE holds the queue
+	 * (ROCr's set_priority would reactivate it): lv3_lock guards both and `suspended`.
+	 */
+	pthread_mutex_t lv3_lock;
+	uint32_t kfd_priority;
+	int pending_prio;             /* hsaqm_hsa_amd_queue_priority_t, -1 none */
+	/* Spatial (cu_confine): the mask the queue had before it was confined. */
+	bool confined;
+	uint32_t saved_mask[32];
+	uint32_t saved_words;         /* 0: it had every CU */
+	uint64_t n_confine;
 	/* Backend operations that succeeded (under lib's device lock; tests and benches read). */
 	uint64_t n_gate_close;
 	uint64_t n_suspend;
@@ -164,6 +202,15 @@ static inline bool hsaqm_hsa_proxy_lock_live(struct hsaqm_hsa_proxy *p)
 }
 
 /* hsa_runtime.c */
+/*
+ * One step of a bounded wait on @signal: the runtime's wait for up to @ticks of its clock, or
+ * a short sleep when the runtime cannot say its clock's frequency (then ROCr's timeout would
+ * be infinite: ROCm 7.x runs a tool's OnUnload after hsa_system_get_info already fails). The
+ * caller's loop checks what it waits for and its own deadline.
+ */
+void hsaqm_hsa_wait_step(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_signal signal,
+			 hsaqm_hsa_signal_condition_t cond, hsaqm_hsa_signal_value_t value,
+			 uint64_t ticks);
 int hsaqm_hsa_mslot_get(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_proxy *p);
 void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslot *s,
 			 bool reusable);
@@ -172,11 +219,43 @@ void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslo
  * runs (it may not have yet): what hsaqm_hsa_proxy_settle() uses before statistics are read.
  */
 void hsaqm_hsa_mslot_sync(struct hsaqm_hsa_mslot *s);
-/* The side-effect-free Lv3 checks for a GPU node: HSAQM_LEVEL_3, or 2 with @why filled. */
+/*
+ * The side-effect-free Lv3 decision for a GPU node (kfd-ioctl's, with the runtime's
+ * preference, profile and what it learned): HSAQM_LEVEL_3, or 2 with @why filled.
+ */
 int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
 			size_t why_len);
-/* DBG_TRAP ENABLE once per runtime, and the KFD queue id of @p's hardware queue. 0 or -errno. */
+/* The same decision in full (@node_id UINT32_MAX: no node facts). Lock not held. */
+void hsaqm_hsa_lv3_decision(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id,
+			    struct hsaqm_kfd_lv3 *out);
+/*
+ * The mechanism of @p and its KFD queue id: DBG_TRAP (ENABLE once per runtime, the id by
+ * ring address) or UPDATE_QUEUE (the id from sysfs kfd/proc); a DBG_TRAP refusal moves the
+ * runtime on to UPDATE_QUEUE. 0 or -errno (a refusal lib falls back on).
+ */
 int hsaqm_hsa_lv3_resolve(struct hsaqm_hsa_proxy *p);
+/*
+ * The runtime has since learned that @p's mechanism is refused (another queue met the
+ * refusal: EPERM and EALREADY hold for the whole process): it must be chosen again.
+ */
+bool hsaqm_hsa_lv3_stale(const struct hsaqm_hsa_proxy *p);
+/* A refusal of @p's mechanism (@err): remember it and choose again. 0: retry with p->mech. */
+int hsaqm_hsa_lv3_refused(struct hsaqm_hsa_proxy *p, int err);
+/*
+ * Around the hardware queue's creation (proxy.c): list the KFD's sysfs kfd/proc before and
+ * after, under the runtime's create_lock, and keep the id that appeared (p->sysfs_id).
+ * Only for a queue created at Lv3 (@lv3) whose mechanism may be UPDATE_QUEUE (the user's
+ * preference is not DBG_TRAP alone or none): the listing costs every creation a lock and two
+ * directory walks. _after() must follow every _before(), with @created false when the
+ * creation failed.
+ */
+void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p, bool lv3);
+void hsaqm_hsa_lv3_after_create(struct hsaqm_hsa_proxy *p, bool created);
+/*
+ * The application's hsa_amd_queue_set_priority on the hardware queue: at once, or, while
+ * UPDATE_QUEUE holds the queue, at the resume (ROCr's set_priority would reactivate it).
+ */
+int hsaqm_hsa_lv3_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_priority_t prio);
 
 /* hsa_backend.c */
 extern const struct hsaqm_backend_ops hsaqm_hsa_backend_ops;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hsa_runtime.c - the HSA backend's view of one runtime: the table entries it calls, the
- * marker signals it keeps for the runtime's whole life, and the Lv3 state (one KFD handle
- * and one DBG_TRAP session per runtime). docs/hsa-backend.md.
+ * marker signals it keeps for the runtime's whole life, and the Lv3 state (one KFD handle,
+ * one DBG_TRAP session, the mechanism per GPU and what was refused, the queue ids from the
+ * KFD's sysfs kfd/proc). docs/hsa-backend.md.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hsa_backend_internal.h"
 #include "hsaqm/barrier.h"
@@ -95,6 +97,7 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
 	rc = hsaqm_api_table_detect(root_table, runtime_version, &rt->layout);
 	if (rc)
 		return rc;
+	take(root_table, &rt->layout, HSAQM_API_SYSTEM_GET_INFO, &rt->system_get_info);
 	take(root_table, &rt->layout, HSAQM_API_ITERATE_AGENTS, &rt->iterate_agents);
 	take(root_table, &rt->layout, HSAQM_API_AGENT_GET_INFO, &rt->agent_get_info);
 	take(root_table, &rt->layout, HSAQM_API_QUEUE_CREATE, &rt->queue_create);
@@ -135,6 +138,8 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
 	}
 	rtp->rt = rt;
 	pthread_mutex_init(&rtp->lock, NULL);
+	pthread_mutex_init(&rtp->create_lock, NULL);
+	pthread_mutex_init(&rtp->settings_lock, NULL);
 	rt->priv = rtp;
 	return 0;
 }
@@ -278,6 +283,33 @@ void hsaqm_hsa_mslot_put(struct hsaqm_hsa_rt_private *rtp, struct hsaqm_hsa_mslo
 	pthread_mutex_unlock(&rtp->lock);
 }
 
+/* hsa_system_info_t's TIMESTAMP_FREQUENCY (HSA 1.2, table 2-2). */
+#define SYSTEM_INFO_TIMESTAMP_FREQUENCY 3u
+/* How long a wait step sleeps when the runtime's timed wait cannot be trusted. */
+#define UNTIMED_STEP_NS 100000l
+
+void hsaqm_hsa_wait_step(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_signal signal,
+			 hsaqm_hsa_signal_condition_t cond, hsaqm_hsa_signal_value_t value,
+			 uint64_t ticks)
+{
+	uint64_t hz = 0;
+	struct timespec ts = { 0, UNTIMED_STEP_NS };
+
+	if (rt->system_get_info &&
+	    rt->system_get_info(SYSTEM_INFO_TIMESTAMP_FREQUENCY, &hz) == HSAQM_HSA_STATUS_SUCCESS &&
+	    hz) {
+		/* A wait also runs a virtual-time model's event loop, where its handlers run. */
+		rt->signal_wait_scacquire(signal, cond, value, ticks, HSAQM_HSA_WAIT_STATE_BLOCKED);
+		return;
+	}
+	/*
+	 * ROCr turns a timeout into time with this frequency; when the query fails (ROCm 7.x
+	 * calls a tool's OnUnload after the runtime already counts as shut down) it divides by
+	 * 0 and the wait never times out. Sleep instead: the caller's loop looks again.
+	 */
+	nanosleep(&ts, NULL);
+}
+
 void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 {
 	struct hsaqm_hsa_rt_private *rtp = rt ? rt->priv : NULL;
@@ -302,14 +334,13 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 		 */
 		while (!hsaqm_load_acquire(&s->retired) && !HSAQM_READ_ONCE(s->rearm_failed) &&
 		       hsaqm_mono_ns() < deadline)
-			/* A wait runs a virtual-time model's event loop, where its handlers run. */
-			rt->signal_wait_scacquire(s->signal, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0,
-						  WAIT_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);
+			hsaqm_hsa_wait_step(rt, s->signal, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0,
+					    WAIT_STEP_TICKS);
 	}
 	for (struct hsaqm_hsa_mslot *s = rtp->mslots; s;) {
 		struct hsaqm_hsa_mslot *next = s->next;
 
-		/* Acquire: as above: a retired handler is done with the slot, which may go. */
+		/* Acquire: pairs with the handler's release of retired (its last touch of s). */
 		if (hsaqm_load_acquire(&s->retired) || HSAQM_READ_ONCE(s->rearm_failed)) {
 			pthread_mutex_destroy(&s->lock);
 			free(s);
@@ -321,6 +352,8 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 	}
 	if (rtp->kfd)
 		hsaqm_kfd_close(rtp->kfd); /* ends the DBG_TRAP session: resumes anything left */
+	pthread_mutex_destroy(&rtp->create_lock);
+	pthread_mutex_destroy(&rtp->settings_lock);
 	pthread_mutex_destroy(&rtp->lock);
 	free(rtp);
 	rt->priv = NULL;
@@ -328,68 +361,105 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 
 /* ---- Lv3 ----------------------------------------------------------------------------------- */
 
-/* The runtime-wide checks (lock held): a KFD with DBG_TRAP, HWS, CWSR. */
-static void lv3_check_runtime(struct hsaqm_hsa_rt_private *rtp)
+/*
+ * Lv3 is decided once, by kfd-ioctl (hsaqm_kfd_lv3_decide(), hsaqm/kfd_lv3.h): the same
+ * decision, in the same words, as hsa-queue-probe's. The runtime gives it the facts (the KFD,
+ * its sysfs), the user's preference, the probe's profile and what it learned (a refusal).
+ */
+
+/* Open the KFD once per runtime (lock held). */
+static void lv3_open(struct hsaqm_hsa_rt_private *rtp)
 {
 	const struct hsaqm_kfd_transport *tp = rtp->rt->kfd;
-	struct hsaqm_kfd_module_params mp;
-	uint32_t major = 0, minor = 0;
 	int rc;
 
+	if (rtp->lv3_checked)
+		return;
 	rtp->lv3_checked = true;
 	if (!tp) {
-		snprintf(rtp->lv3_why, sizeof(rtp->lv3_why),
-			 "no KFD transport: Lv3 needs the KFD the runtime's queues live on");
+		rtp->kfd_err = -ENODEV;
 		return;
 	}
 	rc = hsaqm_kfd_open(tp, &rtp->kfd);
 	if (rc) {
 		rtp->kfd = NULL;
-		snprintf(rtp->lv3_why, sizeof(rtp->lv3_why), "cannot open the KFD %s (%s)",
-			 tp->dev_path ? tp->dev_path : "", strerror(-rc));
-		return;
+		rtp->kfd_err = rc;
 	}
-	hsaqm_kfd_get_version(rtp->kfd, &major, &minor);
-	if (!hsaqm_kfd_version_at_least(rtp->kfd, 1, 13)) {
-		snprintf(rtp->lv3_why, sizeof(rtp->lv3_why),
-			 "KFD interface %u.%u is older than 1.13: no DBG_TRAP queue suspension",
-			 major, minor);
-		return;
+}
+
+/* A node's facts, read once (lock held); NULL for an unknown node or no room. */
+static struct hsaqm_hsa_lv3_node *lv3_node(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id)
+{
+	const struct hsaqm_kfd_transport *tp = rtp->rt->kfd;
+	struct hsaqm_hsa_lv3_node *n = NULL;
+
+	for (unsigned int i = 0; i < rtp->nnodes; i++)
+		if (rtp->nodes[i].node_id == node_id)
+			n = &rtp->nodes[i];
+	if (!n && rtp->nnodes < HSAQM_HSA_LV3_MAX_NODES) {
+		n = &rtp->nodes[rtp->nnodes++];
+		memset(n, 0, sizeof(*n));
+		n->node_id = node_id;
 	}
-	if (tp->sysfs_root && hsaqm_topology_module_params(tp->sysfs_root, &mp) == 0) {
-		if ((mp.present & HSAQM_KFD_PARAM_SCHED_POLICY) && mp.sched_policy == 2) {
-			snprintf(rtp->lv3_why, sizeof(rtp->lv3_why),
-				 "amdgpu sched_policy=2 (no HWS): DBG_TRAP refuses to suspend "
-				 "queues");
-			return;
-		}
-		if ((mp.present & HSAQM_KFD_PARAM_CWSR_ENABLE) && mp.cwsr_enable == 0) {
-			snprintf(rtp->lv3_why, sizeof(rtp->lv3_why),
-				 "amdgpu cwsr_enable=0: running waves cannot be saved");
-			return;
-		}
+	if (n && !n->checked) {
+		struct hsaqm_topology_node *node = calloc(1, sizeof(*node));
+
+		n->checked = true;
+		hsaqm_kfd_lv3_facts_read(rtp->kfd, rtp->kfd_err, tp ? tp->sysfs_root : NULL,
+					 node_id, &n->facts);
+		if (node && tp && tp->sysfs_root &&
+		    hsaqm_topology_node_load(tp->sysfs_root, node_id, node) == 0)
+			n->gpu_id = node->gpu_id;
+		free(node);
 	}
-	rtp->lv3_ok = true;
+	return n;
+}
+
+/* The decision for a node (lock held). */
+static void lv3_decide_locked(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id,
+			      struct hsaqm_kfd_lv3 *out)
+{
+	struct hsaqm_kfd_lv3_facts f;
+	struct hsaqm_hsa_lv3_node *n;
+
+	int pref;
+
+	lv3_open(rtp);
+	n = node_id == UINT32_MAX ? NULL : lv3_node(rtp, node_id);
+	if (!n)
+		hsaqm_kfd_lv3_facts_read(rtp->kfd, rtp->kfd_err,
+					 rtp->rt->kfd ? rtp->rt->kfd->sysfs_root : NULL, UINT32_MAX,
+					 &f);
+	else
+		f = n->facts;
+	pthread_mutex_lock(&rtp->settings_lock);
+	if (n && rtp->have_profile)
+		hsaqm_kfd_lv3_facts_profile(&f, hsaqm_kfd_profile_find(&rtp->profile, n->gpu_id));
+	pref = rtp->pref;
+	pthread_mutex_unlock(&rtp->settings_lock);
+	f.dbg_err = rtp->dbg_err;
+	f.update_err = rtp->update_err;
+	hsaqm_kfd_lv3_decide(&f, (enum hsaqm_kfd_mech_pref)pref, out);
 }
 
 int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt)
 {
 	struct hsaqm_hsa_rt_private *rtp = rt ? rt->priv : NULL;
+	struct hsaqm_kfd_lv3 d;
 	int rc = -EOPNOTSUPP;
 
 	if (!rtp)
 		return -EINVAL;
 	pthread_mutex_lock(&rtp->lock);
-	if (!rtp->lv3_checked)
-		lv3_check_runtime(rtp);
-	if (rtp->lv3_ok && rtp->kfd) {
+	lv3_decide_locked(rtp, UINT32_MAX, &d);
+	if (d.mech == HSAQM_KFD_MECH_DBG_TRAP && rtp->kfd) {
 		/*
 		 * The KFD suspends queues only for a process whose runtime is enabled, and enables
 		 * it only while the process has no queue (EEXIST after). ROCr from 5.5 enables it in
 		 * hsa_init (EBUSY here: nothing to do); ROCm 5.2's libhsakmt tries its out-of-tree
 		 * driver's ioctl instead, which an upstream KFD refuses, so such a process would
-		 * never be suspendable: enable it now, as ROCr would, without an r_debug (a debugger
-		 * attaching later then finds no code object list).
+		 * never be suspendable by DBG_TRAP: enable it now, as ROCr would, without an
+		 * r_debug (a debugger attaching later then finds no code object list).
 		 */
 		rc = hsaqm_kfd_runtime_enable(rtp->kfd, 0, false);
 		if (rc == -EBUSY)
@@ -401,57 +471,38 @@ int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt)
 	return rc;
 }
 
+void hsaqm_hsa_lv3_decision(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id,
+			    struct hsaqm_kfd_lv3 *out)
+{
+	pthread_mutex_lock(&rtp->lock);
+	lv3_decide_locked(rtp, node_id, out);
+	pthread_mutex_unlock(&rtp->lock);
+}
+
 int hsaqm_hsa_lv3_check(struct hsaqm_hsa_rt_private *rtp, uint32_t node_id, char *why,
 			size_t why_len)
 {
-	const struct hsaqm_kfd_transport *tp = rtp->rt->kfd;
-	struct hsaqm_hsa_lv3_node *n = NULL;
-	int level = HSAQM_LEVEL_3;
+	struct hsaqm_kfd_lv3 d;
 
-	pthread_mutex_lock(&rtp->lock);
-	if (!rtp->lv3_checked)
-		lv3_check_runtime(rtp);
-	if (!rtp->lv3_ok) {
-		snprintf(why, why_len, "%s", rtp->lv3_why);
-		level = HSAQM_LEVEL_2;
-		goto out;
-	}
-	if (rtp->dbg_err) {
-		snprintf(why, why_len, "%s", rtp->dbg_why);
-		level = HSAQM_LEVEL_2;
-		goto out;
-	}
-	if (node_id == UINT32_MAX)
-		goto out; /* the runtime does not say which node: the suspend will tell */
-	for (unsigned int i = 0; i < rtp->nnodes; i++)
-		if (rtp->nodes[i].node_id == node_id)
-			n = &rtp->nodes[i];
-	if (!n && rtp->nnodes < HSAQM_HSA_LV3_MAX_NODES) {
-		n = &rtp->nodes[rtp->nnodes++];
-		n->node_id = node_id;
-	}
-	if (n && !n->checked) {
-		struct hsaqm_topology_node *node = calloc(1, sizeof(*node));
+	hsaqm_hsa_lv3_decision(rtp, node_id, &d);
+	snprintf(why, why_len, "%s", d.reason);
+	return d.level >= 3 ? HSAQM_LEVEL_3 : HSAQM_LEVEL_2;
+}
 
-		n->checked = true;
-		n->ok = true;
-		if (node && tp->sysfs_root &&
-		    hsaqm_topology_node_load(tp->sysfs_root, node_id, node) == 0 &&
-		    !(node->capability & HSAQM_KFD_CAP_TRAP_DEBUG_SUPPORT)) {
-			n->ok = false;
-			snprintf(n->why, sizeof(n->why),
-				 "KFD node %u lacks TRAP_DEBUG_SUPPORT (capability 0x%x)", node_id,
-				 node->capability);
-		}
-		free(node);
-	}
-	if (n && !n->ok) {
-		snprintf(why, why_len, "%s", n->why);
-		level = HSAQM_LEVEL_2;
-	}
-out:
-	pthread_mutex_unlock(&rtp->lock);
-	return level;
+int hsaqm_hsa_runtime_set_lv3(struct hsaqm_hsa_runtime *rt, int pref,
+			      const struct hsaqm_kfd_profile *profile)
+{
+	struct hsaqm_hsa_rt_private *rtp = rt ? rt->priv : NULL;
+
+	if (!rtp || pref < HSAQM_KFD_PREF_AUTO || pref > HSAQM_KFD_PREF_NONE)
+		return -EINVAL;
+	pthread_mutex_lock(&rtp->settings_lock);
+	rtp->pref = pref;
+	rtp->have_profile = profile != NULL;
+	if (profile)
+		rtp->profile = *profile;
+	pthread_mutex_unlock(&rtp->settings_lock);
+	return 0;
 }
 
 /* Errors lib treats as "Lv3 refused, fall back to Lv2" (backend.h); others fail open. */
@@ -474,8 +525,10 @@ static int lv3_refuse(struct hsaqm_hsa_proxy *p, int err, const char *why)
 {
 	p->lv3_state = HSAQM_HSA_LV3_REFUSED;
 	p->lv3_err = as_refusal(err);
+	p->mech = HSAQM_KFD_MECH_NONE;
 	if (why != p->max_why)
 		snprintf(p->max_why, sizeof(p->max_why), "%.*s", (int)sizeof(p->max_why) - 1, why);
+	snprintf(p->mech_why, sizeof(p->mech_why), "%s", p->max_why);
 	hsaqm_log_warn("queue %llu: Lv3 unavailable: %s",
 		       (unsigned long long)p->amd->hsa_queue.id, why);
 	return p->lv3_err;
@@ -516,57 +569,201 @@ static int lv3_find_queue(struct hsaqm_hsa_rt_private *rtp, uint64_t ring_base, 
 	return rc;
 }
 
+/*
+ * DBG_TRAP: ENABLE once per runtime (it makes the process "debugged"), the id by ring address
+ * (lock held). 0, or the refusal, which the caller records before choosing again.
+ */
+static int lv3_dbg_ready(struct hsaqm_hsa_proxy *p, char *why, size_t len)
+{
+	struct hsaqm_hsa_rt_private *rtp = p->rtp;
+	uint32_t id = 0;
+	int rc;
+
+	if (!rtp->dbg_enabled) {
+		rc = hsaqm_kfd_dbg_enable(rtp->kfd, 0, NULL);
+		if (rc) {
+			snprintf(why, len, "DBG_TRAP ENABLE: %s", strerror(-rc));
+			return rc;
+		}
+		rtp->dbg_enabled = true;
+	}
+	rc = lv3_find_queue(rtp, (uint64_t)(uintptr_t)p->hwq->base_address, &id);
+	if (rc == -ENOENT) {
+		/* This queue's trouble, not the mechanism's (-ENOENT: not noted for the runtime). */
+		snprintf(why, len, "the KFD has no queue with this ring (the runtime did not "
+			 "create it through the KFD hsaqm opened)");
+		return -ENOENT;
+	}
+	if (rc) {
+		snprintf(why, len, "DBG_TRAP GET_QUEUE_SNAPSHOT failed: %s", strerror(-rc));
+		return rc;
+	}
+	if (p->have_sysfs_id && p->sysfs_id != id)
+		hsaqm_log_warn("queue %llu: sysfs kfd/proc said KFD queue %u, the snapshot %u",
+			       (unsigned long long)p->amd->hsa_queue.id, p->sysfs_id, id);
+	p->kfd_queue_id = id;
+	return 0;
+}
+
+/* UPDATE_QUEUE: the id from sysfs kfd/proc, no debugger. 0 or -ENOENT (this queue's) with @why. */
+static int lv3_update_ready(struct hsaqm_hsa_proxy *p, char *why, size_t len)
+{
+	if (!p->have_sysfs_id) {
+		snprintf(why, len, "the KFD id of the queue is unknown (sysfs kfd/proc: %s)",
+			 p->sysfs_err == -EEXIST ? "another queue of the same size appeared at "
+			 "the same time" : p->sysfs_err == -ENOTSUP ? "listed only around the "
+			 "creation of a queue that asks for Lv3" : strerror(-p->sysfs_err));
+		return -ENOENT;
+	}
+	p->kfd_queue_id = p->sysfs_id;
+	return 0;
+}
+
+/* Remember a mechanism's refusal for the runtime (lock held). */
+static void lv3_note_refusal(struct hsaqm_hsa_rt_private *rtp, enum hsaqm_kfd_mech m, int err)
+{
+	/* Relaxed stores: read unlocked by hsaqm_hsa_lv3_stale(), a hint checked again locked. */
+	if (m == HSAQM_KFD_MECH_DBG_TRAP && !rtp->dbg_err)
+		HSAQM_WRITE_ONCE(rtp->dbg_err, err);
+	else if (m == HSAQM_KFD_MECH_UPDATE_QUEUE && !rtp->update_err)
+		HSAQM_WRITE_ONCE(rtp->update_err, err);
+}
+
+bool hsaqm_hsa_lv3_stale(const struct hsaqm_hsa_proxy *p)
+{
+	const struct hsaqm_hsa_rt_private *rtp = p->rtp;
+
+	return p->lv3_state == HSAQM_HSA_LV3_READY &&
+	       ((p->mech == HSAQM_KFD_MECH_DBG_TRAP && HSAQM_READ_ONCE(rtp->dbg_err)) ||
+		(p->mech == HSAQM_KFD_MECH_UPDATE_QUEUE && HSAQM_READ_ONCE(rtp->update_err)));
+}
+
 int hsaqm_hsa_lv3_resolve(struct hsaqm_hsa_proxy *p)
 {
 	struct hsaqm_hsa_rt_private *rtp = p->rtp;
-	char why[128];
-	uint32_t id = 0;
-	int rc;
+	struct hsaqm_kfd_lv3 d;
+	char why[160] = "";
+	int rc = 0;
 
 	if (p->lv3_state == HSAQM_HSA_LV3_READY)
 		return 0;
 	if (p->lv3_state == HSAQM_HSA_LV3_REFUSED)
 		return p->lv3_err;
-	if (p->max_level < HSAQM_LEVEL_3)
-		return lv3_refuse(p, -EOPNOTSUPP, p->max_why);
 	pthread_mutex_lock(&rtp->lock);
-	if (!rtp->lv3_ok || !rtp->kfd) {
-		snprintf(why, sizeof(why), "%s", rtp->lv3_why);
-		pthread_mutex_unlock(&rtp->lock);
-		return lv3_refuse(p, -EOPNOTSUPP, why);
-	}
-	if (!rtp->dbg_enabled && !rtp->dbg_err) {
-		rc = hsaqm_kfd_dbg_enable(rtp->kfd, 0, NULL);
-		if (rc == 0) {
-			rtp->dbg_enabled = true;
-		} else {
-			rtp->dbg_err = rc;
-			if (rc == -EALREADY)
-				snprintf(rtp->dbg_why, sizeof(rtp->dbg_why), "%s",
-					 "another debugger (rocgdb or a profiler) holds the "
-					 "process (DBG_TRAP ENABLE: EALREADY)");
-			else
-				snprintf(rtp->dbg_why, sizeof(rtp->dbg_why),
-					 "DBG_TRAP ENABLE failed: %s", strerror(-rc));
+	/* At most one refusal per mechanism: DBG_TRAP, then UPDATE_QUEUE, then none. */
+	for (int round = 0; round < 3; round++) {
+		lv3_decide_locked(rtp, p->gpu_node, &d);
+		if (d.mech == HSAQM_KFD_MECH_DBG_TRAP)
+			rc = lv3_dbg_ready(p, why, sizeof(why));
+		else if (d.mech == HSAQM_KFD_MECH_UPDATE_QUEUE)
+			rc = lv3_update_ready(p, why, sizeof(why));
+		else
+			break;
+		if (!rc) {
+			p->mech = d.mech;
+			snprintf(p->mech_why, sizeof(p->mech_why), "%.*s",
+				 (int)sizeof(p->mech_why) - 1, d.reason);
+			p->lv3_state = HSAQM_HSA_LV3_READY;
+			pthread_mutex_unlock(&rtp->lock);
+			return 0;
 		}
+		if (rc == -ENOENT)
+			break; /* this queue's id, not the mechanism: said below, nothing noted */
+		lv3_note_refusal(rtp, d.mech, rc);
 	}
-	if (rtp->dbg_err) {
-		rc = rtp->dbg_err;
-		snprintf(why, sizeof(why), "%s", rtp->dbg_why);
-		pthread_mutex_unlock(&rtp->lock);
-		return lv3_refuse(p, rc, why);
-	}
-	rc = lv3_find_queue(rtp, (uint64_t)(uintptr_t)p->hwq->base_address, &id);
 	pthread_mutex_unlock(&rtp->lock);
-	if (rc == -ENOENT)
-		return lv3_refuse(p, -EINVAL,
-				  "the KFD has no queue with this ring (the runtime did not create "
-				  "it through the KFD hsaqm opened)");
-	if (rc) {
-		snprintf(why, sizeof(why), "DBG_TRAP GET_QUEUE_SNAPSHOT failed: %s", strerror(-rc));
-		return lv3_refuse(p, rc, why);
+	if (d.mech == HSAQM_KFD_MECH_NONE)
+		return lv3_refuse(p, rc ? rc : -EOPNOTSUPP, d.reason);
+	return lv3_refuse(p, rc == -ENOENT ? -EINVAL : rc, why);
+}
+
+int hsaqm_hsa_lv3_refused(struct hsaqm_hsa_proxy *p, int err)
+{
+	struct hsaqm_hsa_rt_private *rtp = p->rtp;
+
+	pthread_mutex_lock(&rtp->lock);
+	lv3_note_refusal(rtp, p->mech, err);
+	pthread_mutex_unlock(&rtp->lock);
+	p->lv3_state = HSAQM_HSA_LV3_UNRESOLVED;
+	return hsaqm_hsa_lv3_resolve(p);
+}
+
+void hsaqm_hsa_lv3_before_create(struct hsaqm_hsa_proxy *p, bool lv3)
+{
+	const struct hsaqm_kfd_transport *tp = p->rt->kfd;
+	struct hsaqm_hsa_rt_private *rtp = p->rtp;
+	int pref;
+
+	pthread_mutex_lock(&rtp->settings_lock);
+	pref = rtp->pref;
+	pthread_mutex_unlock(&rtp->settings_lock);
+	p->sysfs_listing = lv3 && tp && pref != HSAQM_KFD_PREF_DBG_TRAP &&
+			   pref != HSAQM_KFD_PREF_NONE;
+	if (!p->sysfs_listing) {
+		p->sysfs_err = -ENOTSUP;
+		return;
 	}
-	p->kfd_queue_id = id;
-	p->lv3_state = HSAQM_HSA_LV3_READY;
-	return 0;
+	pthread_mutex_lock(&p->rtp->create_lock);
+	p->sysfs_before = NULL;
+	p->sysfs_nbefore = 0;
+	p->sysfs_err = hsaqm_kfd_proc_queues(tp, (long)getpid(), &p->sysfs_before,
+					     &p->sysfs_nbefore);
+}
+
+void hsaqm_hsa_lv3_after_create(struct hsaqm_hsa_proxy *p, bool created)
+{
+	const struct hsaqm_kfd_transport *tp = p->rt->kfd;
+	struct hsaqm_kfd_proc_queue *after = NULL;
+	uint32_t nafter = 0, gpu_id = 0;
+
+	if (!p->sysfs_listing)
+		return;
+	p->sysfs_listing = false;
+	if (created && !p->sysfs_err) {
+		struct hsaqm_topology_node *node = calloc(1, sizeof(*node));
+
+		/* The GPU of the queue's agent: its node's gpu_id, as kfd/proc prints it. */
+		if (node && tp->sysfs_root && p->gpu_node != UINT32_MAX &&
+		    hsaqm_topology_node_load(tp->sysfs_root, p->gpu_node, node) == 0)
+			gpu_id = node->gpu_id;
+		free(node);
+		p->sysfs_err = hsaqm_kfd_proc_queues(tp, (long)getpid(), &after, &nafter);
+		if (!p->sysfs_err)
+			p->sysfs_err = hsaqm_kfd_proc_queue_new(
+				p->sysfs_before, p->sysfs_nbefore, after, nafter, gpu_id,
+				(uint64_t)p->hwq->size * HSAQM_AQL_PACKET_SIZE, &p->sysfs_id);
+		p->have_sysfs_id = p->sysfs_err == 0;
+		free(after);
+	}
+	pthread_mutex_unlock(&p->rtp->create_lock);
+	free(p->sysfs_before);
+	p->sysfs_before = NULL;
+}
+
+/* KFD queue priority of an HSA priority, as ROCr maps it (libhsakmt -3/0/+2, HIGH +3 < 6.2). */
+static uint32_t kfd_priority_of(const struct hsaqm_hsa_runtime *rt,
+				hsaqm_hsa_amd_queue_priority_t prio)
+{
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW)
+		return 0;
+	if (prio == HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH)
+		return rt->amd_queue_get_info ? 11 : 15; /* hsa_amd_queue_get_info came with 6.2 */
+	return 7;
+}
+
+int hsaqm_hsa_lv3_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_priority_t prio)
+{
+	hsaqm_hsa_status_t st = HSAQM_HSA_STATUS_SUCCESS;
+
+	if (!p->rt->amd_queue_set_priority)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&p->lv3_lock);
+	if (p->suspended && p->suspended_by == HSAQM_KFD_MECH_UPDATE_QUEUE)
+		p->pending_prio = (int)prio; /* applied by the resume */
+	else
+		st = p->rt->amd_queue_set_priority(p->hwq, prio);
+	if (st == HSAQM_HSA_STATUS_SUCCESS)
+		p->kfd_priority = kfd_priority_of(p->rt, prio);
+	pthread_mutex_unlock(&p->lv3_lock);
+	return hsaqm_hsa_errno_from_status(st);
 }

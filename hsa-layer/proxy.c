@@ -256,11 +256,10 @@ int hsaqm_hsa_proxy_settle(struct hsaqm_hsa_proxy *p, uint64_t timeout_ns)
 			return 0;
 		if (hsaqm_mono_ns() >= deadline)
 			return -ETIMEDOUT;
-		/* Until the next marker completes (a completion, not a poll); a wait also runs a
-		 * virtual-time model's event loop. */
+		/* Until the next marker completes (a completion, not a poll). */
 		v = rt->signal_load_scacquire(p->mslot->signal);
-		rt->signal_wait_scacquire(p->mslot->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, v,
-					  DRAIN_STEP_TICKS, HSAQM_HSA_WAIT_STATE_BLOCKED);
+		hsaqm_hsa_wait_step(rt, p->mslot->signal, HSAQM_HSA_SIGNAL_CONDITION_LT, v,
+				    DRAIN_STEP_TICKS);
 	}
 }
 
@@ -290,7 +289,8 @@ int hsaqm_hsa_proxy_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_
 		return -EINVAL;
 	if (!p->rt->amd_queue_set_priority)
 		return -EOPNOTSUPP;
-	st = p->rt->amd_queue_set_priority(p->hwq, prio);
+	/* Deferred while UPDATE_QUEUE holds the queue: ROCr's call would reactivate it. */
+	st = hsaqm_hsa_status_from_errno(hsaqm_hsa_lv3_set_priority(p, prio));
 	if (st != HSAQM_HSA_STATUS_SUCCESS)
 		return hsaqm_hsa_errno_from_status(st);
 	return hsaqm_xq_set_priority(p->xq, hsaqm_hsa_queue_priority(base_priority, (int)prio, step));
@@ -428,6 +428,7 @@ static void proxy_free(struct hsaqm_hsa_proxy *p)
 		rt->signal_destroy(p->doorbell);
 	free(p->ring); /* the descriptor with it */
 	pthread_mutex_destroy(&p->db_lock);
+	pthread_mutex_destroy(&p->lv3_lock);
 	p->magic = 0;
 	free(p);
 }
@@ -487,6 +488,9 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	p->callback = cfg->callback;
 	p->callback_data = cfg->callback_data;
 	pthread_mutex_init(&p->db_lock, NULL);
+	pthread_mutex_init(&p->lv3_lock, NULL);
+	p->kfd_priority = 7; /* ROCr makes its queues at NORMAL: KFD priority 7 */
+	p->pending_prio = -1;
 	/*
 	 * The ring, and the descriptor right after it (64-byte aligned: the ring is whole
 	 * packets) in the same allocation: a ring of the usual size is page-rounded memory
@@ -516,8 +520,13 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 		rc = hsaqm_hsa_errno_from_status(st);
 		goto err_free;
 	}
+	/* Lv3 without a debugger needs the KFD id: the queue that appears in sysfs kfd/proc. */
+	p->gpu_node = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID,
+					  UINT32_MAX);
+	hsaqm_hsa_lv3_before_create(p, cfg->xq.level >= HSAQM_LEVEL_3);
 	st = rt->queue_create(cfg->agent, hw_size, cfg->type, hw_error_cb, p,
 			      cfg->private_segment_size, cfg->group_segment_size, &p->hwq);
+	hsaqm_hsa_lv3_after_create(p, st == HSAQM_HSA_STATUS_SUCCESS);
 	if (st != HSAQM_HSA_STATUS_SUCCESS) {
 		rc = hsaqm_hsa_errno_from_status(st);
 		goto err_free;
@@ -535,8 +544,6 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	rc = build_templates(p);
 	if (rc)
 		goto err_mslot;
-	p->gpu_node = hsaqm_hsa_agent_u32(rt, cfg->agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID,
-					  UINT32_MAX);
 	lv3_decide(p, cfg);
 	rc = hsaqm_hsa_lookup_add(p);
 	if (rc)
@@ -598,9 +605,7 @@ static int drain(struct hsaqm_hsa_proxy *p)
 			rc = -ETIMEDOUT;
 			break;
 		}
-		/* A wait also runs a virtual-time model's event loop. */
-		rt->signal_wait_scacquire(done, HSAQM_HSA_SIGNAL_CONDITION_LT, 1, DRAIN_STEP_TICKS,
-					  HSAQM_HSA_WAIT_STATE_BLOCKED);
+		hsaqm_hsa_wait_step(rt, done, HSAQM_HSA_SIGNAL_CONDITION_LT, 1, DRAIN_STEP_TICKS);
 	}
 	/*
 	 * A drain that timed out leaves the packet in the ring; the queue is destroyed next,

@@ -70,7 +70,101 @@ void hsaqm_engine_reason(const struct hsaqm_xq *xq, char *buf, size_t len)
 			 hsaqm_level_name((enum hsaqm_level)xq->level_max), xq->why_max);
 }
 
+enum hsaqm_mechanism hsaqm_engine_mechanism(const struct hsaqm_xq *xq, char *why, size_t len)
+{
+	char reason[128];
+	int m;
+
+	if (why && len)
+		why[0] = '\0';
+	hsaqm_engine_reason(xq, reason, sizeof(reason));
+	switch (xq->level_eff) {
+	case HSAQM_LEVEL_NONE:
+		if (why && len)
+			snprintf(why, len, "%s", reason);
+		return HSAQM_MECH_NONE;
+	case HSAQM_LEVEL_1:
+		if (why && len)
+			snprintf(why, len, "%s", reason);
+		return HSAQM_MECH_HOLD;
+	case HSAQM_LEVEL_2:
+		if (why && len) {
+			enum hsaqm_spatial sp = hsaqm_engine_spatial(xq);
+
+			snprintf(why, len, "%s%s%s", reason,
+				 sp == HSAQM_SPATIAL_OFF ? "" : *reason ? "; spatial " : "spatial ",
+				 sp == HSAQM_SPATIAL_OFF ? "" : hsaqm_spatial_name(sp));
+		}
+		return HSAQM_MECH_GATE;
+	default:
+		break;
+	}
+	if (!xq->ops->mechanism)
+		return HSAQM_MECH_DBG_TRAP;
+	m = xq->ops->mechanism(xq->bq, why, why && len ? (uint32_t)len : 0);
+	return m == HSAQM_MECH_UPDATE_QUEUE ? HSAQM_MECH_UPDATE_QUEUE : HSAQM_MECH_DBG_TRAP;
+}
+
 static void engine_pump(struct hsaqm_xq *xq);
+
+/* ---- spatial ---------------------------------------------------------------------------------- */
+
+enum hsaqm_spatial hsaqm_engine_spatial(const struct hsaqm_xq *xq)
+{
+	if (xq->spatial_broken || xq->failed_open || xq->dev->exiting || !xq->ops->cu_confine)
+		return HSAQM_SPATIAL_OFF;
+	if (xq->spatial == HSAQM_SPATIAL_AUTO)
+		return xq->level_req >= HSAQM_LEVEL_3 && xq->level_eff == HSAQM_LEVEL_2 ?
+			       HSAQM_SPATIAL_DYNAMIC : HSAQM_SPATIAL_OFF;
+	return (enum hsaqm_spatial)xq->spatial;
+}
+
+/*
+ * Confine the queue (keep the reserve free of it) or give it every CU back. A refused
+ * confinement ends spatial for the queue, said once; a refused give-back leaves it marked
+ * confined, so that the next apply and lib's let-go try again (decision 4 for masks).
+ */
+static int engine_confine(struct hsaqm_xq *xq, bool on)
+{
+	char ebuf[24];
+	int rc;
+
+	if (on == xq->confined || !xq->ops->cu_confine)
+		return 0;
+	rc = xq->ops->cu_confine(xq->bq, on ? xq->reserve : 0);
+	if (rc) {
+		if (on) {
+			xq->spatial_broken = true;
+			snprintf(xq->why_spatial, sizeof(xq->why_spatial),
+				 "cu_confine refused (%s): spatial off",
+				 hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
+			hsaqm_log_warn("queue %s: %s", xq->name, xq->why_spatial);
+		} else {
+			hsaqm_log_notice(NULL, "queue %s: its CUs could not be given back (%s); "
+					 "tried again when it is let go", xq->name,
+					 hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
+		}
+		return rc;
+	}
+	xq->confined = on;
+	if (on)
+		xq->confinements++;
+	return 0;
+}
+
+/*
+ * The queue's CU mask as its spatial mode wants it: STATIC always confined; DYNAMIC while
+ * held (@held) with work in flight at Lv1/Lv2 (an Lv3 suspend stops the kernel outright).
+ */
+static void engine_spatial_sync(struct hsaqm_xq *xq, bool held)
+{
+	enum hsaqm_spatial mode = hsaqm_engine_spatial(xq);
+	bool want = mode == HSAQM_SPATIAL_STATIC ||
+		    (mode == HSAQM_SPATIAL_DYNAMIC && held && xq->level_eff < HSAQM_LEVEL_3 &&
+		     (xq->confined || hsaqm_xq_inflight(xq) > 0));
+
+	engine_confine(xq, want);
+}
 
 /*
  * Decision 5: a backend operation failed in a way we did not plan for. The queue runs
@@ -106,6 +200,7 @@ static void engine_fail_open(struct hsaqm_xq *xq, const char *op, int err)
 				      hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
 		xq->gate_closed = false;
 	}
+	engine_confine(xq, false);
 	engine_pump(xq);
 }
 
@@ -322,8 +417,11 @@ static void engine_hold(struct hsaqm_xq *xq)
 		xq->level_cap = HSAQM_LEVEL_2;
 		hsaqm_engine_update_level(xq);
 		hsaqm_log_warn("queue %s: %s", xq->name, xq->why_fallback);
-		if (xq->level_eff == HSAQM_LEVEL_2)
+		if (xq->level_eff == HSAQM_LEVEL_2) {
+			/* The chain's last step: spatial (AUTO turns DYNAMIC now), then the gate. */
+			engine_spatial_sync(xq, true);
 			engine_hold_lv2(xq);
+		}
 		break;
 	default:
 		/* Lv1: not releasing is the hold. */
@@ -352,8 +450,11 @@ void hsaqm_engine_apply(struct hsaqm_xq *xq, uint64_t now)
 			}
 			xq->gate_closed = false;
 		}
+		engine_spatial_sync(xq, false);
 		engine_pump(xq);
 	} else {
+		/* The running kernel leaves the reserve before the gate stops the queue. */
+		engine_spatial_sync(xq, true);
 		engine_hold(xq);
 		if (xq->failed_open)
 			goto out;
@@ -419,6 +520,16 @@ int hsaqm_engine_let_go(struct hsaqm_xq *xq, int *first_err)
 				*first_err = rc;
 		}
 		xq->gate_closed = false;
+	}
+	if (xq->confined) {
+		rc = xq->ops->cu_confine(xq->bq, 0);
+		if (rc) {
+			hsaqm_log_notice(NULL, "queue %s: cu_confine(0) failed (%s) while "
+					 "letting go", xq->name, hsaqm_errno_name(rc, ebuf, sizeof(ebuf)));
+			if (!*first_err)
+				*first_err = rc;
+		}
+		xq->confined = false;
 	}
 	while (hsaqm_xq_held(xq) > 0) {
 		uint64_t n = hsaqm_xq_held(xq);

@@ -37,6 +37,20 @@ const char *hsaqm_xq_state_name(enum hsaqm_xq_state state)
 	return "?";
 }
 
+const char *hsaqm_mechanism_name(enum hsaqm_mechanism m)
+{
+	static const char *const n[] = { "none", "hold", "gate", "dbg_trap", "update_queue" };
+
+	return (unsigned int)m < sizeof(n) / sizeof(n[0]) ? n[m] : "?";
+}
+
+const char *hsaqm_spatial_name(enum hsaqm_spatial sp)
+{
+	static const char *const n[] = { "off", "static", "dynamic", "auto" };
+
+	return (unsigned int)sp < sizeof(n) / sizeof(n[0]) ? n[sp] : "?";
+}
+
 const char *hsaqm_policy_name(enum hsaqm_policy_kind kind)
 {
 	switch (kind) {
@@ -66,6 +80,8 @@ static void xq_stats_locked(const struct hsaqm_xq *xq, uint64_t now, struct hsaq
 	st->priority_conflicts = xq->priority_conflicts;
 	st->requested_level = (enum hsaqm_level)xq->level_req;
 	st->effective_level = (enum hsaqm_level)xq->level_eff;
+	st->mechanism = hsaqm_engine_mechanism(xq, NULL, 0);
+	st->confinements = xq->confinements;
 	st->latency_count = xq->hist.count;
 	st->latency_p50_ns = hsaqm_hist_quantile(&xq->hist, 5000);
 	st->latency_p99_ns = hsaqm_hist_quantile(&xq->hist, 9900);
@@ -86,10 +102,6 @@ int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stats *stats)
 	return 0;
 }
 
-/*
- * One queue's object of the "queues" array (docs/stats.md). Under dev->lock. @extra: members
- * an integration adds (hsaqm_xq_stats_json()), already rendered, or NULL.
- */
 int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq)
 {
 	if (!hsaqm_xq_valid(xq)) {
@@ -102,14 +114,20 @@ int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq)
 	return 0;
 }
 
+/*
+ * One queue's object of the "queues" array (docs/stats.md). Under dev->lock. @extra: members
+ * an integration adds (hsaqm_xq_stats_json()), already rendered, or NULL.
+ */
 static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t now,
 		    const char *extra)
 {
 	struct hsaqm_xq_stats st;
-	char reason[128];
+	char reason[128], mreason[192];
+	enum hsaqm_mechanism mech;
 
 	xq_stats_locked(xq, now, &st);
 	hsaqm_engine_reason(xq, reason, sizeof(reason));
+	mech = hsaqm_engine_mechanism(xq, mreason, sizeof(mreason));
 	hsaqm_json_begin_object(j, NULL);
 	hsaqm_json_string(j, "name", xq->name);
 	hsaqm_json_uint(j, "device", xq->dev->id);
@@ -119,6 +137,14 @@ static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t no
 	hsaqm_json_string(j, "requested_level", hsaqm_level_name(st.requested_level));
 	hsaqm_json_string(j, "effective_level", hsaqm_level_name(st.effective_level));
 	hsaqm_json_string(j, "level_reason", reason);
+	/* How it is stopped (DBG_TRAP, UPDATE_QUEUE, the gate) and why; its CU reserve. */
+	hsaqm_json_string(j, "mechanism", hsaqm_mechanism_name(mech));
+	hsaqm_json_string(j, "mechanism_reason", mreason);
+	hsaqm_json_string(j, "spatial", hsaqm_spatial_name((enum hsaqm_spatial)xq->spatial));
+	hsaqm_json_string(j, "spatial_in_force", hsaqm_spatial_name(hsaqm_engine_spatial(xq)));
+	hsaqm_json_uint(j, "cu_reserve_permille", xq->reserve);
+	hsaqm_json_bool(j, "confined", xq->confined);
+	hsaqm_json_uint(j, "confinements", xq->confinements);
 	hsaqm_json_string(j, "state", hsaqm_xq_state_name(hsaqm_engine_state(xq)));
 	hsaqm_json_bool(j, "held_by_hand", xq->by_hand);
 	hsaqm_json_bool(j, "failed_open", xq->failed_open);

@@ -306,6 +306,31 @@ int hsaqm_xq_set_share(struct hsaqm_xq *xq, uint32_t group, uint32_t share_permi
 	return 0;
 }
 
+int hsaqm_xq_set_spatial(struct hsaqm_xq *xq, enum hsaqm_spatial mode, uint32_t reserve_permille)
+{
+	XQ_CHECK(xq);
+	if ((unsigned int)mode > HSAQM_SPATIAL_AUTO ||
+	    (mode != HSAQM_SPATIAL_OFF && (reserve_permille < 1 || reserve_permille > 999))) {
+		hsaqm_log_err("queue %s: spatial mode %d with a reserve of %u permille (want a mode "
+			      "of enum hsaqm_spatial and 1..999)", xq->name, (int)mode,
+			      reserve_permille);
+		return -EINVAL;
+	}
+	if (mode != HSAQM_SPATIAL_OFF && !xq->ops->cu_confine)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&xq->dev->lock);
+	xq->spatial = (uint8_t)mode;
+	xq->reserve = mode == HSAQM_SPATIAL_OFF ? 0 : reserve_permille;
+	xq->spatial_broken = false;
+	xq->why_spatial[0] = '\0';
+	/* A confined queue whose reserve changed gives its CUs back first, then re-confines. */
+	if (xq->confined && xq->ops->cu_confine && xq->ops->cu_confine(xq->bq, 0) == 0)
+		xq->confined = false;
+	hsaqm_engine_apply(xq, hsaqm_ctx_now(xq->dev->ctx));
+	pthread_mutex_unlock(&xq->dev->lock);
+	return 0;
+}
+
 /* Set or clear the hand hold; returns the backend error if the queue failed open on the way. */
 static int xq_hold_by_hand(struct hsaqm_xq *xq, bool hold)
 {
@@ -367,6 +392,11 @@ int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
 	info->submitted = xq->submitted;
 	info->released = xq->released;
 	info->completed = xq->completed;
+	info->mechanism = hsaqm_engine_mechanism(xq, info->mechanism_reason,
+						 sizeof(info->mechanism_reason));
+	info->spatial = (enum hsaqm_spatial)xq->spatial;
+	info->cu_reserve_permille = xq->reserve;
+	info->confined = xq->confined;
 	pthread_mutex_unlock(&xq->dev->lock);
 	return 0;
 }

@@ -107,6 +107,14 @@ struct hsaqm_xq {
 	char why_max[96];      /* the backend's reason for level_max */
 	char why_fallback[128]; /* the Lv3 fallback's reason */
 	char why_failopen[96]; /* the fail-open reason */
+
+	/* Spatial (hsaqm_xq_set_spatial): a share of the CUs kept free of this queue. */
+	uint8_t spatial;       /* enum hsaqm_spatial asked for */
+	bool confined;         /* cu_confine(reserve) in force */
+	bool spatial_broken;   /* cu_confine failed once: spatial off for this queue */
+	uint32_t reserve;      /* permille of the device's CUs */
+	uint64_t confinements;
+	char why_spatial[96];  /* why spatial stopped, when it did */
 };
 
 struct hsaqm_dev {
@@ -222,6 +230,12 @@ enum hsaqm_xq_state hsaqm_engine_state(const struct hsaqm_xq *xq);
 int hsaqm_engine_let_go(struct hsaqm_xq *xq, int *first_err);
 /* Why the effective level is below the requested one ("" if it is not). */
 void hsaqm_engine_reason(const struct hsaqm_xq *xq, char *buf, size_t len);
+/* How the queue is stopped at its effective level, and why (in @why). */
+enum hsaqm_mechanism hsaqm_engine_mechanism(const struct hsaqm_xq *xq, char *why, size_t len);
+/* The spatial mode in force now (AUTO becomes DYNAMIC once an Lv3 request runs at Lv2). */
+enum hsaqm_spatial hsaqm_engine_spatial(const struct hsaqm_xq *xq);
+/* The name of a negative errno value ("EPERM"), or its number. */
+const char *hsaqm_errno_name(int err, char *buf, size_t len);
 
 /* xq.c */
 bool hsaqm_xq_valid(const struct hsaqm_xq *xq);

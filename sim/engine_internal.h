@@ -194,6 +194,7 @@ enum sim_ev_kind {
 	SIM_EV_QUANTUM,    /* device: time slice over */
 	SIM_EV_PP,         /* queue: a dependency it saw was satisfied at a later time: look then */
 	SIM_EV_REQ,        /* device: the next control request's model time has come */
+	SIM_EV_REQ_TAIL,   /* request: the KFD's own work after the runlist change is over */
 };
 
 struct sim_event {
@@ -468,6 +469,12 @@ struct sim_req {
 	/* CU_MASK */
 	uint32_t *cu_mask;
 	uint64_t time; /* model time it was posted at: it never starts earlier */
+	/*
+	 * The KFD's own work after the runlist change (DBG_TRAP suspend and resume: the profile's
+	 * dbg_suspend_ns / dbg_resume_ns): the HWS acts at once, the caller returns this much
+	 * later. ev_tail carries the wait; the next request may start meanwhile.
+	 */
+	struct sim_event ev_tail;
 	int result;
 	uint32_t done; /* futex word: 1 when the device finished it */
 };

@@ -296,6 +296,20 @@ static void rl_finish(struct sim_device *dev, uint64_t t)
 	dev->rl_current = NULL;
 	dev->hws_dirty = true;
 	dev->dispatch_dirty = true;
+	/*
+	 * DBG_TRAP suspend and resume: the KFD's work after its runlist change (amdkfd
+	 * suspend_queues flushes HDP and copies the saved contexts for the debugger after
+	 * execute_queues_cpsch; resume_queues wakes waiting destroys) is the profile's
+	 * dbg_suspend_ns / dbg_resume_ns, an assumption. The HWS has already acted: the queues
+	 * are off the HQDs, the remap goes on now; only the caller waits longer.
+	 */
+	uint64_t tail = req->kind == SIM_REQ_SUSPEND ? dev->prof.dbg_suspend_ns :
+			req->kind == SIM_REQ_RESUME ? dev->prof.dbg_resume_ns : 0;
+	if (tail) {
+		sim_ev_init(&req->ev_tail, SIM_EV_REQ_TAIL, req);
+		sim_ev_schedule(dev, &req->ev_tail, t + tail);
+		return; /* the next request may start from settle() meanwhile */
+	}
 	req_complete(req, 0); /* the next request starts from settle() */
 }
 
@@ -499,6 +513,9 @@ void sim_hws_event(struct sim_device *dev, struct sim_event *ev, uint64_t t)
 		break;
 	case SIM_EV_QUANTUM:
 		quantum_over(dev, t);
+		break;
+	case SIM_EV_REQ_TAIL:
+		req_complete(ev->obj, 0);
 		break;
 	default:
 		break;

@@ -1575,6 +1575,14 @@ static void face_doorbell_written(void *ctx, int handle, volatile void *doorbell
 
 /* ---- per-model state ------------------------------------------------------------------------ */
 
+/* The transport's proc_refresh: the generated kfd/proc tree is written when asked. */
+static int face_proc_refresh(void *ctx)
+{
+	struct kfd_face *f = ctx;
+
+	return sim_proc_view_sync(f->sim);
+}
+
 static void *kfd_face_init(struct hsaqm_sim *sim)
 {
 	const struct hsaqm_sim_config *cfg = sim_config(sim);
@@ -1604,6 +1612,7 @@ static void *kfd_face_init(struct hsaqm_sim *sim)
 	f->tp.mmap = face_mmap;
 	f->tp.munmap = face_munmap;
 	f->tp.doorbell_written = face_doorbell_written;
+	f->tp.proc_refresh = face_proc_refresh;
 	return f;
 }
 

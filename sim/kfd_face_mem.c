@@ -564,20 +564,30 @@ int kfd_face_set_xnack_mode(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	return 0;
 }
 
+/* ns of a host clock. */
+static uint64_t host_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * One clock domain: model nanoseconds for the GPU, CPU and system counters, at 1 GHz. A
- * runtime converts the GPU timestamps it reads from completion signals (written by the
- * emulated /dev/kfd's front end, in model ns) through pairs of these counters, so its
- * profiling times come out in model ns. (A GPU's counter ticks at 100 MHz on gfx9.)
+ * As the KFD: the GPU's counter (here model ns, the domain of the timestamps the emulated
+ * front end writes into completion signals), the CPU's raw monotonic clock and the system
+ * clock, CLOCK_BOOTTIME (ktime_get_raw_ns, ktime_get_boottime_ns), read at one instant. A
+ * runtime maps GPU timestamps onto the system clock through pairs of these, and ROCr's
+ * HSA_SYSTEM_INFO_TIMESTAMP reads CLOCK_BOOTTIME itself: so profiling times and the
+ * runtime's clock are one domain, as on a GPU (model time runs at host speed, scale 1).
  */
 int kfd_face_get_clock_counters(struct kfd_face *f, struct kfd_proc *p, void *arg)
 {
 	struct hsaqm_kfd_get_clock_counters_args *a = arg;
-	uint64_t now = hsaqm_sim_now_ns(f->sim);
 
-	a->gpu_clock_counter = pdd_of(f, p, a->gpu_id, NULL) ? now : 0;
-	a->cpu_clock_counter = now;
-	a->system_clock_counter = now;
+	a->gpu_clock_counter = pdd_of(f, p, a->gpu_id, NULL) ? hsaqm_sim_now_ns(f->sim) : 0;
+	a->cpu_clock_counter = host_clock_ns(CLOCK_MONOTONIC_RAW);
+	a->system_clock_counter = host_clock_ns(CLOCK_BOOTTIME);
 	a->system_clock_freq = 1000000000ull;
 	return 0;
 }

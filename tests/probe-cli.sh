@@ -29,6 +29,15 @@ grep -q "unknown option" "$tmp/err" && ok "unknown option is named" || bad "unkn
 "$probe" --lv2-interval 9 >/dev/null 2>&1; expect_rc 2 $? "--lv2-interval 9"
 "$probe" --sim --quiet --no-live --device 7 >/dev/null 2>"$tmp/err"; expect_rc 2 $? "--device 7 on a one-GPU model"
 grep -q "no such GPU" "$tmp/err" && ok "--device 7 says why" || bad "--device 7 message"
+# An option without its value is named as such, not as an unknown option.
+"$probe" --device >/dev/null 2>"$tmp/err"; expect_rc 2 $? "--device without a value"
+grep -q "option '--device' needs a value" "$tmp/err" && ok "--device without a value is named" ||
+	bad "--device without a value: $(cat "$tmp/err")"
+grep -q "unknown option" "$tmp/err" && bad "--device without a value called unknown" ||
+	ok "--device without a value is not 'unknown'"
+"$probe" --sim-time later >/dev/null 2>"$tmp/err"; expect_rc 2 $? "--sim-time later"
+grep -q "bad value 'later' for --sim-time" "$tmp/err" && ok "--sim-time names the bad value" ||
+	bad "--sim-time message"
 "$probe" extra >/dev/null 2>&1; expect_rc 2 $? "stray argument"
 "$probe" --help >"$tmp/help"; expect_rc 0 $? "--help"
 grep -q "3  report produced on the device model" "$tmp/help" && ok "--help documents exit codes" ||
@@ -53,16 +62,25 @@ fi
 grep -q "^| figure (model) | median | P99 | min | max | n | first |" "$tmp/md" && ok "markdown table" ||
 	bad "markdown table"
 
-# The model timing file, loadable by sim/ (checked in test-probe); here: written, sourced.
-"$probe" --sim --quick --quiet --trials 2 --check lv3 --emit-sim-profile "$tmp/prof" >/dev/null 2>&1
+# The model timing file (loaded by sim/ in test-probe). The model runs in virtual time by
+# default, so the figures are device time: the default profile's constants come back exactly.
+"$probe" --sim --quick --quiet --trials 2 --check lv3,update_queue --emit-sim-profile "$tmp/prof" \
+	--write-profile "$tmp/gpu" >/dev/null 2>&1
 expect_rc 3 $? "--emit-sim-profile"
 grep -q "^dbg_suspend_ns [0-9][0-9]*  # measured: hsa-queue-probe" "$tmp/prof" && ok "profile lines" ||
 	bad "profile content"
+for kv in "cwsr_save_ns_per_wave 1000" "cwsr_restore_ns_per_wave 1000" "hws_unmap_ns 20000" \
+	"dbg_suspend_ns 50000" "dbg_resume_ns 50000" "hws_map_ns 20000"; do
+	grep -q "^$kv " "$tmp/prof" && ok "recovered: $kv" || bad "not recovered: $kv ($(grep "^${kv%% *} " "$tmp/prof"))"
+done
+grep -q "^hsaqm-gpu-profile 1$" "$tmp/gpu" && grep -q "^gpu 0x[0-9a-f]* dbg_trap supported " "$tmp/gpu" &&
+	grep -q "^gpu 0x[0-9a-f]* update_queue supported " "$tmp/gpu" && ok "GPU profile written" ||
+	bad "GPU profile content"
 "$probe" --sim --quiet --no-live --emit-sim-profile "$tmp/prof2" >/dev/null 2>&1
 expect_rc 1 $? "--emit-sim-profile with nothing measured"
 
 # JSON against the documented schema.
-"$probe" --sim --quick --quiet --trials 1 --allow-disruptive --json >"$tmp/json"
+"$probe" --sim --quick --quiet --trials 1 --json >"$tmp/json"
 expect_rc 3 $? "--json"
 if [ -n "$py" ]; then
 	"$py" "$src/tests/probe-schema-check.py" "$src/tools/probe/report-schema.json" \
@@ -102,6 +120,10 @@ expect_rc 1 $rc "SIGINT during Lv3"
 grep -q "every queue the probe stopped was restarted" "$tmp/int.err" && ok "SIGINT: queues restarted" ||
 	bad "SIGINT message"
 grep -q "INTERRUPTED" "$tmp/int.out" && ok "the report says interrupted" || bad "report lacks INTERRUPTED"
+grep -q "could not test: could not test" "$tmp/int.err" "$tmp/int.out" &&
+	bad "the verdict is said twice" || ok "the verdict is said once"
+grep -q "could not test: interrupted by signal" "$tmp/int.err" && ok "interrupted verdict line" ||
+	bad "interrupted verdict line: $(grep -i interrupt "$tmp/int.err" | head -2)"
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -215,9 +215,55 @@ static void t_detached(void *p)
 		violation(bq, "detached with the gate closed");
 	if (bq->suspended)
 		violation(bq, "detached while suspended");
+	if (bq->confined)
+		violation(bq, "detached while confined to part of the CUs");
 	bq->detached = true;
 	pthread_mutex_unlock(&bq->lock);
 }
+
+static int t_cu_confine(void *p, uint32_t reserve)
+{
+	struct t_bq *bq = p;
+	int rc;
+
+	pthread_mutex_lock(&bq->lock);
+	if (bq->detached)
+		violation(bq, "cu_confine after detached");
+	if (reserve > 999)
+		violation(bq, "cu_confine with a reserve of %u permille", reserve);
+	rc = bq->confine_err;
+	if (!rc) {
+		bq->confined = reserve;
+		bq->n_confine++;
+	}
+	pthread_mutex_unlock(&bq->lock);
+	return rc;
+}
+
+static int t_mechanism(void *p, char *why, uint32_t len)
+{
+	struct t_bq *bq = p;
+	int m;
+
+	pthread_mutex_lock(&bq->lock);
+	if (why && len)
+		snprintf(why, len, "%s", bq->mech_why);
+	m = bq->mech ? bq->mech : HSAQM_MECH_DBG_TRAP;
+	pthread_mutex_unlock(&bq->lock);
+	return m;
+}
+
+const struct hsaqm_backend_ops t_backend_ops_spatial = {
+	.release = t_release,
+	.gate_close = t_gate_close,
+	.gate_open = t_gate_open,
+	.suspend = t_suspend,
+	.resume = t_resume,
+	.max_level = t_max_level,
+	.detached = t_detached,
+	.mechanism = t_mechanism,
+	.cu_confine = t_cu_confine,
+};
 
 const struct hsaqm_backend_ops t_backend_ops = {
 	.release = t_release,

@@ -14,8 +14,8 @@
  *   - with lv1_bound set, released - covered-by-reported-markers never exceeds it;
  *   - guard_skip < guard_interval; n == 0 only for a marker alone;
  *   - suspend() is not called on a suspended queue, resume() only on one;
- *   - nothing is called after detached(), and at detached() the gate is open and the
- *     queue resumed.
+ *   - nothing is called after detached(), and at detached() the gate is open, the
+ *     queue resumed and given every CU back.
  * Thread safe: one mutex per queue; t_bq_run() drops it around hsaqm_xq_marker_done().
  */
 #ifndef T_BACKEND_H
@@ -51,6 +51,9 @@ struct t_bq {
 	int suspend_err;
 	int resume_err;
 	uint32_t lv1_bound; /* check released - completed-by-markers <= this; 0 = off */
+	int confine_err;    /* cu_confine() returns this (0 = works) */
+	int mech;           /* what mechanism() answers (enum hsaqm_mechanism) */
+	char mech_why[64];
 
 	/* The application's side. */
 	uint64_t submitted;
@@ -60,6 +63,7 @@ struct t_bq {
 	uint64_t head, tail, alloc;
 	bool gate_closed;
 	bool suspended;
+	uint32_t confined;  /* the reserve cu_confine() keeps free; 0 = every CU */
 
 	/* What happened. */
 	uint64_t released;
@@ -70,7 +74,7 @@ struct t_bq {
 	uint64_t marker_seq;      /* last marker released */
 	uint64_t marker_done;     /* last marker reported */
 	uint64_t covered_done;    /* kernels the reported markers cover */
-	uint64_t n_release, n_eagain, n_gate_close, n_gate_open, n_suspend, n_resume;
+	uint64_t n_release, n_eagain, n_gate_close, n_gate_open, n_suspend, n_resume, n_confine;
 	uint32_t last_flags;
 	uint32_t last_interval;
 	bool detached;
@@ -79,6 +83,8 @@ struct t_bq {
 };
 
 extern const struct hsaqm_backend_ops t_backend_ops;
+/* The same with cu_confine() and mechanism(): spatial and the Lv3 mechanism tests. */
+extern const struct hsaqm_backend_ops t_backend_ops_spatial;
 
 void t_bq_init(struct t_bq *bq, int max_level);
 void t_bq_fini(struct t_bq *bq);

@@ -74,6 +74,7 @@ static const char good[] =
 	"floor_period = 100ms\n"
 	"floor_slice = 5ms\n"
 	"hip_priority = no\n"
+	"spatial = dynamic:250\n"
 	"time_scale = 1\n"
 	"\n"
 	"[reference native]\n"
@@ -165,6 +166,8 @@ static void test_good_file_gives_every_field(void)
 	CU_ASSERT_EQUAL(wl.configs[3].floor_period_us, 100000);
 	CU_ASSERT_EQUAL(wl.configs[3].floor_slice_us, 5000);
 	CU_ASSERT_FALSE(wl.configs[3].hip_priority);
+	CU_ASSERT_STRING_EQUAL(wl.configs[3].spatial, "dynamic:250");
+	CU_ASSERT_STRING_EQUAL(wl.configs[2].spatial, ""); /* the tool's default */
 	CU_ASSERT_DOUBLE_EQUAL(wl.configs[3].time_scale, 1.0, 1e-12);
 
 	CU_ASSERT_EQUAL_FATAL(wl.nrefs, 3);
@@ -309,6 +312,10 @@ static const struct bad bads[] = {
 	  "floor_slice must be shorter" },
 	{ HEAD "[config c]\npolicy = fifo\n", 9, "not hpf, util or none" },
 	{ HEAD "[config c]\nhip_priority = maybe\n", 9, "not yes or no" },
+	{ HEAD "[config c]\nspatial = half\n", 9, "spatial: 'half' is not off, or auto" },
+	{ HEAD "[config c]\nspatial = static:0\n", 9, "out of range (1..999)" },
+	{ HEAD "[config c]\nspatial = off:5\n", 9, "spatial: 'off:5' is not off" },
+	{ HEAD "[config c]\nmode = native\nspatial = static\n", 8, "need mode=hsaqm" },
 	{ HEAD "[config c]\ntime_scale = 0\n", 9, "out of range" },
 	{ HEAD "[reference lv2]\np.latency_p99_ms = 3\n", 9, "[reference lv2]: no [config lv2]" },
 	{ HEAD "[reference standalone]\nq.latency_p99_ms = 3\n", 9, "no [process q]" },

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
+#include "hsaqm/kfd_lv3.h"
 #include "t_cunit.h"
 #include "t_hsa.h"
 
@@ -690,6 +691,74 @@ static void test_destroy_with_a_closed_gate_opens_it_and_runs_everything(void)
 	t_hsa_close(&h);
 }
 
+/*
+ * ROCr times a wait's timeout with hsa_system_get_info(TIMESTAMP_FREQUENCY); ROCm 7.x calls a
+ * tool's OnUnload when that query already fails, and its waits then never time out. These
+ * stand-ins fail the query while g_rt_closed and count every timed wait made meanwhile.
+ */
+static uint32_t g_rt_closed;
+static uint32_t g_untimeable_waits;
+static hsaqm_hsa_system_get_info_fn g_real_info;
+static hsaqm_hsa_signal_wait_fn g_real_wait;
+
+static hsaqm_hsa_status_t closing_system_get_info(uint32_t attribute, void *value)
+{
+	/* Acquire: pairs with the test's release; nothing else is published with it. */
+	if (hsaqm_load_acquire(&g_rt_closed))
+		return HSAQM_HSA_STATUS_ERROR_NOT_INITIALIZED;
+	return g_real_info(attribute, value);
+}
+
+static hsaqm_hsa_signal_value_t closing_wait(struct hsaqm_hsa_signal signal,
+					     hsaqm_hsa_signal_condition_t cond,
+					     hsaqm_hsa_signal_value_t value, uint64_t ticks,
+					     hsaqm_hsa_wait_state_t state)
+{
+	/* Acquire: as above. */
+	if (hsaqm_load_acquire(&g_rt_closed)) {
+		hsaqm_fetch_add(&g_untimeable_waits, 1u);
+		ticks = 1; /* where ROCr would wait forever; the count fails the test */
+	}
+	return g_real_wait(signal, cond, value, ticks, state);
+}
+
+static void test_a_closed_runtime_gets_no_timed_wait_and_destroy_and_fini_still_finish(void)
+{
+	struct t_hsa h;
+	struct t_app a;
+	struct krec recs[5] = { { 0 } };
+	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_2, .lv2_interval = 1 };
+	struct hsaqm_hsa_signal cs;
+	uint64_t k;
+
+	memset(g_kernels_done, 0, sizeof(g_kernels_done));
+	/* Real time: with no wait the virtual clock would not move, a real one does. */
+	CU_ASSERT_EQUAL_FATAL(t_hsa_open(&h, HSAQM_SIM_TIME_REAL, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h.rt.system_get_info);
+	g_real_info = h.rt.system_get_info;
+	g_real_wait = h.rt.signal_wait_scacquire;
+	h.rt.system_get_info = closing_system_get_info;
+	h.rt.signal_wait_scacquire = closing_wait;
+	hsaqm_store_release(&g_rt_closed, 0u);
+	g_untimeable_waits = 0;
+	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
+	k = kernel(&h, 200 * T_HSA_US, 1);
+	cs = t_hsa_signal(&h, 5);
+	submit(&a, k, 5, cs, true, recs, 0);
+	/* Release: the runtime counts as shut down from here on (the stand-ins read it). */
+	hsaqm_store_release(&g_rt_closed, 1u);
+	/* The drain of a queue the program left, as OnUnload does: all five still run. */
+	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 5);
+	hsaqm_hsa_runtime_fini(&h.rt);
+	h.rt_ok = false;
+	CU_ASSERT_EQUAL(g_untimeable_waits, 0);
+	hsaqm_store_release(&g_rt_closed, 0u);
+	h.core->hsa_signal_destroy_fn(cs);
+	t_hsa_close(&h);
+}
+
 static void test_set_priority_reaches_the_hardware_queue_and_the_xqueue(void)
 {
 	struct t_hsa h;
@@ -734,6 +803,8 @@ static void lv3_reason_case(const struct hsaqm_sim_config *scfg, bool give_trans
 		CU_ASSERT_EQUAL_FATAL(hsa_face_set_queue_path(h.sim, false), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, give_transport ? hsaqm_sim_kfd_transport(h.sim)
 							       : NULL), 0);
+	/* DBG_TRAP's own prerequisites (auto would take UPDATE_QUEUE: test-hsa-backend-lv3). */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
 	info = xinfo(&a);
 	CU_ASSERT_EQUAL(info.requested_level, HSAQM_LEVEL_3);
@@ -749,11 +820,11 @@ static void test_lv3_unavailable_says_why(void)
 {
 	struct hsaqm_sim_config c = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_VIRTUAL };
 
-	lv3_reason_case(&c, false, false, "no KFD transport");
+	lv3_reason_case(&c, false, false, "cannot open the KFD");
 	/* Queues made directly on the core: the KFD never heard of this ring. */
 	lv3_reason_case(&c, true, true, "the KFD has no queue with this ring");
 	c.kfd_minor_version = 12;
-	lv3_reason_case(&c, true, false, "older than 1.13");
+	lv3_reason_case(&c, true, false, "has no DBG_TRAP (needs 1.13)");
 	c.kfd_minor_version = 0;
 	c.sched_policy = 2;
 	lv3_reason_case(&c, true, false, "sched_policy=2");
@@ -819,6 +890,7 @@ static void test_lv3_unavailable_when_another_debugger_holds_the_process(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &dbg), 0);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_dbg_enable(dbg, 0, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
 	info = xinfo(&a);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_2);
@@ -982,6 +1054,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_malformed_packet_reaches_the_application_callback_with_its_queue),
 	T_CASE(test_destroy_releases_held_packets_and_runs_them_first),
 	T_CASE(test_destroy_with_a_closed_gate_opens_it_and_runs_everything),
+	T_CASE(test_a_closed_runtime_gets_no_timed_wait_and_destroy_and_fini_still_finish),
 	T_CASE(test_set_priority_reaches_the_hardware_queue_and_the_xqueue),
 	T_CASE(test_lv3_unavailable_says_why),
 	T_CASE(test_lv3_unavailable_on_a_node_without_trap_debug_support),

@@ -76,6 +76,15 @@ static void explain(const struct hsaqm_probe_check *k, enum hsaqm_probe_verdict 
 			k->reason_code, k->reason);
 }
 
+/* A check's fact by key, "" when absent. */
+static const char *fact(const struct hsaqm_probe_check *k, const char *key)
+{
+	for (uint32_t i = 0; i < k->nfacts; i++)
+		if (!strcmp(k->facts[i].key, key))
+			return k->facts[i].value;
+	return "";
+}
+
 static const struct hsaqm_probe_check *lv3(const struct hsaqm_probe_report *r)
 {
 	return &r->gpus[0].checks[HSAQM_PROBE_CHECK_LV3];
@@ -703,7 +712,12 @@ static void test_kfd_proc_view_lists_other_processes_per_gpu(void)
 	CU_ASSERT_EQUAL(node_stop(&node), 0);
 }
 
-static void test_update_queue_is_not_run_without_allow_disruptive(void)
+/*
+ * UPDATE_QUEUE 0 % and DBG_TRAP suspend both unmap every queue of the GPU: both run by
+ * default on a GPU nobody else uses (no --allow-disruptive any more), and the queue id of the
+ * runtime's queue comes from the KFD's sysfs kfd/proc, without a debugger session.
+ */
+static void test_update_queue_runs_by_default_with_the_id_from_kfd_proc(void)
 {
 	struct hsaqm_sim *sim = sim_real(NULL);
 	struct hsaqm_probe_options o = { .device = -1, .quick = true, .trials = 1, .checks = UPD };
@@ -711,17 +725,18 @@ static void test_update_queue_is_not_run_without_allow_disruptive(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
 	struct hsaqm_probe_report *r = run_model(sim, &o, NULL);
 	const struct hsaqm_probe_check *k = &r->gpus[0].checks[HSAQM_PROBE_CHECK_UPDATE_QUEUE];
-	CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_COULD_NOT_TEST);
-	CU_ASSERT_STRING_EQUAL(k->reason_code, "not_allowed");
-	CU_ASSERT_PTR_NOT_NULL(strstr(k->remedy, "--allow-disruptive"));
+	explain(k, HSAQM_PROBE_SUPPORTED);
+	CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_SUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(fact(k, "queue"), "sysfs kfd/proc"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fact(k, "queue"), "no debugger"));
 	hsaqm_probe_report_free(r);
 	hsaqm_sim_destroy(sim);
 }
 
 static void test_update_queue_refused_when_another_process_has_queues(void)
 {
-	struct hsaqm_probe_options o = { .device = -1, .quick = true, .trials = 1, .checks = UPD,
-					 .allow_disruptive = true };
+	struct hsaqm_probe_options o = { .device = -1, .quick = true, .trials = 1,
+					 .checks = UPD | LV3 };
 	struct shared_node node;
 	struct hsaqm_sim *sim = NULL;
 
@@ -740,6 +755,10 @@ static void test_update_queue_refused_when_another_process_has_queues(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(k->reason, "1 other process(es) have 1 KFD queue(s)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(k->remedy, "--force"));
 	CU_ASSERT_EQUAL(k->nfig, 0); /* nothing was run */
+	/* DBG_TRAP suspend unmaps every queue of the GPU as well: treated alike. */
+	k = &g->checks[HSAQM_PROBE_CHECK_LV3];
+	CU_ASSERT_STRING_EQUAL(k->reason_code, "shared_gpu");
+	CU_ASSERT_EQUAL(k->nfig, 0);
 	CU_ASSERT_EQUAL(hsaqm_probe_exit_code(r), HSAQM_PROBE_EXIT_MODEL);
 	hsaqm_probe_report_free(r);
 	hsaqm_sim_destroy(sim);
@@ -772,16 +791,16 @@ static void test_update_queue_refused_when_another_process_has_queues(void)
 static void test_update_queue_supported_on_an_unshared_model_gpu(void)
 {
 	struct hsaqm_sim *sim = sim_real(NULL);
-	struct hsaqm_probe_options o = { .device = -1, .quick = true, .trials = 2, .checks = UPD,
-					 .allow_disruptive = true };
+	struct hsaqm_probe_options o = { .device = -1, .quick = true, .trials = 2, .checks = UPD };
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
 	struct hsaqm_probe_report *r = run_model(sim, &o, NULL);
 	const struct hsaqm_probe_check *k = &r->gpus[0].checks[HSAQM_PROBE_CHECK_UPDATE_QUEUE];
 	explain(k, HSAQM_PROBE_SUPPORTED);
 	CU_ASSERT_EQUAL(k->verdict, HSAQM_PROBE_SUPPORTED);
-	CU_ASSERT_EQUAL(k->trials, 2);
+	CU_ASSERT_EQUAL(k->trials, 4); /* 2 at full occupancy, 2 with one wave */
 	CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "restart_full"));
+	CU_ASSERT_PTR_NOT_NULL(probe_find_figure(k, "stop_1wave"));
 	CU_ASSERT_EQUAL(sim_kfd_face_queue_count(sim), 0);
 	hsaqm_probe_report_free(r);
 	hsaqm_sim_destroy(sim);
@@ -990,7 +1009,7 @@ int main(void)
 		T_CASE(test_lv3_eperm_without_runtime_enable),
 		T_CASE(test_lv3_ealready_when_another_debugger_holds_dbg_trap),
 		T_CASE(test_lv3_no_device_kernel_for_gfx942_says_how_to_rebuild),
-		T_CASE(test_update_queue_is_not_run_without_allow_disruptive),
+		T_CASE(test_update_queue_runs_by_default_with_the_id_from_kfd_proc),
 		T_CASE(test_kfd_proc_view_lists_other_processes_per_gpu),
 		T_CASE(test_update_queue_refused_when_another_process_has_queues),
 		T_CASE(test_update_queue_supported_on_an_unshared_model_gpu),

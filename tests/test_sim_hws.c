@@ -19,6 +19,10 @@
 #define LAUNCH (5 * T_US)
 #define MAP (20 * T_US)
 #define UNMAP (20 * T_US)
+/* Profile dbg_suspend_ns / dbg_resume_ns: the suspend and resume calls return this much after
+ * their runlist change (the HWS acted at once). */
+#define DBG_SUSPEND (50 * T_US)
+#define DBG_RESUME (50 * T_US)
 
 struct rec {
 	struct hsaqm_sim *sim;
@@ -244,7 +248,7 @@ static void test_suspend_grace_lets_short_workgroups_finish_and_saves_long_ones(
 	/* Returned once off the HQD: grace, save, unmap. The five long workgroups sit on five
 	 * CUs (round-robin placement) and the CUs save in parallel: 8 waves x 1 us, not 40. */
 	uint64_t t_s = t0 + 20 * T_US;
-	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_s + GRACE_NS + 8 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_s + GRACE_NS + 8 * T_US + UNMAP + DBG_SUSPEND);
 	sim_hwq_get_info(q.hwq, &info);
 	CU_ASSERT_EQUAL(info.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(info.waves_saved, 40);
@@ -403,7 +407,7 @@ static void test_cwsr_off_suspend_waits_for_running_workgroups(void)
 	hsaqm_sim_advance(sim, 100 * T_US);
 	CU_ASSERT_EQUAL(sim_hwq_suspend(&q.hwq, 1, 0), 0);
 	/* No CWSR: the suspension waited for the workgroups (grace or not), then unmapped. */
-	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t0 + LAUNCH + T_MS + UNMAP);
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t0 + LAUNCH + T_MS + UNMAP + DBG_SUSPEND);
 	CU_ASSERT(each_once(&r, 4));
 	sim_hwq_get_info(q.hwq, &info);
 	CU_ASSERT_EQUAL(info.waves_saved, 0);
@@ -591,16 +595,65 @@ static void test_default_grace_is_the_profile_constant_and_a_timing_file_overrid
 	/* Default profile: 0 units, the running waves (3 x 4 on CUs 0-2, 5 x 8 on CUs 3-7) are
 	 * saved at once, the CUs in parallel: 8 waves x 1 us. */
 	suspend_with_default_grace(NULL, &took, &short_done);
-	CU_ASSERT_EQUAL(took, 8 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(took, 8 * T_US + UNMAP + DBG_SUSPEND);
 	CU_ASSERT_EQUAL(short_done, 0);
 	/* 70 units from the timing file: the short workgroups finish inside the grace period. */
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
 	close(fd);
 	suspend_with_default_grace(path, &took, &short_done);
-	CU_ASSERT_EQUAL(took, GRACE_NS + 8 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(took, GRACE_NS + 8 * T_US + UNMAP + DBG_SUSPEND);
 	CU_ASSERT_EQUAL(short_done, 3);
 	unlink(path);
+}
+
+
+/*
+ * DBG_TRAP's own cost comes after its runlist change: the queue is off its HQD (and the
+ * other queues mapped again) when the unmap ends, the call returns dbg_suspend_ns later;
+ * a resume maps the queue at once and returns dbg_resume_ns later. A high queue waiting
+ * for the CUs therefore starts before the suspend returns.
+ */
+static void test_dbg_costs_delay_the_caller_not_the_hws(void)
+{
+	struct hsaqm_sim *sim = t_sim_virtual(1);
+	struct t_q lo, hi;
+	static struct rec rl, rh;
+	struct sim_hwq_stats st;
+
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&lo, sim, 0, 16, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&hi, sim, 0, 16, 11), 0);
+	hsaqm_sim_run_until_idle(sim, T_S);
+	/* 2560 one-wave workgroups of 1 ms fill every wave slot: 32 waves on each CU. */
+	uint64_t kl = kernel(sim, T_MS, 1, &rl), kh = kernel(sim, 10 * T_US, 32, &rh);
+	struct sim_signal *ch = sim_signal_create(sim, 1);
+	union hsaqm_aql_packet pl = t_dispatch(kl, 2560, 0, false);
+	union hsaqm_aql_packet ph = t_dispatch(kh, 1, t_handle(ch), false);
+
+	t_q_submit(&lo, &pl);
+	hsaqm_sim_advance(sim, 100 * T_US);
+	t_q_submit(&hi, &ph); /* launched, but no CU has 32 free slots */
+	hsaqm_sim_advance(sim, 10 * T_US);
+	uint64_t t_s = hsaqm_sim_now_ns(sim);
+	CU_ASSERT_EQUAL(sim_hwq_suspend(&lo.hwq, 1, 0), 0);
+	sim_hwq_get_stats(lo.hwq, &st);
+	CU_ASSERT_EQUAL(st.last_unmap_time, t_s + 32 * T_US + UNMAP);
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_s + 32 * T_US + UNMAP + DBG_SUSPEND);
+	/* The high workgroup ran on a freed CU while the suspend was still returning. */
+	CU_ASSERT_EQUAL(sim_signal_wait(sim, ch, SIM_COND_EQ, 0, T_S), 0);
+	CU_ASSERT(rh.last_time < t_s + 32 * T_US + UNMAP + DBG_SUSPEND + 10 * T_US);
+	uint64_t t_r = hsaqm_sim_now_ns(sim);
+	CU_ASSERT_EQUAL(sim_hwq_resume(&lo.hwq, 1), 0);
+	/* The resume's runlist change unmaps the (idle) high queue, then the call's own cost. */
+	CU_ASSERT_EQUAL(hsaqm_sim_now_ns(sim), t_r + UNMAP + DBG_RESUME);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(sim, T_S), 0);
+	sim_hwq_get_stats(lo.hwq, &st);
+	/* Mapped as soon as the runlist changed: map + 32 waves restored per CU. */
+	CU_ASSERT_EQUAL(st.last_map_time, t_r + UNMAP + MAP + 32 * T_US);
+	CU_ASSERT_EQUAL(rl.count, 2560);
+	t_q_destroy(&lo);
+	t_q_destroy(&hi);
+	hsaqm_sim_destroy(sim);
 }
 
 static const struct t_case cases[] = {
@@ -609,6 +662,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_same_level_queues_share_cus_round_robin),
 	T_CASE(test_cu_mask_restricts_the_queue_to_its_cus),
 	T_CASE(test_suspend_grace_lets_short_workgroups_finish_and_saves_long_ones),
+	T_CASE(test_dbg_costs_delay_the_caller_not_the_hws),
 	T_CASE(test_default_grace_is_the_profile_constant_and_a_timing_file_overrides_it),
 	T_CASE(test_suspended_queue_launches_nothing_and_completes_no_barrier),
 	T_CASE(test_deactivate_unmaps_every_queue_once_and_remaps_the_others),

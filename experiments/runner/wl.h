@@ -110,6 +110,7 @@ struct hsaqm_wl_config {
 	int policy;                  /* enum hsaqm_policy_kind */
 	uint32_t floor_period_us, floor_slice_us;
 	bool hip_priority;           /* hsaqm: also give the hardware queues the stream priority */
+	char spatial[24];            /* hsaqm: HSAQM_SPATIAL ("" = the tool's default) */
 	double time_scale;           /* 0 = the workload's */
 	int line;
 };

@@ -602,12 +602,35 @@ static int config_key(struct parser *p, struct hsaqm_wl_config *c, const char *k
 		*(key[6] == 'p' ? &c->floor_period_us : &c->floor_slice_us) = (uint32_t)(ns / 1000);
 		return 0;
 	}
+	if (!strcmp(key, "spatial")) {
+		/* HSAQM_SPATIAL's syntax (docs/tool.md): off, or auto|static|dynamic[:1..999]. */
+		static const char *const modes[] = { "off", "auto", "static", "dynamic" };
+		const char *colon = strchr(v, ':');
+		size_t n = colon ? (size_t)(colon - v) : strlen(v);
+		bool known = false;
+		uint32_t permille;
+
+		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+			known |= strlen(modes[i]) == n && !strncmp(v, modes[i], n);
+		if (!known || strlen(v) >= sizeof(c->spatial) || (colon && !strncmp(v, "off", 3)))
+			return fail(p, "spatial: '%s' is not off, or auto, static or dynamic with an "
+				    "optional :PERMILLE", v);
+		if (colon) {
+			int rc = parse_u32(p, key, colon + 1, 1, 999, &permille);
+
+			if (rc)
+				return rc;
+		}
+		strcpy(c->spatial, v);
+		return 0;
+	}
 	if (!strcmp(key, "hip_priority"))
 		return parse_bool(p, key, v, &c->hip_priority);
 	if (!strcmp(key, "time_scale"))
 		return parse_double(p, key, v, 0.01, 1000, &c->time_scale);
 	return fail(p, "[config]: unknown key '%s' (mode, label, level, lv1_threshold, lv1_batch, "
-		    "lv2_interval, policy, floor_period, floor_slice, hip_priority, time_scale)",
+		    "lv2_interval, policy, floor_period, floor_slice, spatial, hip_priority, "
+		    "time_scale)",
 		    key);
 }
 
@@ -822,7 +845,7 @@ static int end_config(struct parser *p, struct hsaqm_wl_config *c)
 			return fail(p, "config %s: floor_slice must be shorter than floor_period",
 				    c->name);
 	} else if (c->level >= 0 || c->lv1_threshold || c->lv1_batch || c->lv2_interval ||
-		   c->floor_period_us || c->policy) {
+		   c->floor_period_us || c->policy || c->spatial[0]) {
 		return fail(p, "config %s: level, launch and policy settings need mode=hsaqm",
 			    c->name);
 	}
@@ -1249,6 +1272,7 @@ int hsaqm_wl_dump_json(const struct hsaqm_wl_file *wl, char **json)
 		hsaqm_json_string(&j, "policy", policies[cf->policy]);
 		hsaqm_json_uint(&j, "floor_period_us", cf->floor_period_us);
 		hsaqm_json_uint(&j, "floor_slice_us", cf->floor_slice_us);
+		hsaqm_json_string(&j, "spatial", cf->spatial);
 		hsaqm_json_bool(&j, "hip_priority", cf->hip_priority);
 		hsaqm_json_number(&j, "time_scale", cf->time_scale ? cf->time_scale : wl->time_scale, 6);
 		hsaqm_json_end_object(&j);

@@ -61,3 +61,21 @@ lv2_interval = 1
 mode = hsaqm
 label = Lv3
 level = 3
+# Spatial (issue 19; docs/tool.md "Lv3 mechanism and spatial"): Lv2 with a quarter of the CUs
+# (20 of 80) kept free of the lower queues through their CU masks: "static" from their creation
+# (the queues at or below priority 0), "dynamic" only while Lv2 holds them with a kernel in flight
+# (a mask change is a runlist change in the model: the kernel's waves on the reserve are saved and
+# restored on the CUs left to it). MODEL ASSUMPTION: CUs share nothing in the model (no memory
+# bandwidth, cache or power coupling), so a reserve is worth more here than on a GPU.
+[config lv2-static]
+mode = hsaqm
+label = Lv2 + static CUs
+level = 2
+lv2_interval = 1
+spatial = static:250
+[config lv2-dynamic]
+mode = hsaqm
+label = Lv2 + dynamic CUs
+level = 2
+lv2_interval = 1
+spatial = dynamic:250

@@ -25,6 +25,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
+#include "hsaqm/kfd_lv3.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/process.h"
 #include "json_internal.h"
@@ -72,9 +73,11 @@ static struct tool {
 	bool stats_written;
 	bool atexit_registered;
 	uint64_t policy_set[TOOL_POLICY_DEVICES / 64]; /* devices whose policy is set */
+	const char *profile_state; /* the GPU profile: "loaded", "absent", "unreadable", "none" */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int fail_open_once, amd_create_once, stats_fail_once, second_table_once;
+static int fail_open_once, amd_create_once, stats_fail_once, second_table_once,
+	spatial_once;
 
 #define NEXT(e, type) ((type)g.next[(e)])
 
@@ -88,6 +91,64 @@ static bool active(void)
 static int queue_priority(int base, int hsa_prio)
 {
 	return hsaqm_hsa_queue_priority(base, hsa_prio, g.cfg.priority_step);
+}
+
+/* ---- Lv3 mechanism and spatial (docs/tool.md, "Lv3 mechanism and spatial") --------------- */
+
+/*
+ * Read the probe's GPU profile (HSAQM_GPU_PROFILE or the per-user default) and tell the
+ * runtime which Lv3 mechanism the user prefers; the runtime decides per GPU (kfd-ioctl's
+ * hsaqm_kfd_lv3_decide()) when a queue of that GPU is made. Without a profile: today's
+ * behaviour (DBG_TRAP, else UPDATE_QUEUE). Under ROCr's init lock: reads one file, no table
+ * call.
+ */
+static void lv3_setup(void)
+{
+	static struct hsaqm_kfd_profile profile; /* copied by the runtime; OnLoad is serial */
+	bool have = false;
+	int rc;
+
+	g.profile_state = "none";
+	if (g.cfg.gpu_profile[0]) {
+		rc = hsaqm_kfd_profile_load(g.cfg.gpu_profile, &profile);
+		if (!rc) {
+			have = true;
+			g.profile_state = "loaded";
+			hsaqm_log_info("GPU profile %s: %u GPUs (%s)", g.cfg.gpu_profile,
+				       profile.ngpus, profile.source);
+		} else if (rc == -ENOENT && !g.cfg.gpu_profile_asked) {
+			g.profile_state = "absent"; /* the default path: no profile written yet */
+		} else {
+			g.profile_state = rc == -ENOENT ? "absent" : "unreadable";
+			hsaqm_log_notice(NULL, "GPU profile %s: %s: Lv3 is decided without it",
+					 g.cfg.gpu_profile, strerror(-rc));
+		}
+	}
+	if (hsaqm_hsa_runtime_set_lv3(&g.rt, g.cfg.lv3_mech, have ? &profile : NULL))
+		hsaqm_log_err("the runtime refused Lv3 mechanism %s",
+			      hsaqm_kfd_mech_pref_name((enum hsaqm_kfd_mech_pref)g.cfg.lv3_mech));
+}
+
+/*
+ * g.lock held. The spatial mode of @q at xqueue priority @priority: HSAQM_SPATIAL, where
+ * static confines only queues at or below the default priority (the reserve is for the
+ * queues raised above it); dynamic and auto confine a queue only while lib holds it.
+ * Given to lib only when it changes (a change gives the CUs back and confines again).
+ */
+static void spatial_apply(struct tool_queue *q, int priority)
+{
+	enum hsaqm_spatial mode = g.cfg.spatial;
+	int rc;
+
+	if (mode == HSAQM_SPATIAL_STATIC && priority > HSAQM_PRIORITY_DEFAULT)
+		mode = HSAQM_SPATIAL_OFF;
+	if (q->spatial == (int)mode)
+		return;
+	rc = hsaqm_xq_set_spatial(q->xq, mode, g.cfg.spatial_reserve);
+	if (rc)
+		hsaqm_log_notice(&spatial_once, "spatial %s:%u not used: %s",
+				 hsaqm_spatial_name(mode), g.cfg.spatial_reserve, strerror(-rc));
+	q->spatial = rc ? (int)HSAQM_SPATIAL_OFF : (int)mode;
 }
 
 /* ---- Statistics -------------------------------------------------------------------------- */
@@ -137,7 +198,7 @@ static char *queue_json_dup(const struct tool_queue *q, bool destroyed)
 
 static void status_line(char *buf, size_t size)
 {
-	/* Acquire: pairs with OnLoad's release of the state; why[] and the layout name are set. */
+	/* Acquire: pairs with OnLoad's and inactive()'s release, so g.why and g.rt are seen. */
 	uint32_t st = hsaqm_load_acquire(&g.state);
 
 	if (st == TOOL_ACTIVE)
@@ -179,6 +240,15 @@ static int stats_json_locked(char **out)
 	hsaqm_json_bool(&j, "suspended", HSAQM_READ_ONCE(g.suspended) != 0);
 	hsaqm_json_uint(&j, "queues_created", g.created);
 	hsaqm_json_uint(&j, "queues_passed_through", g.passed_through);
+	/* The Lv3 preference, the spatial setting and the GPU profile the tool read. */
+	hsaqm_json_string(&j, "lv3_mechanism",
+			  hsaqm_kfd_mech_pref_name((enum hsaqm_kfd_mech_pref)g.cfg.lv3_mech));
+	hsaqm_json_string(&j, "spatial", hsaqm_spatial_name(g.cfg.spatial));
+	hsaqm_json_uint(&j, "cu_reserve_permille", g.cfg.spatial_reserve);
+	hsaqm_json_begin_object(&j, "gpu_profile");
+	hsaqm_json_string(&j, "path", g.cfg.gpu_profile);
+	hsaqm_json_string(&j, "state", g.profile_state ? g.profile_state : "none");
+	hsaqm_json_end_object(&j);
 	node = tool_node_json();
 	hsaqm_json_raw(&j, "daemon", node); /* NULL (out of memory) is null, as no daemon */
 	free(node);
@@ -258,8 +328,10 @@ static int reg_set_priority(void *arg, int priority)
 		return -EINVAL;
 	pthread_mutex_lock(&g.lock);
 	g.priority = priority;
-	for (struct tool_queue *q = g.queues; q; q = q->next)
+	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		hsaqm_xq_set_priority(q->xq, queue_priority(priority, q->hsa_prio));
+		spatial_apply(q, queue_priority(priority, q->hsa_prio));
+	}
 	pthread_mutex_unlock(&g.lock);
 	/* Outside g.lock: a round trip to the daemon (when there is one). */
 	tool_node_priority(priority);
@@ -492,12 +564,14 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	tq->xq = hsaqm_hsa_proxy_xq(p);
 	tq->hsa_prio = HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL;
 	tq->device = device;
+	tq->spatial = HSAQM_SPATIAL_OFF; /* lib's default: nothing to tell it while off */
 	pthread_mutex_lock(&g.lock);
 	tq->next = g.queues;
 	g.queues = tq;
 	/* A process-wide change made while the queue was being created applies to it too. */
 	if (g.priority != base)
 		hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, tq->hsa_prio));
+	spatial_apply(tq, queue_priority(g.priority, tq->hsa_prio));
 	if (HSAQM_READ_ONCE(g.suspended))
 		hsaqm_xq_suspend(tq->xq);
 	pthread_mutex_unlock(&g.lock);
@@ -777,11 +851,16 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 	rc = hsaqm_hsa_proxy_set_priority(p, prio, base, g.cfg.priority_step);
 	if (!rc && tq) {
 		pthread_mutex_lock(&g.lock);
-		HSAQM_WRITE_ONCE(tq->hsa_prio, (int)prio);
-		tq->hsa_prio_set = true;
-		/* The process priority changed meanwhile: this queue follows it. */
-		if (g.priority != base)
-			hsaqm_xq_set_priority(tq->xq, queue_priority(g.priority, prio));
+		for (struct tool_queue *q = g.queues; q; q = q->next) {
+			if (q->proxy != p)
+				continue;
+			HSAQM_WRITE_ONCE(q->hsa_prio, (int)prio);
+			q->hsa_prio_set = true;
+			/* The process priority changed meanwhile: this queue follows it. */
+			if (g.priority != base)
+				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
+			spatial_apply(q, queue_priority(g.priority, prio));
+		}
 		pthread_mutex_unlock(&g.lock);
 		/* The daemon learns the queue's new adjustment (a round trip, no lock held). */
 		tool_node_queue_update(tq);
@@ -972,6 +1051,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	g.ctx_err = 0;
 	g.stats_written = false;
 	memset(g.policy_set, 0, sizeof(g.policy_set));
+	g.profile_state = "none";
 	hsaqm_tool_config_read(&g.cfg, env_get);
 	node_host.kfd = hsaqm_kfd_transport_default();
 	g.priority = g.cfg.priority;
@@ -1018,6 +1098,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 		return true;
 	}
 	g.rt_ok = true;
+	lv3_setup();
 	/* Before the runtime's first queue, or a ROCm 5.x process could never be suspended. */
 	if (g.cfg.level >= HSAQM_LEVEL_3)
 		hsaqm_hsa_lv3_prepare(&g.rt);

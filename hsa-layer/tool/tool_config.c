@@ -13,6 +13,7 @@
 #include "log_internal.h"
 #include "policy_text_internal.h"
 #include "text_internal.h"
+#include "hsaqm/kfd_lv3.h"
 #include "tool_internal.h"
 
 static const struct {
@@ -87,6 +88,67 @@ static uint32_t read_launch(struct hsaqm_tool_config *cfg, const char *(*get)(co
 	snprintf(d, sizeof(d), "%u", dflt);
 	refuse(cfg, var, s, "an integer from 1 to 65536", d);
 	return 0;
+}
+
+int hsaqm_tool_parse_spatial(const char *text, enum hsaqm_spatial *mode, uint32_t *reserve)
+{
+	static const struct {
+		const char *name;
+		enum hsaqm_spatial mode;
+	} modes[] = { { "auto", HSAQM_SPATIAL_AUTO }, { "static", HSAQM_SPATIAL_STATIC },
+		      { "dynamic", HSAQM_SPATIAL_DYNAMIC } };
+	const char *colon;
+	unsigned long long v = HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT;
+
+	if (!text || !mode || !reserve)
+		return -EINVAL;
+	if (!strcasecmp(text, "off")) {
+		*mode = HSAQM_SPATIAL_OFF;
+		*reserve = 0;
+		return 0;
+	}
+	colon = strchr(text, ':');
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		size_t n = strlen(modes[i].name);
+
+		if (strncasecmp(text, modes[i].name, n) || (text[n] && text[n] != ':'))
+			continue;
+		if (colon && hsaqm_parse_uint(colon + 1, 10, 1, 999, &v))
+			return -EINVAL;
+		*mode = modes[i].mode;
+		*reserve = (uint32_t)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The GPU profile's path: HSAQM_GPU_PROFILE, else the per-user default (which may not exist). */
+static void gpu_profile_path(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
+{
+	const char *s = get("HSAQM_GPU_PROFILE"), *base;
+	int n;
+
+	if (s && *s) {
+		if (strlen(s) < sizeof(cfg->gpu_profile)) {
+			strcpy(cfg->gpu_profile, s);
+			cfg->gpu_profile_asked = true;
+		} else {
+			refuse(cfg, "HSAQM_GPU_PROFILE", "(too long)", "a path shorter than 4096",
+			       "no GPU profile");
+		}
+		return;
+	}
+	base = get("XDG_CONFIG_HOME");
+	if (base && *base)
+		n = snprintf(cfg->gpu_profile, sizeof(cfg->gpu_profile), "%s/hsaqm/gpu-profile",
+			     base);
+	else if ((base = get("HOME")) && *base)
+		n = snprintf(cfg->gpu_profile, sizeof(cfg->gpu_profile),
+			     "%s/.config/hsaqm/gpu-profile", base);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n >= sizeof(cfg->gpu_profile))
+		cfg->gpu_profile[0] = '\0';
 }
 
 /* A switch: 1/yes/true/on, 0/no/false/off (any case); 0 and *on, or -EINVAL. */
@@ -194,5 +256,29 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 		else
 			refuse(cfg, "HSAQM_STATS_FILE", "(too long)", "a path shorter than 4096",
 			       "no stats file");
+	}
+
+	cfg->lv3_mech = HSAQM_KFD_PREF_AUTO;
+	s = get("HSAQM_LV3_MECHANISM");
+	if (s && *s) {
+		enum hsaqm_kfd_mech_pref pref;
+
+		if (hsaqm_kfd_mech_pref_parse(s, &pref) == 0)
+			cfg->lv3_mech = pref;
+		else
+			refuse(cfg, "HSAQM_LV3_MECHANISM", s, "auto, dbg_trap, update_queue or none",
+			       "auto");
+	}
+	gpu_profile_path(cfg, get);
+
+	cfg->spatial = HSAQM_TOOL_SPATIAL_DEFAULT;
+	cfg->spatial_reserve = HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT;
+	s = get("HSAQM_SPATIAL");
+	if (s && *s && hsaqm_tool_parse_spatial(s, &cfg->spatial, &cfg->spatial_reserve)) {
+		cfg->spatial = HSAQM_TOOL_SPATIAL_DEFAULT;
+		cfg->spatial_reserve = HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT;
+		refuse(cfg, "HSAQM_SPATIAL", s,
+		       "off, or auto, static or dynamic with an optional :PERMILLE (1..999)",
+		       "off");
 	}
 }

@@ -43,6 +43,16 @@ struct hsaqm_tool_config {
 	uint32_t lv2_interval;         /* HSAQM_LV2_INTERVAL (0 = lib's default) */
 	struct hsaqm_policy_config policy; /* HSAQM_POLICY, HSAQM_FLOOR */
 	char stats_file[4096];         /* HSAQM_STATS_FILE ("" = none) */
+	int lv3_mech;                  /* HSAQM_LV3_MECHANISM: enum hsaqm_kfd_mech_pref */
+	/*
+	 * HSAQM_GPU_PROFILE, else $XDG_CONFIG_HOME/hsaqm/gpu-profile, else
+	 * $HOME/.config/hsaqm/gpu-profile: the probe's per-GPU profile. gpu_profile_asked: named
+	 * by the variable (a missing file is then said once); a default path may simply be absent.
+	 */
+	char gpu_profile[4096];
+	bool gpu_profile_asked;
+	enum hsaqm_spatial spatial;    /* HSAQM_SPATIAL: off, auto, static, dynamic */
+	uint32_t spatial_reserve;      /* ... its reserve, permille */
 	unsigned int bad;              /* how many variables were refused (each said once) */
 };
 
@@ -56,6 +66,15 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 int hsaqm_tool_parse_priority(const char *text, int *out);
 /* HSAQM_LEVEL's syntax: none/lv1/lv2/lv3 or 0-3. 0 and *out, or -EINVAL. */
 int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out);
+/* HSAQM_SPATIAL's syntax: off, or auto|static|dynamic[:PERMILLE] (1..999). 0 or -EINVAL. */
+int hsaqm_tool_parse_spatial(const char *text, enum hsaqm_spatial *mode, uint32_t *reserve);
+
+/*
+ * Spatial defaults: off (as before spatial existed: the model's W1 light runs worse with
+ * dynamic masks, docs/results.md), a quarter of the CUs when a mode is named without one.
+ */
+#define HSAQM_TOOL_SPATIAL_DEFAULT HSAQM_SPATIAL_OFF
+#define HSAQM_TOOL_SPATIAL_RESERVE_DEFAULT 250u
 
 /*
  * The node-wide seam (tool_node.c): the client of hsaqmd (docs/daemon.md). When a daemon
@@ -76,6 +95,7 @@ struct tool_queue {
 	int conflict_once; /* a priority conflict was said (hsaqm_log_notice) */
 	uint32_t device;
 	struct tool_node_queue *node; /* atomic: the daemon's side, NULL when not registered */
+	int spatial; /* enum hsaqm_spatial last given to the xqueue (lib starts OFF); g.lock */
 };
 
 /* The process-wide facts the node client reads from the tool (tool.c). */

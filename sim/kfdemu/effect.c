@@ -260,7 +260,7 @@ static int strided_copy(const struct xl *x, uint64_t dst, uint64_t src, uint32_t
 		return 0;
 	if (!nc) {
 		/* The loop never advances: on a GPU the kernel would not end. */
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: a copyBuffer with next_chunk 0 (it would "
+		hsaqm_log_notice(&said, "kfdemu: a copyBuffer with next_chunk 0 (it would "
 				 "never end on a GPU) is not performed");
 		return -EINVAL;
 	}
@@ -298,7 +298,7 @@ static int strided_fill(const struct xl *x, uint64_t buf, const uint8_t *pat, ui
 	if (end_ptr <= buf || !ps)
 		return 0; /* no pattern element: the loop writes nothing */
 	if (!nc || nc % ps) {
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: a fillBufferAligned with next_chunk %llu "
+		hsaqm_log_notice(&said, "kfdemu: a fillBufferAligned with next_chunk %llu "
 				 "for pattern_size %u (ROCclr never does that) is not performed",
 				 (unsigned long long)nc, ps);
 		return -EINVAL;
@@ -325,7 +325,7 @@ static int copy_v2(const struct kfdemu_effect *e, const uint8_t *ka, const struc
 		/* id = group * workgroup_size + lane: ROCclr passes the dispatch's size. */
 		static int said;
 
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: copyBuffer's workgroup_size %u is not the "
+		hsaqm_log_notice(&said, "kfdemu: copyBuffer's workgroup_size %u is not the "
 				 "dispatch's %u: performed as if it were", U32(7), g->wg[0]);
 	}
 	int err = strided_copy(x, dst, src, es, end_ptr, next_chunk, ids(g, 0));
@@ -500,7 +500,7 @@ static int fill_v2(const struct kfdemu_effect *e, const uint8_t *ka, const struc
 	if (e->kind == KFDEMU_EFFECT_FILL_V3 && g && U32(6) != g->wg[0]) {
 		static int said;
 
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: fillBufferAligned's workgroup_size %u is "
+		hsaqm_log_notice(&said, "kfdemu: fillBufferAligned's workgroup_size %u is "
 				 "not the dispatch's %u: performed as if it were", U32(6), g->wg[0]);
 	}
 	const uint8_t *pat = xl_at(x, U64(1), (uint64_t)ps * es);

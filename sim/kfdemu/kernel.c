@@ -371,7 +371,7 @@ static void kernel_effect(const char *name, const uint8_t *img, uint64_t size,
 		static int said;
 
 		/* Its effect will be missing where the program expects it: say so once. */
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: kernel %s has an argument list the emulation "
+		hsaqm_log_notice(&said, "kfdemu: kernel %s has an argument list the emulation "
 				 "does not know (%s): its effect is not performed", name,
 				 strerror(-err));
 	} else {
@@ -551,7 +551,7 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *ke
 			static int said;
 
 			/* Lost (more dispatches in flight than tracked) or not GPU memory. */
-			hsaqm_log_notice(&said, "hsaqm: kfdemu: the effect of a dispatch of %s was "
+			hsaqm_log_notice(&said, "kfdemu: the effect of a dispatch of %s was "
 					 "not performed (not tracked at hand-over)", st->name);
 			if (wg_index == 0 && kd->eff.kind != KFDEMU_EFFECT_NONE)
 				hsaqm_fetch_add(&st->refused, 1u);
@@ -678,7 +678,7 @@ static int model_for(struct hsaqm_sim *sim, struct kdesc *kd, uint32_t waves, ui
 		static int said;
 
 		/* Model kernels are never freed: bound them, at the cost of this one's length. */
-		hsaqm_log_notice(&said, "hsaqm: kfdemu: kernel %s ran with more than %u lengths: "
+		hsaqm_log_notice(&said, "kfdemu: kernel %s ran with more than %u lengths: "
 				 "later ones take the nearest length already modelled",
 				 kd->st->name, KFDEMU_MAX_DURATIONS);
 		*handle = near->handle;

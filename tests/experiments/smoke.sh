@@ -29,8 +29,10 @@ if [ -z "$py" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# The five configurations it checks (the file's spatial ones are results, not smoke).
 "$py" "$src/experiments/runner/hsaqm-experiment" --wl "$wl" ${build:+--build "$build"} --length 2.5s \
-	--out "$out" --no-png --no-progress "$src/experiments/workloads/w1-light.wl"
+	--configs native,hip,lv1,lv2,lv3 --out "$out" --no-png --no-progress \
+	"$src/experiments/workloads/w1-light.wl"
 "$py" - "$out" <<'PYEOF'
 import json, os, sys
 out = os.path.join(sys.argv[1], "w1-light")

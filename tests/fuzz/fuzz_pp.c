@@ -814,6 +814,7 @@ static void check_queue(struct fz *fz, struct fz_q *q)
 	if (!q->ring_changed) {
 		FZ_CHECK(rd - q->last_rd <= q->slots,
 		         "queue %u consumed more than a ring in one step", q->serial);
+		/* Acquire: pairs with the packet processor's release of the INVALID header. */
 		for (uint64_t i = q->last_rd; i < rd; i++)
 			FZ_CHECK(hsaqm_load_acquire(&q->ring[i & (q->slots - 1)].u32[0]) ==
 			                 HSAQM_AQL_INVALID_WORD,
@@ -862,6 +863,7 @@ static void freeze(struct fz_q *q)
 	if (frozen(q))
 		return;
 	FZ_CHECK(sim_hwq_get_info(q->hwq, &info) == 0, "sim_hwq_get_info failed");
+	/* Acquire: pairs with the packet processor's release of the read index. */
 	q->frozen_rd = hsaqm_load_acquire(q->rd);
 	q->frozen_launched = info.dispatches_launched;
 	q->frozen_completed = info.packets_completed;
@@ -960,6 +962,7 @@ static void check_recs(struct fz *fz)
 			        i, r->index);
 		}
 	}
+	/* Acquire: pairs with the workgroup callbacks' increments (the engine thread). */
 	for (uint32_t w = 0; w < FZ_COUNTERS; w++)
 		FZ_CHECK(hsaqm_load_acquire(&fz->counters[w]) == fz->shadow[w],
 		         "counter %u is %u, callbacks saw %u", w, fz->counters[w], fz->shadow[w]);
@@ -1017,6 +1020,7 @@ static void check_live(struct fz *fz)
 			         q->serial, (int)h->wait);
 			continue;
 		}
+		/* Acquire: pairs with reserve()'s increment of the write index. */
 		uint64_t wr = hsaqm_load_acquire(h->write_ptr);
 		uint64_t end = wr < h->db_limit ? wr : h->db_limit;
 		if (h->rd >= end)
@@ -1153,6 +1157,7 @@ static void op_raw(struct fz *fz, bool scribble)
 	struct sim_signal *own = fix_raw(fz, &p, fix);
 	uint64_t idx;
 
+	/* Acquire: pairs with the packet processor's release of the read index. */
 	if (scribble)
 		idx = hsaqm_load_acquire(q->rd) + off % (2u * q->slots);
 	else
@@ -1173,6 +1178,7 @@ static void op_doorbell(struct fz *fz)
 	} else {
 		int delta = (int)(mode & 0x7fu) - 64;
 
+		/* Acquire: pairs with reserve()'s increment (this thread's own, in practice). */
 		v = q ? hsaqm_load_acquire(q->wr) - 1 + (uint64_t)(int64_t)delta : 0;
 	}
 	if (q)
@@ -1255,6 +1261,13 @@ static void op_suspend(struct fz *fz, bool resume)
 	bool all = true;
 	for (uint32_t i = 0; i < n; i++)
 		all &= fq[i]->suspended;
+	/*
+	 * A resume that will succeed maps the queues before it returns (its dbg_resume_ns comes
+	 * after the runlist change): they may run inside the call.
+	 */
+	if (all)
+		for (uint32_t i = 0; i < n; i++)
+			fq[i]->suspended = false;
 	int err = sim_hwq_resume(hwq, n);
 	FZ_CHECK(err == (all ? 0 : -EINVAL), "sim_hwq_resume of %s suspended queues = %d",
 	         all ? "only" : "not only", err);
@@ -1439,6 +1452,7 @@ static bool handler_fn(int64_t value, void *arg)
 	case 2: {
 		struct fz_q *q = q_pick(fz, (uint8_t)h->target);
 
+		/* Acquire: pairs with reserve()'s increment of the write index. */
 		if (q)
 			ring_doorbell(q, hsaqm_load_acquire(q->wr) - 1);
 		break;
@@ -1665,6 +1679,7 @@ static void trace_op(struct fz *fz, uint8_t op)
 
 		if (!q->live || sim_hwq_get_info(q->hwq, &info))
 			continue;
+		/* The write index for a report (acquire: reserve()'s increment). */
 		fprintf(stderr,
 		        " q%u[st %d rd %" PRIu64 " wr %" PRIu64 " l %" PRIu64 " c %" PRIu64
 		        " run %" PRIu64 "%s%s%s]",

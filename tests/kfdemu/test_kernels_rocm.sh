@@ -176,8 +176,13 @@ inroot --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" -- \
 status=$?
 echo "== hsa-queue-probe --check lv3: exit $status"
 grep -E 'Lv3|results:|kernel:' "$work/probe.out"
-# 0: a report on "hardware" (the emulation is /dev/kfd to it); 3 would be its own model.
-[ "$status" -eq 0 ] || bad "the probe exited $status (0 expected: it saw /dev/kfd)"
+# 3: a report on the model: the probe knows the emulated /dev/kfd by its topology marker.
+[ "$status" -eq 3 ] || bad "the probe exited $status (3 expected: model figures over the emulated /dev/kfd)"
+grep -q '^  HSA runtime: ROCr ' "$work/probe.out" || bad "the probe does not name the real ROCr it ran"
+grep -q 'MODEL FIGURES, NOT HARDWARE' "$work/probe.out" || bad "the probe's report is not labelled model figures"
+if grep -q 'restart -> kernel done.* [0-9]\{8,\}\.[0-9]* s' "$work/probe.out"; then
+	bad "a probe figure mixes clocks (restart -> kernel done is absurd)"
+fi
 res=$(sed -n 's/.*results: \([0-9]*\) of \([0-9]*\) trials ran to exact LCG results.*/\1 \2/p' \
 	"$work/probe.out")
 # shellcheck disable=SC2086 # two numbers

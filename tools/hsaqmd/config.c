@@ -109,7 +109,7 @@ static int parse_gpu_ids(struct hsaqmd_config *cfg, char *val)
 	}
 	cfg->ngpu_ids = 0;
 	for (char *t = strtok_r(val, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		if (parse_long(t, 0, 1, 0xfffffffeL, &v) || cfg->ngpu_ids == HSAQMD_MAX_GPU_IDS)
+		if (parse_long(t, 10, 1, 0xfffffffeL, &v) || cfg->ngpu_ids == HSAQMD_MAX_GPU_IDS)
 			return -EINVAL;
 		cfg->gpu_ids[cfg->ngpu_ids++] = (uint32_t)v;
 	}
@@ -231,7 +231,7 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 			cfg->policy = p;
 			return 0;
 		}
-		if (parse_long(which, 0, 0, 0xfffffffeL, &v))
+		if (parse_long(which, 10, 0, 0xfffffffeL, &v))
 			return seterr(err, errlen, ln, "policy.GPU_ID: \"%s\" is not a gpu_id", which);
 		for (size_t i = 0; i < cfg->npolicies; i++) {
 			if (cfg->policies[i].gpu_id == (uint32_t)v) {

@@ -38,7 +38,7 @@ static void not_built(struct hsaqm_probe_check *k)
 {
 	probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "hsa_backend_missing",
 			  "build a tree where hsa-layer provides the HSA backend (hsa_backend.h)",
-			  "could not test: HSA backend not built yet");
+			  "HSA backend not built yet");
 }
 
 void probe_check_lv1(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k)
@@ -120,19 +120,19 @@ static bool open_lv12(struct lv12 *s)
 
 	if (!probe_hsa_ready(c)) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_rocm", REMEDY_ROCM,
-				  "could not test: %s", c->hsa_why);
+				  "%s", c->hsa_why);
 		return false;
 	}
 	if (!s->g->have_kernel) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel",
 				  "rebuild with a clang that targets it (docs/probe-report.md)",
-				  "could not test: %s", s->g->kernel_text);
+				  "%s", s->g->kernel_text);
 		return false;
 	}
 	uint64_t now;
 	if (!c->hsa.get_dispatch_time || probe_hsa_now(&c->hsa, &now)) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_timestamps", "",
-				  "could not test: the HSA runtime gives no %s",
+				  "the HSA runtime gives no %s",
 				  c->hsa.get_dispatch_time ? "system timestamp" :
 				  "dispatch timestamps (hsa_amd_profiling_get_dispatch_time)");
 		return false;
@@ -140,7 +140,7 @@ static bool open_lv12(struct lv12 *s)
 	err = hsaqm_hsa_runtime_init(&s->rt, c->hsa.root, 0, NULL);
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "hsa_backend_refused", "",
-				  "could not test: the HSA backend refused the runtime's "
+				  "the HSA backend refused the runtime's "
 				  "table (%s)", probe_errname(err));
 		return false;
 	}
@@ -148,14 +148,14 @@ static bool open_lv12(struct lv12 *s)
 	if (probe_hsa_find_gpu(&c->hsa, s->g->node_id, s->g->index, &s->agent) ||
 	    hsaqm_ctx_create(&s->ctx)) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_agent", "",
-				  "could not test: no agent or no scheduling context");
+				  "no agent or no scheduling context");
 		return false;
 	}
 	err = probe_kernel_load(c->env, &c->hsa, s->agent, s->g->gfx, c->o->kernel_dir,
 				(c->o->quick ? 1 : 2) * MS, &s->kern, why, sizeof(why));
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel", "",
-				  "could not test: %s", why);
+				  "%s", why);
 		return false;
 	}
 	s->have_kern = true;
@@ -169,7 +169,7 @@ static bool open_lv12(struct lv12 *s)
 			break;
 	if (!s->args || !s->out || s->nsig < STREAM_KERNELS) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_memory", "",
-				  "could not test: no memory or signal from the HSA runtime");
+				  "no memory or signal from the HSA runtime");
 		return false;
 	}
 	struct hsaqm_hsa_proxy_config cfg = {
@@ -184,7 +184,7 @@ static bool open_lv12(struct lv12 *s)
 	err = hsaqm_hsa_proxy_create(&s->rt, s->ctx, &cfg, &s->proxy);
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "proxy_failed", "",
-				  "could not test: proxy queue creation failed (%s)",
+				  "proxy queue creation failed (%s)",
 				  probe_errname(err));
 		return false;
 	}
@@ -256,7 +256,7 @@ static int submit(struct lv12 *s, uint32_t n, uint32_t seed)
 		uint64_t idx = hsaqm_fetch_add(&amd->write_dispatch_id, 1ull);
 		/* Acquire: the proxy frees slots (INVALID headers) before it moves this. */
 		while (idx - hsaqm_load_acquire(&amd->read_dispatch_id) >= q->size)
-			if (!probe_sleep_ns(100000))
+			if (!probe_wait_ns(s->c, 100000))
 				return -EINTR;
 		hsaqm_aql_publish((char *)q->base_address + (idx & (q->size - 1)) * 64, &p);
 		hsaqm_hsa_proxy_doorbell(s->proxy, (hsaqm_hsa_signal_value_t)idx);
@@ -264,17 +264,14 @@ static int submit(struct lv12 *s, uint32_t n, uint32_t seed)
 	return 0;
 }
 
-/* Wait until the first @n kernels completed; false on timeout or interrupt. */
+/* Wait (runtime clock) until the first @n kernels completed; false on timeout or interrupt. */
 static bool wait_all(struct lv12 *s, uint32_t n, uint64_t timeout_ns)
 {
-	uint64_t end = probe_now_ns() + timeout_ns;
+	uint64_t end = probe_clock(s->c) + timeout_ns;
 
-	for (uint32_t i = 0; i < n; i++) {
-		while (s->c->hsa.signal_load(s->sig[i]) != 0) {
-			if (probe_now_ns() > end || !probe_sleep_ns(200000))
-				return false;
-		}
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (probe_wait(s->c, s->sig[i], end) != 1)
+			return false;
 	return true;
 }
 
@@ -352,10 +349,13 @@ static int lv12_trial(struct lv12 *s, uint32_t n, uint32_t seed, struct lv12_tri
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	/* lib counts every packet since the queue was made: this stream's start from here. */
+	hsaqm_xq_get_info(xq, &info);
+	uint64_t base = info.released;
 	err = submit(s, STREAM_KERNELS, seed);
 	if (err)
 		return err;
-	if (!probe_sleep_ns(phase))
+	if (!probe_wait_ns(s->c, phase))
 		return -EINTR;
 	err = hsaqm_xq_suspend(xq);
 	if (err)
@@ -371,13 +371,14 @@ static int lv12_trial(struct lv12 *s, uint32_t n, uint32_t seed, struct lv12_tri
 		return -EIO;
 	}
 	hsaqm_xq_get_info(xq, &info);
+	info.released -= base;
 	t->released_at_hold = (uint32_t)(info.released < STREAM_KERNELS ? info.released :
 					 STREAM_KERNELS);
 	if (env->test_lv12_hook)
 		env->test_lv12_hook(env->test_hook_ctx, s->level == HSAQM_LEVEL_1 ?
 				    HSAQM_PROBE_CHECK_LV1 : HSAQM_PROBE_CHECK_LV2, xq);
 	/* Longer than what may legitimately run on: anything not held launches meanwhile. */
-	bool slept = probe_sleep_ns((span + 3) * s->kernel_ns);
+	bool slept = probe_wait_ns(s->c, (span + 3) * s->kernel_ns);
 	probe_hsa_now(&s->c->hsa, &t->t_open);
 	hsaqm_xq_resume(xq);
 	if (!slept)
@@ -430,23 +431,173 @@ static void lv12_figures(enum hsaqm_level level, const struct lv12_trial *t,
 		r->resume = 0;
 }
 
+/* What the trials of one check collected. */
+struct lv12_run {
+	uint64_t *drain, *stop, *resume, *win, *after;
+	uint32_t done, wrong, inconclusive, not_held, over_window, max_after;
+	int err; /* 0, -EINTR, -ETIME (lost work), -ETIMEDOUT, -EIO (no timestamps), other */
+};
+
+static int lv12_run_alloc(struct lv12_run *x, uint32_t n)
+{
+	memset(x, 0, sizeof(*x));
+	x->drain = calloc(n, sizeof(uint64_t));
+	x->stop = calloc(n, sizeof(uint64_t));
+	x->resume = calloc(n, sizeof(uint64_t));
+	x->win = calloc(n, sizeof(uint64_t));
+	x->after = calloc(n, sizeof(uint64_t));
+	return x->drain && x->stop && x->resume && x->win && x->after ? 0 : -ENOMEM;
+}
+
+static void lv12_run_free(struct lv12_run *x)
+{
+	free(x->drain);
+	free(x->stop);
+	free(x->resume);
+	free(x->win);
+	free(x->after);
+}
+
+/* Keep one conclusive trial's figures and proofs. */
+static void lv12_keep(struct lv12 *s, const struct lv12_result *r, struct lv12_run *x)
+{
+	if (r->held_launched || (s->level == HSAQM_LEVEL_2 && r->after_hold > s->interval))
+		x->not_held++;
+	if (s->level == HSAQM_LEVEL_1 && r->inflight > LV1_THRESHOLD)
+		x->over_window++;
+	if (r->after_hold > x->max_after)
+		x->max_after = r->after_hold;
+	x->drain[x->done] = r->drain;
+	x->stop[x->done] = r->stop;
+	x->resume[x->done] = r->resume;
+	x->win[x->done] = r->inflight;
+	x->after[x->done] = r->after_hold;
+	x->done++;
+}
+
+/* The trials; inconclusive ones (nothing was held) are tried again, up to 3 n attempts. */
+static void lv12_trials(struct lv12 *s, uint32_t n, struct lv12_run *x)
+{
+	const char *name = s->level == HSAQM_LEVEL_1 ? "lv1" : "lv2";
+
+	for (uint32_t attempt = 0; x->done < n && attempt < 3 * n; attempt++) {
+		struct lv12_trial t;
+		struct lv12_result r;
+
+		if (probe_now_ns() > s->deadline) {
+			x->err = -ETIMEDOUT;
+			return;
+		}
+		probe_progress_trial(s->c, "GPU %u %s: trial %u of %u", s->g->index, name,
+				     x->done + 1, n);
+		x->err = lv12_trial(s, attempt, 0x51ed2701u * (attempt + 1), &t);
+		if (x->err == -EINTR || hsaqm_probe_interrupted()) {
+			x->err = -EINTR;
+			return;
+		}
+		if (x->err)
+			return;
+		x->wrong += t.wrong;
+		lv12_figures(s->level, &t, &r);
+		if (r.inconclusive) {
+			x->inconclusive++;
+			continue;
+		}
+		lv12_keep(s, &r, x);
+	}
+}
+
+/* The verdict from what the trials found. */
+static void lv12_verdict(struct lv12 *s, const struct lv12_run *x)
+{
+	struct hsaqm_probe_check *k = s->k;
+
+	if (x->err == -EINTR)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "interrupted", "",
+				  "interrupted by signal %d (the queue was released)",
+				  hsaqm_probe_interrupted());
+	else if (x->err == -ETIME)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
+				  "kernels of the stream never completed after the release");
+	else if (x->err == -ETIMEDOUT)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "timeout", "",
+				  "the check ran out of time after %u trials", x->done);
+	else if (x->err == -EIO)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "no_timestamps", "",
+				  "the runtime gave no dispatch timestamps");
+	else if (x->err)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "hold_failed",
+				  "run again with HSAQM_LOG=warn to see lib's error",
+				  "holding the queue failed: %s", probe_errname(x->err));
+	else if (x->wrong)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
+				  "%u work-items computed wrong results", x->wrong);
+	else if (x->not_held && s->level == HSAQM_LEVEL_1)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_held", REMEDY_REPORT,
+				  "kernels lib held back launched during the hold (%u of %u "
+				  "trials)", x->not_held, x->done);
+	else if (x->not_held)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_stopped",
+				  "check that no other tool rewrites the queue's packets (a "
+				  "profiler, a debugger); " REMEDY_REPORT,
+				  "the closed gate did not stop launches: up to %u kernels "
+				  "launched after the close, a guardian every %u (%u of %u trials)",
+				  x->max_after, s->interval, x->not_held, x->done);
+	else if (x->over_window)
+		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "window_exceeded", REMEDY_REPORT,
+				  "more than %u kernels were in flight at the hold (%u of %u "
+				  "trials)", LV1_THRESHOLD, x->over_window, x->done);
+	else if (!x->done)
+		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "kernel_too_short", "",
+				  "the stream ended before every hold");
+	else
+		probe_set_verdict(k, HSAQM_PROBE_SUPPORTED, "ok", "",
+				  "%u trials of %u kernels: held, released, nothing lost", x->done,
+				  STREAM_KERNELS);
+}
+
+/* The figures and facts of the check. */
+static void lv12_report(struct lv12 *s, struct lv12_run *x)
+{
+	struct hsaqm_probe_check *k = s->k;
+
+	k->trials = x->done;
+	if (s->level == HSAQM_LEVEL_1) {
+		probe_add_figure(k, "drain", "ns", x->drain, x->done);
+		probe_add_figure(k, "inflight_at_hold", "kernels", x->win, x->done);
+		probe_add_figure(k, "launches_resume", "ns", x->resume, x->done);
+		probe_add_fact(k, "threshold", "%u kernels in flight at most", LV1_THRESHOLD);
+	} else {
+		probe_add_figure(k, "launches_stop", "ns", x->stop, x->done);
+		probe_add_figure(k, "launched_after_close", "kernels", x->after, x->done);
+		probe_add_figure(k, "drain", "ns", x->drain, x->done);
+		probe_add_figure(k, "launches_resume", "ns", x->resume, x->done);
+		probe_add_fact(k, "interval", "a guardian every %u kernel%s%s", s->interval,
+			       s->interval == 1 ? "" : "s",
+			       s->interval == 1 ? ": each guardian waits for the kernel before it, "
+						 "so none launches after the close "
+						 "(launches_stop 0) and the stop costs the drain" :
+						 "");
+	}
+	probe_add_fact(k, "clock", "%s", s->c->env->is_model ?
+		       "model time (the model's HSA system clock and dispatch timestamps)" :
+		       "the HSA system clock; kernel launch/end from dispatch timestamps");
+	if (x->inconclusive)
+		probe_add_fact(k, "inconclusive", "%u trials: every kernel launched before the "
+			       "hold", x->inconclusive);
+}
+
 static void run_lv12(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k,
 		     enum hsaqm_level level)
 {
 	struct lv12 s = { .c = c, .g = g, .k = k, .level = level };
-	uint32_t n = c->trials;
-	uint64_t *drain = calloc(n, sizeof(uint64_t)), *stop = calloc(n, sizeof(uint64_t));
-	uint64_t *resume = calloc(n, sizeof(uint64_t)), *win = calloc(n, sizeof(uint64_t));
-	uint64_t *after = calloc(n, sizeof(uint64_t));
-	uint32_t done = 0, wrong = 0, inconclusive = 0, not_held = 0, over_window = 0;
-	uint32_t max_after = 0;
-	const char *name = level == HSAQM_LEVEL_1 ? "lv1" : "lv2";
-	int err = 0;
+	struct lv12_run x;
+	int err;
 
 	s.interval = c->o->lv2_interval ? c->o->lv2_interval : 1;
 	if (s.interval > HSAQM_PROBE_LV2_INTERVAL_MAX)
 		s.interval = HSAQM_PROBE_LV2_INTERVAL_MAX;
-	if (!drain || !stop || !resume || !win || !after) {
+	if (lv12_run_alloc(&x, c->trials)) {
 		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "no_memory", "", "out of memory");
 		goto out;
 	}
@@ -454,127 +605,24 @@ static void run_lv12(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaq
 		goto out;
 	s.deadline = probe_now_ns() + c->check_timeout_ns;
 	err = calibrate(&s);
-	if (err) {
-		if (err == -EINTR)
-			goto interrupted;
+	if (err && err != -EINTR) {
 		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "kernel_failed", "",
-				  "could not test: the spin kernel did not run (%s)",
-				  probe_errname(err));
+				  "the spin kernel did not run (%s)", probe_errname(err));
 		goto out;
 	}
-	probe_add_fact(k, "kernel", "%s, %llu us each, %u in order (barrier bit)", s.kern.what,
-		       (unsigned long long)(s.kernel_ns / 1000), STREAM_KERNELS);
-	/* Inconclusive trials (nothing was held) are tried again, up to 3 n attempts in all. */
-	for (uint32_t attempt = 0; done < n && attempt < 3 * n; attempt++) {
-		struct lv12_trial t;
-		struct lv12_result r;
-
-		if (probe_now_ns() > s.deadline) {
-			err = -ETIMEDOUT;
-			break;
-		}
-		probe_progress_trial(c, "GPU %u %s: trial %u of %u", g->index, name, done + 1, n);
-		err = lv12_trial(&s, attempt, 0x51ed2701u * (attempt + 1), &t);
-		if (err == -EINTR || hsaqm_probe_interrupted())
-			goto interrupted;
-		if (err)
-			break;
-		wrong += t.wrong;
-		lv12_figures(level, &t, &r);
-		if (r.inconclusive) {
-			inconclusive++;
-			continue;
-		}
-		if (r.held_launched || (level == HSAQM_LEVEL_2 && r.after_hold > s.interval))
-			not_held++;
-		if (level == HSAQM_LEVEL_1 && r.inflight > LV1_THRESHOLD)
-			over_window++;
-		if (r.after_hold > max_after)
-			max_after = r.after_hold;
-		drain[done] = r.drain;
-		stop[done] = r.stop;
-		resume[done] = r.resume;
-		win[done] = r.inflight;
-		after[done] = r.after_hold;
-		done++;
-	}
-	k->trials = done;
-	if (err == -ETIME)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
-				  "kernels of the stream never completed after the release");
-	else if (err == -ETIMEDOUT)
-		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "timeout", "",
-				  "could not test: the check ran out of time after %u trials",
-				  done);
-	else if (err == -EIO)
-		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "no_timestamps", "",
-				  "could not test: the runtime gave no dispatch timestamps");
-	else if (err)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "hold_failed",
-				  "run again with HSAQM_LOG=warn to see lib's error",
-				  "holding the queue failed: %s", probe_errname(err));
-	else if (wrong)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "lost_work", REMEDY_REPORT,
-				  "%u work-items computed wrong results", wrong);
-	else if (not_held && level == HSAQM_LEVEL_1)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_held", REMEDY_REPORT,
-				  "kernels lib held back launched during the hold (%u of %u "
-				  "trials)", not_held, done);
-	else if (not_held)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "not_stopped",
-				  "check that no other tool rewrites the queue's packets (a "
-				  "profiler, a debugger); " REMEDY_REPORT,
-				  "the closed gate did not stop launches: up to %u kernels "
-				  "launched after the close, a guardian every %u (%u of %u trials)",
-				  max_after, s.interval, not_held, done);
-	else if (over_window)
-		probe_set_verdict(k, HSAQM_PROBE_NOT_SUPPORTED, "window_exceeded", REMEDY_REPORT,
-				  "more than %u kernels were in flight at the hold (%u of %u "
-				  "trials)", LV1_THRESHOLD, over_window, done);
-	else if (!done)
-		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "kernel_too_short", "",
-				  "could not test: the stream ended before every hold");
-	else
-		probe_set_verdict(k, HSAQM_PROBE_SUPPORTED, "ok", "",
-				  "%u trials of %u kernels: held, released, nothing lost", done,
-				  STREAM_KERNELS);
-	goto figures;
-interrupted:
-	k->trials = done;
-	probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "interrupted", "",
-			  "could not test: interrupted by signal %d (the queue was released)",
-			  hsaqm_probe_interrupted());
-figures:
-	if (level == HSAQM_LEVEL_1) {
-		probe_add_figure(k, "drain", "ns", drain, done);
-		probe_add_figure(k, "inflight_at_hold", "kernels", win, done);
-		probe_add_figure(k, "launches_resume", "ns", resume, done);
-		probe_add_fact(k, "threshold", "%u kernels in flight at most", LV1_THRESHOLD);
+	if (err) {
+		x.err = err;
 	} else {
-		probe_add_figure(k, "launches_stop", "ns", stop, done);
-		probe_add_figure(k, "launched_after_close", "kernels", after, done);
-		probe_add_figure(k, "drain", "ns", drain, done);
-		probe_add_figure(k, "launches_resume", "ns", resume, done);
-		probe_add_fact(k, "interval", "a guardian every %u kernel%s%s", s.interval,
-			       s.interval == 1 ? "" : "s",
-			       s.interval == 1 ? ": each guardian waits for the kernel before it, "
-						 "so none launches after the close "
-						 "(launches_stop 0) and the stop costs the drain" :
-						 "");
+		probe_add_fact(k, "kernel", "%s, %llu us each, %u in order (barrier bit)",
+			       s.kern.what, (unsigned long long)(s.kernel_ns / 1000),
+			       STREAM_KERNELS);
+		lv12_trials(&s, c->trials, &x);
 	}
-	probe_add_fact(k, "clock", "%s", c->env->is_model ?
-		       "model time (the model's HSA system clock and dispatch timestamps)" :
-		       "the HSA system clock; kernel launch/end from dispatch timestamps");
-	if (inconclusive)
-		probe_add_fact(k, "inconclusive", "%u trials: every kernel launched before the "
-			       "hold", inconclusive);
+	lv12_verdict(&s, &x);
+	lv12_report(&s, &x);
 out:
 	close_lv12(&s);
-	free(drain);
-	free(stop);
-	free(resume);
-	free(win);
-	free(after);
+	lv12_run_free(&x);
 }
 
 void probe_check_lv1(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k)

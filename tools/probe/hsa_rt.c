@@ -54,6 +54,9 @@ int probe_hsa_from_table(struct probe_hsa *h, void *root, char *why, size_t why_
 	ENTRY(signal_wait, HSAQM_API_SIGNAL_WAIT_SCACQUIRE, hsaqm_hsa_signal_wait_fn);
 	ENTRY(get_dispatch_time, HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME,
 	      hsaqm_hsa_amd_profiling_dispatch_time_fn);
+	ENTRY(set_profiler_enabled, HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED,
+	      hsaqm_hsa_amd_profiling_enable_fn);
+	ENTRY(cu_set_mask, HSAQM_API_AMD_QUEUE_CU_SET_MASK, hsaqm_hsa_amd_queue_cu_set_mask_fn);
 #undef ENTRY
 
 	/* Entries outside hsaqm's enum: the CoreApiTable never changed layout (api_table.h). */

@@ -292,6 +292,7 @@ static void fill_gpu(struct probe_ctx *c, const struct hsaqm_topology_node *n,
 	g->have_kernel = probe_kernel_available(c->env, c->o->kernel_dir, g->gfx, g->kernel_text,
 						sizeof(g->kernel_text));
 	probe_others(c, g);
+	probe_lv3_note(c, g);
 }
 
 int probe_inventory(struct probe_ctx *c)

@@ -14,8 +14,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
@@ -111,9 +113,39 @@ static int create_via_kfd(struct probe_ctx *c, struct hsaqm_hsa_agent agent,
 	return 0;
 }
 
-static int create_via_hsa(struct probe_ctx *c, struct hsaqm_hsa_agent agent, uint32_t packets,
+/*
+ * The KFD id of the queue the runtime just made, without a debugger: the one queue of this
+ * process on @gpu_id with this ring size that the KFD's sysfs kfd/proc lists now and did not
+ * list before (kfd-ioctl's hsaqm_kfd_proc_queue_new; the HSA backend does the same).
+ */
+static void sysfs_id(struct probe_ctx *c, const struct hsaqm_probe_gpu *gpu,
+		     const struct hsaqm_kfd_proc_queue *before, uint32_t nbefore, int before_err,
+		     struct probe_queue *q)
+{
+	const struct hsaqm_kfd_transport *tp = hsaqm_kfd_transport_of(c->kfd);
+	struct hsaqm_kfd_proc_queue *after = NULL;
+	uint32_t nafter = 0;
+
+	q->sysfs_err = before_err;
+	if (before_err || !tp)
+		return;
+	q->sysfs_err = hsaqm_kfd_proc_queues(tp, (long)getpid(), &after, &nafter);
+	if (!q->sysfs_err)
+		q->sysfs_err = hsaqm_kfd_proc_queue_new(before, nbefore, after, nafter, gpu->gpu_id,
+							q->ring_bytes, &q->sysfs_id);
+	q->have_sysfs_id = q->sysfs_err == 0;
+	free(after);
+}
+
+static int create_via_hsa(struct probe_ctx *c, struct hsaqm_hsa_agent agent,
+			  const struct hsaqm_probe_gpu *gpu, uint32_t packets,
 			  struct probe_queue *q, char *why, size_t why_len)
 {
+	const struct hsaqm_kfd_transport *tp = c->kfd ? hsaqm_kfd_transport_of(c->kfd) : NULL;
+	struct hsaqm_kfd_proc_queue *before = NULL;
+	uint32_t nbefore = 0;
+	int before_err = tp ? hsaqm_kfd_proc_queues(tp, (long)getpid(), &before, &nbefore)
+			    : -ENODEV;
 	hsaqm_hsa_status_t st;
 	uint64_t t0 = probe_now_ns();
 
@@ -121,6 +153,7 @@ static int create_via_hsa(struct probe_ctx *c, struct hsaqm_hsa_agent agent, uin
 				 UINT32_MAX, UINT32_MAX, &q->hsa_queue);
 	q->create_ns = probe_now_ns() - t0;
 	if (st) {
+		free(before);
 		snprintf(why, why_len, "hsa_queue_create failed (status 0x%x)", st);
 		return st == HSAQM_HSA_STATUS_ERROR_OUT_OF_RESOURCES ? -ENOMEM : -EIO;
 	}
@@ -132,6 +165,8 @@ static int create_via_hsa(struct probe_ctx *c, struct hsaqm_hsa_agent agent, uin
 	q->doorbell_signal = q->hsa_queue->doorbell_signal;
 	q->ring_base = (uint64_t)(uintptr_t)q->ring;
 	q->ring_bytes = q->size * HSAQM_AQL_PACKET_SIZE;
+	sysfs_id(c, gpu, before, nbefore, before_err, q);
+	free(before);
 	return 0;
 }
 
@@ -145,7 +180,7 @@ int probe_queue_create(struct probe_ctx *c, struct hsaqm_hsa_agent agent,
 	if (c->env->queues_via_kfd)
 		err = create_via_kfd(c, agent, gpu, packets, q, why, why_len);
 	else
-		err = create_via_hsa(c, agent, packets, q, why, why_len);
+		err = create_via_hsa(c, agent, gpu, packets, q, why, why_len);
 	if (err)
 		probe_queue_destroy(c, q);
 	return err;
@@ -189,8 +224,9 @@ int probe_queue_find_id(struct probe_ctx *c, struct probe_queue *q)
 		return err;
 	for (uint32_t i = 0; i < n && i < 64; i++) {
 		if (e[i].ring_base_address == q->ring_base) {
-			if (q->have_id && q->queue_id != e[i].queue_id)
-				return -EPROTO; /* the KFD and the probe disagree */
+			if ((q->have_id && q->queue_id != e[i].queue_id) ||
+			    (q->have_sysfs_id && q->sysfs_id != e[i].queue_id))
+				return -EPROTO; /* the KFD's two views and the probe disagree */
 			q->queue_id = e[i].queue_id;
 			q->have_id = true;
 			return 0;

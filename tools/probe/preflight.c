@@ -140,34 +140,58 @@ void probe_preflight(struct probe_ctx *c)
 	}
 }
 
+/*
+ * One knob of the target's KFD as a finding, in the words of kfd-ioctl's Lv3 decision (the
+ * one the HSA backend takes): the decision is asked about that knob alone, the others taken
+ * as fine, so each finding names its own cause and remedy.
+ */
+static void knob_finding(struct probe_ctx *c, const char *what, const char *ok_text,
+			 const struct hsaqm_kfd_lv3_facts *knob)
+{
+	struct hsaqm_kfd_lv3 d;
+	const struct hsaqm_kfd_mech_verdict *v;
+
+	hsaqm_kfd_lv3_decide(knob, HSAQM_KFD_PREF_AUTO, &d);
+	v = &d.each[HSAQM_KFD_MECH_DBG_TRAP];
+	if (v->ok)
+		probe_add_finding(c->r, HSAQM_PROBE_OK, what, "", "%s", ok_text);
+	else
+		probe_add_finding(c->r, HSAQM_PROBE_WARN, what, v->remedy, "%s%s", v->why,
+				  d.each[HSAQM_KFD_MECH_UPDATE_QUEUE].ok ?
+					  " (Lv3 through UPDATE_QUEUE remains)" : "");
+}
+
 /* The target's KFD, when it is real hardware: version, scheduler, CWSR, with what they mean. */
 void probe_preflight_target(struct probe_ctx *c)
 {
 	struct hsaqm_probe_report *r = c->r;
+	struct hsaqm_kfd_lv3_facts base, f;
+	char text[128];
 
 	if (r->is_model || !r->kfd_open)
 		return;
-	if (r->kfd_major == 1 && r->kfd_minor >= 13)
-		probe_add_finding(r, HSAQM_PROBE_OK, "kfd_version", "",
-				  "KFD ioctl interface %u.%u (DBG_TRAP available)", r->kfd_major,
-				  r->kfd_minor);
-	else
-		probe_add_finding(r, HSAQM_PROBE_WARN, "kfd_version",
-				  "Lv3 needs KFD 1.13: Linux 6.4+ or a ROCm 6.x amdgpu-dkms",
-				  "KFD ioctl interface %u.%u: no DBG_TRAP, no Lv3", r->kfd_major,
-				  r->kfd_minor);
-	if (r->sched_policy == 2)
-		probe_add_finding(r, HSAQM_PROBE_WARN, "sched_policy",
-				  "reload amdgpu with sched_policy=0 (amdgpu.sched_policy=0)",
-				  "sched_policy 2: no hardware scheduler, DBG_TRAP refuses it");
-	else if (r->sched_policy >= 0)
-		probe_add_finding(r, HSAQM_PROBE_OK, "sched_policy", "", "sched_policy %d (%s)",
-				  r->sched_policy,
-				  r->sched_policy == 0 ? "HWS" : "HWS without oversubscription");
-	if (r->cwsr_enable == 0)
-		probe_add_finding(r, HSAQM_PROBE_WARN, "cwsr_enable",
-				  "reload amdgpu with cwsr_enable=1",
-				  "cwsr_enable 0: waves cannot be saved, no mid-kernel preemption");
-	else if (r->cwsr_enable > 0)
-		probe_add_finding(r, HSAQM_PROBE_OK, "cwsr_enable", "", "cwsr_enable 1");
+	/* Every knob fine but the one asked about. */
+	hsaqm_kfd_lv3_facts_init(&base);
+	base.kfd_err = 0;
+	base.kfd_major = 1;
+	base.kfd_minor = 13;
+
+	f = base;
+	f.kfd_major = r->kfd_major;
+	f.kfd_minor = r->kfd_minor;
+	snprintf(text, sizeof(text), "KFD ioctl interface %u.%u (DBG_TRAP available)",
+		 r->kfd_major, r->kfd_minor);
+	knob_finding(c, "kfd_version", text, &f);
+	if (r->sched_policy >= 0) {
+		f = base;
+		f.sched_policy = r->sched_policy;
+		snprintf(text, sizeof(text), "sched_policy %d (%s)", r->sched_policy,
+			 r->sched_policy == 0 ? "HWS" : "HWS without oversubscription");
+		knob_finding(c, "sched_policy", text, &f);
+	}
+	if (r->cwsr_enable >= 0) {
+		f = base;
+		f.cwsr_enable = r->cwsr_enable;
+		knob_finding(c, "cwsr_enable", "cwsr_enable 1", &f);
+	}
 }

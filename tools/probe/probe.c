@@ -175,7 +175,8 @@ const char *hsaqm_probe_verdict_name(enum hsaqm_probe_verdict v)
 
 const char *hsaqm_probe_check_name(enum hsaqm_probe_check_id id)
 {
-	static const char *const n[] = { "lv1", "lv2", "lv3", "update_queue" };
+	static const char *const n[HSAQM_PROBE_NCHECKS] = { "lv1", "lv2", "lv3", "update_queue",
+							     "cu_mask" };
 
 	return (unsigned int)id < HSAQM_PROBE_NCHECKS ? n[id] : "?";
 }
@@ -222,6 +223,8 @@ bool probe_hsa_ready(struct probe_ctx *c)
 		return false;
 	}
 	c->hsa.initialized = true;
+	/* Waits in the runtime's clock sleep on a signal nothing ever stores to (wait.c). */
+	c->have_never = c->hsa.signal_create(1, 0, NULL, &c->never) == HSAQM_HSA_STATUS_SUCCESS;
 	uint16_t maj = 0, min = 0;
 	char build[64] = "";
 	c->hsa.system_get_info(PROBE_HSA_SYSTEM_INFO_VERSION_MAJOR, &maj);
@@ -230,10 +233,11 @@ bool probe_hsa_ready(struct probe_ctx *c)
 		build[sizeof(build) - 1] = '\0';
 	else
 		build[0] = '\0';
-	if (c->env->is_model)
+	if (c->env->is_model && !*path)
 		snprintf(c->r->hsa_runtime, sizeof(c->r->hsa_runtime),
 			 "model HSA face (HSA %u.%u, table %s)", maj, min, c->hsa.layout.name);
 	else
+		/* A real ROCr, possibly over the emulated /dev/kfd (then is_model, said there). */
 		snprintf(c->r->hsa_runtime, sizeof(c->r->hsa_runtime),
 			 "ROCr %s (HSA %u.%u%s%s)", *path ? path : "(table given)", maj, min,
 			 *build ? ", build " : "", build);
@@ -286,12 +290,14 @@ static void read_params(struct probe_ctx *c)
 
 static void run_checks(struct probe_ctx *c, struct hsaqm_probe_gpu *g)
 {
-	static const char *const titles[] = { "Lv1 progressive launch", "Lv2 guardian gate",
-					      "Lv3 DBG_TRAP suspend/resume",
-					      "UPDATE_QUEUE percentage 0" };
-	void (*const fns[])(struct probe_ctx *, struct hsaqm_probe_gpu *,
-			    struct hsaqm_probe_check *) = {
+	static const char *const titles[HSAQM_PROBE_NCHECKS] = {
+		"Lv1 progressive launch", "Lv2 guardian gate", "Lv3 DBG_TRAP suspend/resume",
+		"Lv3 UPDATE_QUEUE percentage 0", "spatial: CU mask mid-kernel",
+	};
+	void (*const fns[HSAQM_PROBE_NCHECKS])(struct probe_ctx *, struct hsaqm_probe_gpu *,
+					       struct hsaqm_probe_check *) = {
 		probe_check_lv1, probe_check_lv2, probe_check_lv3, probe_check_update_queue,
+		probe_check_cu_mask,
 	};
 
 	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++) {
@@ -392,6 +398,8 @@ int hsaqm_probe_run(const struct hsaqm_probe_options *opt, const struct hsaqm_pr
 			      "the resume (see the log with HSAQM_LOG=warn)",
 			      sizeof(r->failure));
 	}
+	if (c.have_never)
+		c.hsa.signal_destroy(c.never);
 	if (c.hsa.initialized)
 		c.hsa.shut_down();
 	probe_rocr_unload(c.rocr);

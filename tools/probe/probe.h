@@ -53,8 +53,13 @@ struct hsaqm_probe_options {
 	int device;            /* GPU index (0 = first GPU node) to run the checks on; -1 = all */
 	unsigned int trials;   /* per check; 0 = default (quick: HSAQM_PROBE_TRIALS_QUICK) */
 	bool quick;            /* fewer trials, shorter kernels: for CI */
-	bool allow_disruptive; /* run the UPDATE_QUEUE percentage-0 check */
-	bool force;            /* ... even when other processes have queues on the GPU */
+	/*
+	 * Accepted for compatibility, no effect: DBG_TRAP suspend and UPDATE_QUEUE percentage 0
+	 * both unmap every queue of the GPU (docs/probe-report.md), so both stop checks run
+	 * alike: by default on a GPU no other process uses, and with @force on a shared one.
+	 */
+	bool allow_disruptive;
+	bool force;            /* run the stop checks even when other processes use the GPU */
 	bool no_live;          /* preflight and inventory only */
 	uint32_t checks;       /* 1 << enum hsaqm_probe_check_id of the checks to run; 0 = all */
 	const char *kernel_dir; /* extra device kernels: <dir>/spin-<gfx>.hsaco; NULL = none */
@@ -154,7 +159,7 @@ struct hsaqm_probe_figure {
 	uint64_t first; /* the first trial's value (a first suspend can be much slower) */
 };
 
-#define HSAQM_PROBE_MAX_FIGURES 10
+#define HSAQM_PROBE_MAX_FIGURES 16
 #define HSAQM_PROBE_MAX_FACTS 10
 
 struct hsaqm_probe_fact {
@@ -167,7 +172,8 @@ enum hsaqm_probe_check_id {
 	HSAQM_PROBE_CHECK_LV2 = 1,
 	HSAQM_PROBE_CHECK_LV3 = 2,
 	HSAQM_PROBE_CHECK_UPDATE_QUEUE = 3,
-	HSAQM_PROBE_NCHECKS = 4,
+	HSAQM_PROBE_CHECK_CU_MASK = 4,
+	HSAQM_PROBE_NCHECKS = 5,
 };
 
 struct hsaqm_probe_check {
@@ -215,6 +221,16 @@ struct hsaqm_probe_gpu {
 		uint32_t pasid, num_queues, mapped;
 	} rl_procs[HSAQM_PROBE_MAX_RL_PROCS];
 	struct hsaqm_probe_others others;
+	/*
+	 * Lv3 decided once (kfd-ioctl's hsaqm_kfd_lv3_decide(), as the HSA backend decides): the
+	 * level, the mechanism ("dbg_trap", "update_queue", "none") and why; updated by what the
+	 * stop checks found.
+	 */
+	struct {
+		int level;
+		char mechanism[16];
+		char reason[256];
+	} lv3;
 	/* The device kernel of this GPU: "embedded gfx90a", "model kernel", or why none. */
 	bool have_kernel;
 	char kernel_text[192];
@@ -310,6 +326,15 @@ int hsaqm_probe_emit_sim_profile(const struct hsaqm_probe_report *r, uint32_t gp
 				 const char *path);
 
 /**
+ * hsaqm_probe_write_gpu_profile() - write what the stop checks found on every GPU (which
+ * mechanisms work, their stop and restart medians) as the per-GPU profile the tool library
+ * reads (kfd-ioctl's format, docs/probe-report.md "The GPU profile").
+ *
+ * Return: 0; -EINVAL for bad arguments; -ENODATA when no stop check ran; -errno of the write.
+ */
+int hsaqm_probe_write_gpu_profile(const struct hsaqm_probe_report *r, const char *path);
+
+/**
  * hsaqm_probe_env_system() - an environment on /dev/kfd, /sys and ROCr (loaded on demand).
  *
  * Return: 0; -EINVAL for NULL.
@@ -347,7 +372,7 @@ void hsaqm_probe_interrupt_reset(void);
 /** hsaqm_probe_verdict_name() - "supported", "not supported", "could not test"; "?" else. */
 const char *hsaqm_probe_verdict_name(enum hsaqm_probe_verdict v);
 
-/** hsaqm_probe_check_name() - "lv1", "lv2", "lv3", "update_queue"; "?" else. */
+/** hsaqm_probe_check_name() - "lv1", "lv2", "lv3", "update_queue", "cu_mask"; "?" else. */
 const char *hsaqm_probe_check_name(enum hsaqm_probe_check_id id);
 
 /**

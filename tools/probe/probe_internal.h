@@ -14,6 +14,7 @@
 #include "hsaqm/api_table.h"
 #include "hsaqm/hsa_abi.h"
 #include "hsaqm/kfd.h"
+#include "hsaqm/kfd_lv3.h"
 #include "probe.h"
 
 /* ---- HSA values the probe uses that hsa_abi.h does not carry (hsa.h, hsa_ext_amd.h) ---- */
@@ -87,8 +88,12 @@ struct probe_hsa {
 	hsaqm_hsa_signal_load_fn signal_load;
 	hsaqm_hsa_signal_store_fn signal_store;
 	hsaqm_hsa_signal_wait_fn signal_wait;
-	/* Lv1/Lv2 timestamps; NULL when the table lacks it (those checks then say so). */
+	/* Dispatch timestamps; NULL when the table lacks it (the checks then say so). */
 	hsaqm_hsa_amd_profiling_dispatch_time_fn get_dispatch_time;
+	/* Optional: ROCr records dispatch timestamps only on a queue with profiling on. */
+	hsaqm_hsa_amd_profiling_enable_fn set_profiler_enabled;
+	/* Optional: the CU-mask check (hsa_amd_queue_cu_set_mask, public, no debugger). */
+	hsaqm_hsa_amd_queue_cu_set_mask_fn cu_set_mask;
 	probe_iterate_regions_fn iterate_regions;
 	probe_region_get_info_fn region_get_info;
 	probe_memory_allocate_fn memory_allocate;
@@ -223,6 +228,10 @@ struct probe_queue {
 	bool via_kfd;
 	bool have_id;
 	uint32_t queue_id;                 /* KFD queue id */
+	/* The id the KFD's sysfs kfd/proc listing showed appear at creation (no debugger). */
+	bool have_sysfs_id;
+	uint32_t sysfs_id;
+	int sysfs_err;                     /* why not: -ENOENT no kfd/proc, -EEXIST ambiguous */
 	uint64_t ring_base;                /* what the KFD knows the queue by */
 	uint32_t ring_bytes;
 	uint64_t create_ns;                /* how long creation took */
@@ -254,6 +263,9 @@ int probe_queue_dispatch(struct probe_ctx *c, struct probe_queue *q, const struc
 
 struct probe_ctx {
 	const struct hsaqm_probe_options *o;
+	/* A signal nothing stores to: waits on it are sleeps in the runtime's clock. */
+	struct hsaqm_hsa_signal never;
+	bool have_never;
 	const struct hsaqm_probe_env *env;
 	struct hsaqm_probe_report *r;
 	struct hsaqm_kfd *kfd;     /* the target's handle (opened by the probe or given) */
@@ -268,6 +280,9 @@ struct probe_ctx {
 	unsigned int trials;
 	uint64_t check_timeout_ns;
 	bool progress_open_line; /* a trial line waits to be overwritten (terminal) */
+	/* What the stop checks learned per GPU: the refusal of DBG_TRAP, of UPDATE_QUEUE. */
+	int dbg_err[HSAQM_PROBE_MAX_GPUS];
+	int update_err[HSAQM_PROBE_MAX_GPUS];
 };
 
 /* Load the HSA runtime once (the model's table or ROCr); false with c->hsa_why. */
@@ -288,16 +303,27 @@ void probe_others(struct probe_ctx *c, struct hsaqm_probe_gpu *g);
 void probe_scan_proc(const char *sysfs, uint32_t gpu_id, long self,
 		     struct hsaqm_probe_others *o);
 
+/*
+ * The GPU's Lv3 decision (kfd-ioctl's hsaqm_kfd_lv3_decide(), the one the HSA backend takes),
+ * from the target's KFD, sysfs and what the checks learned (@dbg_err, @update_err; 0 none).
+ */
+void probe_lv3_decide(struct probe_ctx *c, struct hsaqm_probe_gpu *g, int dbg_err,
+		      int update_err, struct hsaqm_kfd_lv3 *out);
+/* Put the GPU's decision, with what the checks learned so far, into the report. */
+void probe_lv3_note(struct probe_ctx *c, struct hsaqm_probe_gpu *g);
+
 /* Checks. */
 void probe_check_lv1(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k);
 void probe_check_lv2(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k);
 void probe_check_lv3(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k);
 void probe_check_update_queue(struct probe_ctx *c, struct hsaqm_probe_gpu *g,
 			      struct hsaqm_probe_check *k);
+void probe_check_cu_mask(struct probe_ctx *c, struct hsaqm_probe_gpu *g,
+			 struct hsaqm_probe_check *k);
 
 /* ---- safety (safety.c) ----------------------------------------------------------------- */
 
-enum probe_hold_kind { PROBE_HOLD_DBG = 1, PROBE_HOLD_UPDATE = 2 };
+enum probe_hold_kind { PROBE_HOLD_DBG = 1, PROBE_HOLD_UPDATE = 2, PROBE_HOLD_CU_MASK = 3 };
 
 /*
  * A queue the probe holds stopped. Registered before the stopping ioctl and released after
@@ -310,6 +336,10 @@ struct probe_hold {
 	uint64_t ring_base; /* UPDATE: what to restore */
 	uint32_t ring_bytes;
 	uint32_t priority;
+	/* CU_MASK: the queue and the function that gives it every CU back. */
+	hsaqm_hsa_amd_queue_cu_set_mask_fn cu_set_mask;
+	struct hsaqm_hsa_queue *hsa_queue;
+	uint32_t cu_words;
 	bool active;
 };
 
@@ -325,6 +355,102 @@ int probe_hold_release_all(void);
 /* Sleep up to @ns, in short steps, returning early (false) when interrupted. */
 bool probe_sleep_ns(uint64_t ns);
 uint64_t probe_now_ns(void);
+
+/* ---- the stop session shared by the Lv3, UPDATE_QUEUE and CU-mask checks (stop.c) ---------- */
+
+enum probe_stop_kind { PROBE_STOP_DBG, PROBE_STOP_UPDATE };
+
+struct probe_session {
+	struct probe_ctx *c;
+	struct hsaqm_probe_gpu *g;
+	struct hsaqm_probe_check *k;
+	struct hsaqm_hsa_agent agent;
+	struct probe_queue q;
+	bool have_q;
+	struct probe_kernel kern;
+	bool have_kern;
+	struct hsaqm_hsa_signal done;
+	bool have_done;
+	struct probe_spin_args *args;
+	uint32_t *out;
+	uint32_t full_wg;     /* workgroups (one wave each) that fill every wave slot */
+	uint32_t iters;
+	uint64_t kernel_ns;   /* how long one spin kernel runs */
+	/* Unstopped length from the dispatch timestamps, runtime clock: [0] full, [1] one wave. */
+	uint64_t plain_ns[2];
+	bool timestamps;      /* the runtime gives dispatch timestamps */
+	bool dbg_enabled;     /* this session enabled DBG_TRAP (and disables it) */
+	void *ctl_stack;      /* GET_QUEUE_WAVE_STATE buffer */
+	uint32_t ctl_stack_size;
+	uint64_t deadline;    /* host clock */
+	struct probe_hold hold;
+	bool trial_pending;   /* a kernel may still be running */
+};
+
+/* What one stop-and-restart trial found; times in ns of the runtime's clock unless *_host. */
+struct probe_trial {
+	bool ran_before_stop;  /* the kernel was still running when stopped */
+	bool completed_while_stopped;
+	bool completed;
+	bool wave_state;
+	uint32_t ctl_used, save_used;
+	uint64_t stop, restart;          /* the stopping / restarting call */
+	uint64_t stop_host, restart_host;
+	int64_t lost;    /* the kernel's run beyond its unstopped length, less its hold: the map
+			  * and restore the stop cost it (dispatch timestamps); INT64_MIN unknown */
+	uint64_t finish; /* restart to the kernel's completion */
+	uint32_t wrong;  /* work-items with a wrong result */
+	int err;         /* the stop's or restart's error */
+};
+
+struct probe_series {
+	uint64_t *stop, *restart, *stop_host, *lost, *finish, *ctl, *save;
+	uint32_t done, nlost, inconclusive, not_stopped, lost_work, wrong, wrong_trials, wave_state;
+};
+
+/* Runtime, agent, kernel, buffers, queue (with its figure queue_create); false: verdict set. */
+bool probe_session_open(struct probe_session *s, uint32_t max_wg);
+void probe_session_close(struct probe_session *s);
+/* The kernel's length: fixed on the model, calibrated on hardware; then plain_ns. 0 or -errno. */
+int probe_session_calibrate(struct probe_session *s);
+/* Gates every stop check shares (the runtime, a device kernel); false: verdict set. */
+bool probe_session_gates(struct probe_session *s);
+/* The launch and end of the last dispatch of @done in ns of the runtime's clock. */
+int probe_dispatch_times(struct probe_ctx *c, struct hsaqm_hsa_agent agent,
+			 struct hsaqm_hsa_signal done, uint64_t *start, uint64_t *end);
+int probe_series_alloc(struct probe_series *x, uint32_t n);
+void probe_series_free(struct probe_series *x);
+/* @n trials of stop @kind with @nwg workgroups. 0, -EINTR, -ETIMEDOUT or the stop's error. */
+int probe_stop_series(struct probe_session *s, enum probe_stop_kind kind, uint32_t nwg,
+		      uint32_t n, const char *label, struct probe_series *out, bool first_series);
+/* The check's verdict from a series; false when it is not "supported". */
+bool probe_series_verdict(struct probe_session *s, const struct probe_series *x,
+			  const char *what);
+/* Figures stop_<sfx>, restart_<sfx>, lost_<sfx>, finish_<sfx> (and stop_host_full). */
+void probe_series_figures(struct probe_session *s, const struct probe_series *x,
+			  const char *suffix);
+/* The facts of the saved waves (wave state, or inferred). */
+void probe_series_waves_fact(struct probe_session *s, struct probe_series *x);
+/* The verdict for a stop the KFD refused. */
+void probe_stop_refused(struct probe_session *s, enum probe_stop_kind kind, int err);
+/* Waves of one queue on one CU at full occupancy (the per-wave slopes' unit). */
+uint32_t probe_session_waves_per_cu(const struct probe_session *s);
+
+/* ---- waiting in the runtime's clock (wait.c) ---------------------------------------------- */
+
+/*
+ * Wait until @sig (handle 0: none) reaches 0 or the runtime's clock reaches @until (ns),
+ * through the runtime's own signal waits: on hardware they sleep in host time; on a
+ * virtual-time model they move model time, so the host's load cannot stretch a figure.
+ * Steps of at most 5 ms of the runtime's clock, so an interrupt is seen in time.
+ * Return: 1 the signal reached 0; 0 the clock reached @until; -EINTR interrupted; -EIO the
+ * runtime gives no clock.
+ */
+int probe_wait(struct probe_ctx *c, struct hsaqm_hsa_signal sig, uint64_t until);
+/* probe_wait() for @ns from now, on no signal: true unless interrupted. */
+bool probe_wait_ns(struct probe_ctx *c, uint64_t ns);
+/* The runtime's clock now (ns); 0 when it has none. */
+uint64_t probe_clock(struct probe_ctx *c);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

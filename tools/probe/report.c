@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_internal.h"
 #include "probe_internal.h"
 
 #define C_RESET "\033[0m"
@@ -20,9 +21,10 @@
 
 static const char *check_title(int id)
 {
-	static const char *const t[] = { "Lv1 progressive launch", "Lv2 guardian gate",
-					 "Lv3 DBG_TRAP suspend/resume",
-					 "UPDATE_QUEUE percentage 0" };
+	static const char *const t[HSAQM_PROBE_NCHECKS] = {
+		"Lv1 progressive launch", "Lv2 guardian gate", "Lv3 DBG_TRAP suspend/resume",
+		"Lv3 UPDATE_QUEUE percentage 0", "spatial: CU mask mid-kernel",
+	};
 
 	return id >= 0 && id < HSAQM_PROBE_NCHECKS ? t[id] : "?";
 }
@@ -65,6 +67,20 @@ static void figure_label(int id, const struct hsaqm_probe_figure *f, uint32_t fu
 		snprintf(buf, len, "restart -> kernel done, %u waves", full_waves);
 	else if (!strcmp(f->name, "finish_1wave"))
 		snprintf(buf, len, "restart -> kernel done, 1 wave");
+	else if (!strcmp(f->name, "stop_host_full"))
+		snprintf(buf, len, "%s, host clock, %u waves", stop, full_waves);
+	else if (!strcmp(f->name, "lost_full"))
+		snprintf(buf, len, "time lost to the stop, %u waves", full_waves);
+	else if (!strcmp(f->name, "lost_1wave"))
+		snprintf(buf, len, "time lost to the stop, 1 wave");
+	else if (!strcmp(f->name, "mask_effect"))
+		snprintf(buf, len, "mask -> reserved CUs serve queue 2");
+	else if (!strcmp(f->name, "reserve_kept"))
+		snprintf(buf, len, "reserve kept: submit -> running");
+	else if (!strcmp(f->name, "mask_call"))
+		snprintf(buf, len, "cu_set_mask call");
+	else if (!strcmp(f->name, "mask_call_host"))
+		snprintf(buf, len, "cu_set_mask call, host clock");
 	else if (!strcmp(f->name, "ctl_stack_used_full"))
 		snprintf(buf, len, "control stack in use (stopped)");
 	else if (!strcmp(f->name, "save_area_used_full"))
@@ -277,6 +293,9 @@ static void write_gpu_text(const struct out *o, const struct hsaqm_probe_report 
 		fputc('\n', o->f);
 	}
 	fprintf(o->f, "%sdevice kernel: %s\n", li, g->kernel_text);
+	fprintf(o->f, "%sLv3: %s (%s): %s\n", li,
+		g->lv3.level >= 3 ? "available" : "not available", g->lv3.mechanism,
+		g->lv3.reason);
 	if (!o->md)
 		fputc('\n', o->f);
 	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++)
@@ -354,22 +373,10 @@ static void write_text(const struct out *o, const struct hsaqm_probe_report *r)
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
+/* Strings through the project's one JSON writer (lib/json_internal.h); NULL as "". */
 static void js_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	hsaqm_json_str(f, s ? s : "");
 }
 
 static void js_key(FILE *f, int ind, const char *k, bool *first)
@@ -543,6 +550,13 @@ static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsa
 	js_kstr(f, ind + 2, "source", g->others.source, &ff);
 	js_close(f, ind, '}');
 
+	js_kopen(f, ind, "lv3", '{', &first);
+	ff = true;
+	js_kint(f, ind + 2, "level", g->lv3.level, &ff);
+	js_kstr(f, ind + 2, "mechanism", g->lv3.mechanism, &ff);
+	js_kstr(f, ind + 2, "reason", g->lv3.reason, &ff);
+	js_close(f, ind, '}');
+
 	js_kopen(f, ind, "device_kernel", '{', &first);
 	ff = true;
 	js_kbool(f, ind + 2, "available", g->have_kernel, &ff);
@@ -652,60 +666,3 @@ int hsaqm_probe_report_write(const struct hsaqm_probe_report *r, enum hsaqm_prob
 	return fflush(f) || ferror(f) ? -EIO : 0;
 }
 
-/* ---- the model's timing file ----------------------------------------------------------------- */
-
-int hsaqm_probe_emit_sim_profile(const struct hsaqm_probe_report *r, uint32_t gpu,
-				 const char *path)
-{
-	const struct hsaqm_probe_gpu *g;
-	const struct hsaqm_probe_check *k;
-	const struct hsaqm_probe_figure *f;
-	char source[200];
-	unsigned int lines = 0;
-	FILE *out;
-
-	if (!r || !path || gpu >= r->ngpus)
-		return -EINVAL;
-	g = &r->gpus[gpu];
-	k = &g->checks[HSAQM_PROBE_CHECK_LV3];
-	if (!k->ran || k->verdict != HSAQM_PROBE_SUPPORTED)
-		return -ENODATA;
-	snprintf(source, sizeof(source), "measured: hsa-queue-probe %s on %s %s, GPU %u %s%s",
-		 r->tool_version, r->host, r->date, g->index, g->gfx,
-		 r->is_model ? " (MODEL figures, not hardware)" : "");
-	out = fopen(path, "w");
-	if (!out)
-		return -errno;
-	fprintf(out, "# Timing constants measured by hsa-queue-probe (docs/probe-report.md).\n"
-		     "# Load with hsaqm_sim_config.timing_path; each line: name value  # source\n");
-	f = probe_find_figure(k, "stop_full");
-	if (f) {
-		fprintf(out, "dbg_suspend_ns %" PRIu64 "  # %s, median of %u suspends at full "
-			"occupancy\n", f->median, source, f->n);
-		lines++;
-	}
-	f = probe_find_figure(k, "restart_full");
-	if (f) {
-		fprintf(out, "dbg_resume_ns %" PRIu64 "  # %s, median of %u resumes\n", f->median,
-			source, f->n);
-		lines++;
-	}
-	for (uint32_t i = 0; i < k->nfacts; i++) {
-		const char *key = k->facts[i].key;
-
-		if (!strcmp(key, "cwsr_save_ns_per_wave") ||
-		    !strcmp(key, "cwsr_restore_ns_per_wave")) {
-			fprintf(out, "%s %s  # %s, (full - 1 wave) / waves\n", key,
-				k->facts[i].value, source);
-			lines++;
-		}
-	}
-	f = probe_find_figure(k, "queue_create");
-	if (f) {
-		fprintf(out, "queue_create_ns %" PRIu64 "  # %s, one queue\n", f->median, source);
-		lines++;
-	}
-	if (fclose(out))
-		return -errno;
-	return lines ? 0 : -ENODATA;
-}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * safety.c - nothing the probe stops stays stopped. A check registers a hold before the
- * ioctl that stops a queue (DBG_TRAP suspend, UPDATE_QUEUE 0 %) and releases it after the one
- * that restarts it; cleanup and an atexit handler restart whatever is still registered.
+ * safety.c - nothing the probe stops stays stopped, or masked. A check registers a hold before
+ * the call that stops a queue (DBG_TRAP suspend, UPDATE_QUEUE 0 %) or shrinks its CU mask, and
+ * releases it after the one that undoes it; cleanup and an atexit handler undo whatever is
+ * still registered.
  *
  * Signals only set a flag. Restarting a queue from a signal handler is not possible safely:
  * the KFD call may need a lock the interrupted thread holds (the model's face does), and a
@@ -64,6 +65,16 @@ void probe_hold_forget(struct probe_hold *h)
 
 static int restart(struct probe_hold *h)
 {
+	if (h->kind == PROBE_HOLD_CU_MASK) {
+		uint32_t all[32];
+		uint32_t words = h->cu_words && h->cu_words <= 32 ? h->cu_words : 32;
+
+		/* Every CU again (bits past the GPU's CUs are dropped by the runtime). */
+		memset(all, 0xff, sizeof(all));
+		hsaqm_hsa_status_t st = h->cu_set_mask(h->hsa_queue, words * 32, all);
+
+		return st && st != HSAQM_HSA_STATUS_CU_MASK_REDUCED ? -EIO : 0;
+	}
 	if (h->kind == PROBE_HOLD_DBG) {
 		uint32_t id = h->queue_id;
 		int n = hsaqm_kfd_dbg_resume_queues(h->kfd, &id, 1);

@@ -375,6 +375,8 @@ typedef hsaqm_hsa_status_t (*hsaqm_hsa_amd_tool_event_fn)(hsaqm_hsa_amd_tool_eve
 
 typedef hsaqm_hsa_status_t (*hsaqm_hsa_init_fn)(void);
 typedef hsaqm_hsa_status_t (*hsaqm_hsa_shut_down_fn)(void);
+/* hsa_system_get_info: @attribute an hsa_system_info_t (3: TIMESTAMP_FREQUENCY). */
+typedef hsaqm_hsa_status_t (*hsaqm_hsa_system_get_info_fn)(uint32_t attribute, void *value);
 typedef hsaqm_hsa_status_t (*hsaqm_hsa_iterate_agents_fn)(
 	hsaqm_hsa_status_t (*callback)(struct hsaqm_hsa_agent agent, void *data), void *data);
 typedef hsaqm_hsa_status_t (*hsaqm_hsa_agent_get_info_fn)(struct hsaqm_hsa_agent agent,

@@ -12,7 +12,9 @@
  * with the ring writer, adding guardians (barrier-AND on the queue's gate signal) and
  * completion markers (barrier-AND with the barrier bit and the queue's marker signal),
  * then marks the proxy slots INVALID and advances the proxy read index so the application
- * can reuse them. Lv3 suspends the hardware queue through kfd-ioctl's DBG_TRAP calls.
+ * can reuse them. Lv3 suspends the hardware queue through kfd-ioctl: DBG_TRAP SUSPEND_QUEUES,
+ * or UPDATE_QUEUE with percentage 0 where DBG_TRAP is unavailable (hsaqm_hsa_runtime_set_lv3),
+ * and the spatial fallback shrinks its CU mask.
  *
  * Everything goes through the functions of an HsaApiTable saved before a tool replaced
  * them (struct hsaqm_hsa_runtime), so the same code runs on ROCr and on the device model's
@@ -35,6 +37,7 @@ extern "C" {
 #endif
 
 struct hsaqm_kfd_transport;
+struct hsaqm_kfd_profile;
 struct hsaqm_hsa_rt_private;
 
 /*
@@ -43,6 +46,7 @@ struct hsaqm_hsa_rt_private;
  */
 struct hsaqm_hsa_runtime {
 	struct hsaqm_api_layout layout;
+	hsaqm_hsa_system_get_info_fn system_get_info;
 	hsaqm_hsa_iterate_agents_fn iterate_agents;
 	hsaqm_hsa_agent_get_info_fn agent_get_info;
 	hsaqm_hsa_queue_create_fn queue_create;
@@ -104,6 +108,19 @@ int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt);
  * NULL, or a runtime never initialised, is a no-op.
  */
 void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt);
+
+/**
+ * hsaqm_hsa_runtime_set_lv3() - how this runtime's queues get Lv3: @pref
+ * (HSAQM_KFD_PREF_AUTO: DBG_TRAP, else UPDATE_QUEUE; or one of them, or none) and the
+ * per-GPU profile hsa-queue-probe wrote (@profile, copied; NULL: none). Each GPU's mechanism
+ * is then kfd-ioctl's hsaqm_kfd_lv3_decide() on that GPU's facts, the profile's verdicts and
+ * what the runtime learned (a DBG_TRAP refused moves every later queue to UPDATE_QUEUE).
+ * Call it before the first proxy; without it: AUTO, no profile.
+ *
+ * Return: 0; -EINVAL for a runtime not initialised or an unknown preference.
+ */
+int hsaqm_hsa_runtime_set_lv3(struct hsaqm_hsa_runtime *rt, int pref,
+			      const struct hsaqm_kfd_profile *profile);
 
 /**
  * hsaqm_hsa_errno_from_status() - an HSA status as the -errno hsaqm's functions return:

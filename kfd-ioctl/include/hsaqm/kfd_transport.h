@@ -43,6 +43,12 @@ struct hsaqm_kfd_transport {
 	 * needs to be told.
 	 */
 	void (*doorbell_written)(void *ctx, int handle, volatile void *doorbell, uint64_t value);
+	/*
+	 * Optional; NULL for the real device, whose <sysfs_root>/class/kfd/kfd/proc is always
+	 * current (amdkfd adds and removes a queue's folder as the queue comes and goes). A model
+	 * writes that tree from its state when asked: call this before reading it. 0 or -errno.
+	 */
+	int (*proc_refresh)(void *ctx);
 };
 
 /**

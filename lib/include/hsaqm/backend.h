@@ -99,6 +99,21 @@ struct hsaqm_backend_ops {
 	/* lib has forgotten the queue (detach or context destroy): the gate is open, the queue
 	 * resumed, and lib will make no further call. Optional (may be NULL). */
 	void (*detached)(void *bq);
+	/*
+	 * Lv3: how suspend() stops this queue (HSAQM_MECH_DBG_TRAP or HSAQM_MECH_UPDATE_QUEUE),
+	 * with why in @why (a sentence, NUL-terminated, at most @why_len bytes). The backend
+	 * may change it as it learns (a DBG_TRAP refused, UPDATE_QUEUE in its place). Must be
+	 * cheap (called under the device lock). Optional: without it Lv3 is DBG_TRAP.
+	 */
+	int (*mechanism)(void *bq, char *why, uint32_t why_len);
+	/*
+	 * Spatial: confine the queue to the CUs outside the first @reserve_permille of the
+	 * device's CUs; 0 gives it back every CU it had. A mask change in the middle of a kernel
+	 * moves its running waves off the reserved CUs where the hardware does so (the probe's
+	 * cu_mask check measures it). 0 or -errno: lib then stops using spatial for the queue
+	 * and says why (a failed give-back is logged, and retried when lib lets go). Optional.
+	 */
+	int (*cu_confine)(void *bq, uint32_t reserve_permille);
 };
 
 /**

@@ -82,6 +82,33 @@ HSAQM_API const char *hsaqm_level_name(enum hsaqm_level level);
 /** hsaqm_xq_state_name() - "idle", "ready", "preempted"; "?" for anything else. Never NULL. */
 HSAQM_API const char *hsaqm_xq_state_name(enum hsaqm_xq_state state);
 
+/* How a queue is stopped at its effective level (hsaqm_xq_get_info(), the stats). */
+enum hsaqm_mechanism {
+	HSAQM_MECH_NONE = 0,         /* never stopped: level none, or failed open */
+	HSAQM_MECH_HOLD = 1,         /* Lv1: lib stops releasing packets */
+	HSAQM_MECH_GATE = 2,         /* Lv2: the guardian gate */
+	HSAQM_MECH_DBG_TRAP = 3,     /* Lv3: KFD DBG_TRAP SUSPEND_QUEUES */
+	HSAQM_MECH_UPDATE_QUEUE = 4, /* Lv3: KFD UPDATE_QUEUE with percentage 0 */
+};
+
+/** hsaqm_mechanism_name() - "none", "hold", "gate", "dbg_trap", "update_queue"; "?" else. */
+HSAQM_API const char *hsaqm_mechanism_name(enum hsaqm_mechanism m);
+
+/*
+ * Spatial: a share of the device's CUs kept free of a queue through its CU mask, so that
+ * higher-priority work finds CUs without waiting for this queue's running kernel
+ * (hsaqm_xq_set_spatial(); docs/lib.md, "Spatial").
+ */
+enum hsaqm_spatial {
+	HSAQM_SPATIAL_OFF = 0,
+	HSAQM_SPATIAL_STATIC = 1,  /* confined from now on, whatever the scheduler does */
+	HSAQM_SPATIAL_DYNAMIC = 2, /* confined while held with work in flight; all CUs otherwise */
+	HSAQM_SPATIAL_AUTO = 3,    /* off; DYNAMIC once an Lv3 request falls back to Lv2 */
+};
+
+/** hsaqm_spatial_name() - "off", "static", "dynamic", "auto"; "?" else. */
+HSAQM_API const char *hsaqm_spatial_name(enum hsaqm_spatial s);
+
 /* ---------------------------------------------------------------------------------------
  * Context: one scheduling domain (a process's tool library, or the daemon)
  */
@@ -253,6 +280,20 @@ HSAQM_API int hsaqm_xq_set_launch(struct hsaqm_xq *xq, uint32_t lv1_threshold, u
 HSAQM_API int hsaqm_xq_set_share(struct hsaqm_xq *xq, uint32_t group, uint32_t share_permille);
 
 /**
+ * hsaqm_xq_set_spatial() - keep the first @reserve_permille of the device's CUs free of this
+ * queue: at once and for good (STATIC), while the queue is held with work in flight
+ * (DYNAMIC: the kernel in flight moves off the reserved CUs, every CU comes back when the
+ * queue runs again), or only after an Lv3 request fell back to Lv2 (AUTO). The backend's
+ * cu_confine() does it; a queue lib lets go (detach, exit, fail-open) gets every CU back.
+ * @reserve_permille: 1..999 (ignored with OFF).
+ *
+ * Return: 0; -EINVAL for NULL, an unknown mode or a share out of range; -EOPNOTSUPP when the
+ * backend cannot set CU masks (no cu_confine: the queue stays unconfined).
+ */
+HSAQM_API int hsaqm_xq_set_spatial(struct hsaqm_xq *xq, enum hsaqm_spatial mode,
+				   uint32_t reserve_permille);
+
+/**
  * hsaqm_xq_suspend() - hold the queue by hand at its effective level until
  * hsaqm_xq_resume(), whatever the policy decides. Nesting is not counted. A queue held by
  * hand does not compete: it does not keep lower queues preempted.
@@ -284,6 +325,11 @@ struct hsaqm_xq_info {
 	uint64_t submitted;     /* packets the application published */
 	uint64_t released;      /* packets moved to the hardware queue */
 	uint64_t completed;     /* packets known complete (marker granularity) */
+	enum hsaqm_mechanism mechanism; /* how it is stopped at its effective level */
+	char mechanism_reason[192];     /* why this mechanism (the backend's decision, a fallback) */
+	enum hsaqm_spatial spatial;     /* its spatial mode ... */
+	uint32_t cu_reserve_permille;   /* ... and reserve */
+	int confined;                   /* its CU mask keeps the reserve free right now */
 };
 
 /** hsaqm_xq_get_info() - Return: 0; -EINVAL for NULL arguments or a foreign handle. */
@@ -306,6 +352,8 @@ struct hsaqm_xq_stats {
 	uint64_t priority_conflicts;
 	enum hsaqm_level requested_level;
 	enum hsaqm_level effective_level;
+	enum hsaqm_mechanism mechanism; /* how it is stopped at its effective level */
+	uint64_t confinements;    /* times its CU mask was shrunk to keep the reserve free */
 	/* Submission (doorbell) to completion (marker), per doorbell batch, nanoseconds. */
 	uint64_t latency_count;
 	uint64_t latency_p50_ns;
