@@ -86,7 +86,8 @@ def _installed_lib():
     """The installed libhsaqm.so.0 that belongs with this installed module, or None."""
     if _LIB_FROM_HERE.startswith("@"):
         return None
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), _LIB_FROM_HERE)
+    here = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         _LIB_FROM_HERE))
     for path in (here, _LIB_INSTALLED):
         if os.path.exists(path):
             return path
