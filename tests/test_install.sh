@@ -8,10 +8,10 @@
 # moved away hsaqm-run names it and a real HSA program on the model runs scheduled under it;
 # the systemd unit starts the installed hsaqmd; the Python module lands in a directory the
 # system python3 reads and loads the installed libhsaqm; each man page renders with `man -l`.
-# Usage: test_install.sh SOURCE_ROOT WORK_DIR TOOL_CLIENT B_SANITIZE
+# Usage: test_install.sh SOURCE_ROOT WORK_DIR TOOL_CLIENT B_SANITIZE VERSION
 # Skips (77) in a sanitizer build (it builds its own tree; the normal build runs it).
 set -u
-src=$1 work=$2 client=$3 sanitize=$4
+src=$1 work=$2 client=$3 sanitize=$4 version=$5
 if [ "$sanitize" != none ]; then
 	echo "SKIP: sanitizer build (b_sanitize=$sanitize): the test builds and installs its own" \
 		"uninstrumented tree; the normal build runs it"
@@ -82,7 +82,7 @@ cc -std=c11 -Wall -Werror -o "$work/consumer" "$work/consumer.c" $pcflags 2>"$wo
 check "a consumer including every installed header builds with pkg-config's flags" "[ \$? -eq 0 ]"
 [ -s "$work/consumer.err" ] && cat "$work/consumer.err"
 out=$(LD_LIBRARY_PATH="$D$libdir" "$work/consumer" 2>&1)
-check "the consumer runs on the installed library: '$out'" "[ '$out' = '0.1.0 0' ]"
+check "the consumer runs on the installed library: '$out'" "[ '$out' = '$version 0' ]"
 # Every function an installed header declares (or calls from an inline body) must be defined
 # by an installed shared library: a header without its library fails here.
 # shellcheck disable=SC2086
@@ -151,8 +151,8 @@ if command -v man >/dev/null 2>&1; then
 		f=$D$prefix/share/man/$page
 		name=$(basename "$page" | sed 's/\.[0-9]$//')
 		text=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>"$work/man.err")
-		check "man -l $prefix/share/man/$page renders (NAME: $name), no warning" \
-			"[ -f '$f' ] && printf '%s\n' \"\$text\" | grep -q '^ *$name ' && [ ! -s '$work/man.err' ]"
+		check "man -l $prefix/share/man/$page renders (NAME: $name, version $version), no warning" \
+			"[ -f '$f' ] && printf '%s\n' \"\$text\" | grep -q '^ *$name ' && [ ! -s '$work/man.err' ] && grep -qF '\"hsaqm $version\"' '$f'"
 	done
 else
 	echo "FAIL no man command (apt-get install man-db)"
