@@ -66,19 +66,19 @@ cat >"$work/inside.sh" <<'EOF'
 # Runs inside the root: install the packages with apt (their dependencies come from Debian),
 # then use them as a user would.
 set -u
-debs=$1
+debs=$1 t=$2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/tmp/hsaqm-apt.log 2>&1
+apt-get update -q >$t/apt.log 2>&1
 st=$?
 echo "apt-update $st"
-[ $st -eq 0 ] || { tail -n 5 /tmp/hsaqm-apt.log; exit 0; }
-apt-get install -y -q "$debs"/*.deb >>/tmp/hsaqm-apt.log 2>&1
+[ $st -eq 0 ] || { tail -n 5 $t/apt.log; exit 0; }
+apt-get install -y -q "$debs"/*.deb >>$t/apt.log 2>&1
 st=$?
-[ $st -eq 0 ] || tail -n 20 /tmp/hsaqm-apt.log
+[ $st -eq 0 ] || tail -n 20 $t/apt.log
 echo "apt-install $st"
-hsa-queue-probe --quick --quiet >/tmp/hsaqm-probe.txt 2>&1
+hsa-queue-probe --quick --quiet >$t/probe.txt 2>&1
 echo "probe $?"
-grep -c -i 'model figure' /tmp/hsaqm-probe.txt | sed 's/^/probe-model-lines /'
+grep -c -i 'model figure' $t/probe.txt | sed 's/^/probe-model-lines /'
 hsaqm-run -- true
 echo "run-true $?"
 echo "run-tool $(hsaqm-run -- sh -c 'echo "$HSA_TOOLS_LIB"')"
@@ -86,14 +86,14 @@ echo "python $(cd / && python3 -c 'import hsaqm; print(hsaqm.library(), hsaqm.st
 unit=$(ls /lib/systemd/system/hsaqmd.service /usr/lib/systemd/system/hsaqmd.service 2>/dev/null | head -n 1)
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 echo "unit $unit $exec_start"
-sock=/tmp/hsaqm-deb-test.sock
+sock=$t/hsaqmd.sock
 # The unit's command line, with a socket of the test's own.
 # shellcheck disable=SC2086
-$exec_start --socket $sock --ready-fd 3 3>/tmp/hsaqm-ready &
+$exec_start --socket $sock --ready-fd 3 3>$t/ready &
 pid=$!
 i=0
-while [ $i -lt 100 ] && ! grep -q ready /tmp/hsaqm-ready 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-hsaqmctl --socket $sock stats >/tmp/hsaqm-ctl.txt 2>&1
+while [ $i -lt 100 ] && ! grep -q ready $t/ready 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+hsaqmctl --socket $sock stats >$t/ctl.txt 2>&1
 echo "hsaqmctl $?"
 kill -TERM $pid
 wait $pid
@@ -105,7 +105,7 @@ echo "man done"
 EOF
 chmod +x "$work/inside.sh"
 "$src/scripts/debian-root" run bookworm --bind "$work" --overlay "$work/overlay" -- \
-	/bin/sh "$work/inside.sh" "$work/debs" >"$work/inside.log" 2>&1
+	/bin/sh "$work/inside.sh" "$work/debs" "$work" >"$work/inside.log" 2>&1
 cat "$work/inside.log"
 got() { sed -n "s/^$1 //p" "$work/inside.log" | head -n 1; }
 [ "$(got apt-update)" = 0 ] || skip "apt-get update fails in the root: Debian's package registry" \

@@ -140,9 +140,13 @@ pymod=$(cd "$D" && find . -name hsaqm.py | sed 's|^\.||')
 pydir=$(dirname "$pymod")
 check "hsaqm.py in $pydir, a directory $py reads" \
 	"[ -n '$pymod' ] && $py -c 'import sys; sys.exit(0 if \"$pydir\" in sys.path else 1)'"
-pyout=$(cd / && PYTHONPATH="$D$pydir" $py -c 'import hsaqm; print(hsaqm.__file__); print(hsaqm.library()); print(hsaqm.status())' 2>&1)
+pyout=$(cd / && PYTHONPATH="$D$pydir" $py -c \
+	'import hsaqm; print(hsaqm.__file__); print(hsaqm.library()); print(hsaqm.status())' 2>&1)
+py_file=$(printf '%s\n' "$pyout" | sed -n 1p)
+py_lib=$(readlink -f "$(printf '%s\n' "$pyout" | sed -n 2p)")
+py_status=$(printf '%s\n' "$pyout" | sed -n 3p)
 check "import hsaqm with $py: the installed module, the installed libhsaqm, 'not loaded'" \
-	"[ \"\$(printf '%s\n' \"\$pyout\" | sed -n 1p)\" = '$D$pymod' ] && [ \"\$(readlink -f \"\$(printf '%s\n' \"\$pyout\" | sed -n 2p)\")\" = '$(readlink -f "$D$libdir/libhsaqm.so.0")' ] && [ \"\$(printf '%s\n' \"\$pyout\" | sed -n 3p)\" = 'not loaded' ]"
+	"[ '$py_file' = '$D$pymod' ] && [ '$py_lib' = '$(readlink -f "$D$libdir/libhsaqm.so.0")' ] && [ '$py_status' = 'not loaded' ]"
 [ $fail -eq 0 ] || printf '%s\n' "$pyout"
 
 # ---- Man pages and documentation ----------------------------------------------------------------

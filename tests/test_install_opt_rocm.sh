@@ -43,9 +43,10 @@ set -u
 export DEBIAN_FRONTEND=noninteractive
 tools="meson ninja-build gcc g++ libc6-dev libcunit1-dev python3 libdrm-dev"
 if ! command -v meson >/dev/null 2>&1; then
-	apt-get update -q >/tmp/apt.log 2>&1 || { echo "apt-update 1"; tail -n 5 /tmp/apt.log; exit 0; }
+	apt-get update -q >"$1/apt.log" 2>&1 || { echo "apt-update 1"; tail -n 5 "$1/apt.log"; exit 0; }
 	echo "apt-update 0"
-	apt-get install -y -q $tools >>/tmp/apt.log 2>&1 || { echo "apt-install 1"; tail -n 20 /tmp/apt.log; exit 0; }
+	apt-get install -y -q $tools >>"$1/apt.log" 2>&1 ||
+		{ echo "apt-install 1"; tail -n 20 "$1/apt.log"; exit 0; }
 fi
 echo "apt-install 0"
 set -e
@@ -75,7 +76,7 @@ ldconfig
 echo "relocated 0"
 EOF
 echo "preparing the root (build tools, ROCm moved to /opt/rocm) ..."
-inroot /bin/sh "$work/setup.sh" >"$work/setup.log" 2>&1
+inroot /bin/sh "$work/setup.sh" "$work" >"$work/setup.log" 2>&1
 got() { sed -n "s/^$1 //p" "$2" | head -n 1; }
 [ "$(got apt-update "$work/setup.log")" != 1 ] || skip "apt-get update fails in the root: Debian's" \
 	"package registry is not reachable (meson, gcc and CUnit come from it)"
@@ -96,10 +97,10 @@ for d in /usr/include/hsa /usr/include/hip /usr/include/hsakmt.h; do
 done
 echo "libhsa \$(ldconfig -p | sed -n 's/.*libhsa-runtime64.so.1 .*=> //p' | head -n 1)"
 # ensure-deps as a user (it then only prints what it would install).
-setpriv --reuid=65534 --regid=65534 --clear-groups sh "$src/scripts/ensure-deps" >/tmp/deps.log 2>&1
-echo "deps-found \$(grep -c 'ROCm found at /opt/rocm' /tmp/deps.log)"
-echo "deps-rocm-missing \$(grep 'missing Debian packages' /tmp/deps.log | grep -c -E 'libhsa-runtime-dev|libhsakmt-dev|rocminfo|hipcc|libamdhip64-dev')"
-cat /tmp/deps.log
+setpriv --reuid=65534 --regid=65534 --clear-groups sh "$src/scripts/ensure-deps" >"$work/deps.log" 2>&1
+echo "deps-found \$(grep -c 'ROCm found at /opt/rocm' "$work/deps.log")"
+echo "deps-rocm-missing \$(grep 'missing Debian packages' "$work/deps.log" | grep -c -E 'libhsa-runtime-dev|libhsakmt-dev|rocminfo|hipcc|libamdhip64-dev')"
+cat "$work/deps.log"
 meson setup "$work/build" "$src" >"$work/meson-setup.log" 2>&1
 echo "setup \$?"
 sed -n '/^  ROCm\$/,/^\$/p' "$work/meson-setup.log"

@@ -81,12 +81,13 @@ static const char *tool_path(char *buf, size_t len, char *self, size_t self_len)
 		return realpath(env, buf) ? buf : NULL;
 	n = readlink("/proc/self/exe", self, self_len - 1);
 	if (n > 0 && *HSAQM_RUN_TOOL_FROM_BINDIR) {
+		size_t rel = strlen(HSAQM_RUN_TOOL_FROM_BINDIR);
 		char *slash;
 
 		self[n] = '\0';
 		slash = strrchr(self, '/');
-		if (slash && (size_t)(slash - self) + 1 + strlen(HSAQM_RUN_TOOL_FROM_BINDIR) < self_len) {
-			strcpy(slash + 1, HSAQM_RUN_TOOL_FROM_BINDIR);
+		if (slash && (size_t)(slash - self) + 1 + rel < self_len) {
+			memcpy(slash + 1, HSAQM_RUN_TOOL_FROM_BINDIR, rel + 1);
 			if (file_exists(self) && realpath(self, buf))
 				return buf;
 		} else {
