@@ -37,6 +37,11 @@ PRIORITY_MIN = -100
 PRIORITY_MAX = 100
 
 _SONAME = "libhsaqm.so.0"
+# Filled in by `meson install` (python/meson.build): where the installed libhsaqm.so.0 is,
+# relative to this file's folder (an installed tree under a DESTDIR or moved with its prefix)
+# and as configured. The source tree's copy keeps the placeholders and uses the loader's path.
+_LIB_FROM_HERE = "@HSAQM_LIB_FROM_PYDIR@"
+_LIB_INSTALLED = "@HSAQM_LIB_INSTALLED@"
 _lib = None
 
 
@@ -77,6 +82,18 @@ def _tool_names():
     return names
 
 
+def _installed_lib():
+    """The installed libhsaqm.so.0 that belongs with this installed module, or None."""
+    if _LIB_FROM_HERE.startswith("@"):
+        return None
+    here = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         _LIB_FROM_HERE))
+    for path in (here, _LIB_INSTALLED):
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def _load():
     """libhsaqm.so, the very instance the tool library uses (one copy of its state)."""
     global _lib
@@ -99,9 +116,11 @@ def _load():
                     break
                 except OSError:
                     lib = None
-    # 3. HSAQM_LIB, or the loader's search path.
+    # 3. HSAQM_LIB; else the installed library beside this installed module; else the
+    #    loader's search path; else the configured path.
     if lib is None:
-        lib = ctypes.CDLL(os.environ.get("HSAQM_LIB") or _SONAME, mode=os.RTLD_NOW)
+        lib = ctypes.CDLL(os.environ.get("HSAQM_LIB") or _installed_lib() or _SONAME,
+                          mode=os.RTLD_NOW)
     for fn, args in (
         ("hsaqm_process_set_priority", [ctypes.c_int]),
         ("hsaqm_process_get_priority", [ctypes.POINTER(ctypes.c_int)]),

@@ -88,6 +88,17 @@ static inline int t_hsa_open_cfg(struct t_hsa *h, const struct hsaqm_sim_config 
 	return t_hsa_attach(h, sim);
 }
 
+/* A model kernel @name of @ns per workgroup, @waves waves each, @fn per workgroup; 0 on failure. */
+static inline uint64_t t_hsa_kernel(struct t_hsa *h, const char *name, uint64_t ns, uint32_t waves,
+				    hsaqm_sim_wg_fn fn)
+{
+	struct hsaqm_sim_kernel_desc d = { .name = name, .duration_ns = ns, .waves_per_wg = waves,
+					   .wg_callback = fn };
+	uint64_t k = 0;
+
+	return hsaqm_sim_kernel_register(h->sim, &d, &k) ? 0 : k;
+}
+
 /* A plain HSA queue of @size packets on the first GPU, at HSA priority @prio; NULL on failure. */
 static inline struct hsaqm_hsa_queue *t_hsa_queue(struct t_hsa *h, uint32_t size, int prio)
 {
@@ -169,6 +180,26 @@ struct t_app {
 	struct hsaqm_hsa_queue *q;
 	struct hsaqm_ring ring; /* the proxy ring, written as ROCclr writes a queue */
 };
+
+/* What lib says of @a's xqueue (zeros if it cannot say). */
+static inline struct hsaqm_xq_info t_app_xinfo(struct t_app *a)
+{
+	struct hsaqm_xq_info i;
+
+	memset(&i, 0, sizeof(i));
+	hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(a->proxy), &i);
+	return i;
+}
+
+/* What the model says of @a's hardware queue (zeros if it cannot say). */
+static inline struct sim_hwq_info t_app_hwinfo(struct t_hsa *h, struct t_app *a)
+{
+	struct sim_hwq_info hi;
+
+	memset(&hi, 0, sizeof(hi));
+	sim_hwq_get_info(t_hsa_sim_hwq(h, hsaqm_hsa_proxy_hw_queue(a->proxy)), &hi);
+	return hi;
+}
 
 static inline void t_app_doorbell(void *ctx, uint64_t last_index)
 {

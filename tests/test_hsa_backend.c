@@ -70,15 +70,6 @@ static uint64_t submit(struct t_app *a, uint64_t kobj, uint32_t n, struct hsaqm_
 	return first;
 }
 
-static struct hsaqm_xq_info xinfo(struct t_app *a)
-{
-	struct hsaqm_xq_info i;
-
-	memset(&i, 0, sizeof(i));
-	CU_ASSERT_EQUAL(hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(a->proxy), &i), 0);
-	return i;
-}
-
 /* ---- The release hook: what each hardware slot holds --------------------------------------- */
 
 #define LAYOUT_MAX 4096
@@ -344,19 +335,19 @@ static void test_doorbell_reports_valid_headers_not_the_doorbell_value(void)
 	hsaqm_aql_publish(hsaqm_ring_slot(&a.ring, 0), &pk[0]);
 	hsaqm_aql_publish(hsaqm_ring_slot(&a.ring, 2), &pk[2]);
 	hsaqm_hsa_proxy_doorbell(a.proxy, 2);
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 1); /* packet 1 is not valid yet */
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 1); /* packet 1 is not valid yet */
 	/* The value is a hint and is not kept: a doorbell signal cannot be read (ROCr's refuse). */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_relaxed_fn(a.q->doorbell_signal), 0);
 	hsaqm_aql_publish(hsaqm_ring_slot(&a.ring, 1), &pk[1]);
 	hsaqm_hsa_proxy_doorbell(a.proxy, 1); /* a doorbell value behind: a hint only */
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 3);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 3);
 	hsaqm_hsa_proxy_doorbell(a.proxy, 2); /* nothing new: nothing reported */
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 3);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 3);
 	hsaqm_hsa_proxy_doorbell(NULL, 0);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).completed, 3);
-	CU_ASSERT_EQUAL(xinfo(&a).state, HSAQM_XQ_IDLE);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).completed, 3);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
@@ -430,8 +421,8 @@ static void test_release_writes_guardians_and_a_marker_where_lib_says(void)
 	layout_stop();
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 3);
-	CU_ASSERT_EQUAL(xinfo(&a).completed, 7);
-	CU_ASSERT_EQUAL(xinfo(&a).state, HSAQM_XQ_IDLE);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).completed, 7);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
@@ -500,7 +491,7 @@ static void gate_case(bool barrier)
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 20);
 	for (int i = 0; i < 20; i++)
 		CU_ASSERT_EQUAL(recs[i].done_wgs, 1);
-	CU_ASSERT_EQUAL(xinfo(&a).state, HSAQM_XQ_IDLE);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
 	layout_stop();
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_destroy_fn(cs);
@@ -535,7 +526,7 @@ static void test_lv1_never_has_more_than_threshold_in_flight(void)
 	g_lv1_violations = 0;
 	submit(&a, k, 60, cs, false, recs, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 4); /* the threshold, at once */
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 60);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 60);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(g_lv1_violations, 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
@@ -567,7 +558,7 @@ static void test_full_hardware_ring_gives_eagain_and_lib_releases_less(void)
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(hsaqm_hsa_proxy_xq(a.proxy)), 0);
 	submit(&a, k, 64, cs, false, recs, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 0);
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 64);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 64);
 	/* 64 packets + 64 guardians + a marker: more than the 128 slots. */
 	rel.flags |= HSAQM_RELEASE_MARKER;
 	rel.marker_seq = 1;
@@ -653,7 +644,7 @@ static void test_destroy_releases_held_packets_and_runs_them_first(void)
 	cs = t_hsa_signal(&h, 10);
 	submit(&a, k, 10, cs, false, recs, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 1);
-	CU_ASSERT_EQUAL(xinfo(&a).submitted, 10);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 10);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	/* Nothing lost: destroy released the 9 held and waited until all 10 ran. */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
@@ -770,20 +761,20 @@ static void test_set_priority_reaches_the_hardware_queue_and_the_xqueue(void)
 	hwq = t_hsa_sim_hwq(&h, hsaqm_hsa_proxy_hw_queue(a.proxy));
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(a.proxy, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH, 5,
 						     10), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).priority, 15);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).priority, 15);
 	sim_hwq_get_info(hwq, &hi);
 	CU_ASSERT_EQUAL(hi.priority, 11); /* the face's KFD priority for HIGH */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(a.proxy, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW, 5,
 						     10), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).priority, -5);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).priority, -5);
 	sim_hwq_get_info(hwq, &hi);
 	CU_ASSERT_EQUAL(hi.priority, 0);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(a.proxy, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH, 95,
 						     10), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).priority, HSAQM_PRIORITY_MAX); /* clamped */
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).priority, HSAQM_PRIORITY_MAX); /* clamped */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(a.proxy, 3, 0, 1), -EINVAL);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(NULL, 1, 0, 1), -EINVAL);
-	CU_ASSERT_EQUAL(xinfo(&a).priority, HSAQM_PRIORITY_MAX);
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).priority, HSAQM_PRIORITY_MAX);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	t_hsa_close(&h);
 }
@@ -806,7 +797,7 @@ static void lv3_reason_case(const struct hsaqm_sim_config *scfg, bool give_trans
 	/* DBG_TRAP's own prerequisites (auto would take UPDATE_QUEUE: test-hsa-backend-lv3). */
 	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
-	info = xinfo(&a);
+	info = t_app_xinfo(&a);
 	CU_ASSERT_EQUAL(info.requested_level, HSAQM_LEVEL_3);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_2);
 	if (!strstr(info.level_reason, needle))
@@ -892,7 +883,7 @@ static void test_lv3_unavailable_when_another_debugger_holds_the_process(void)
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_hsa_runtime_set_lv3(&h.rt, HSAQM_KFD_PREF_DBG_TRAP, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
-	info = xinfo(&a);
+	info = t_app_xinfo(&a);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.level_reason, "another debugger"));
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
@@ -916,8 +907,8 @@ static void test_lv3_found_with_no_setup_as_in_a_real_process(void)
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_cfg(&h, &c), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_sim_kfd_transport(h.sim)), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).effective_level, HSAQM_LEVEL_3);
-	CU_ASSERT_STRING_EQUAL(xinfo(&a).level_reason, "");
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).effective_level, HSAQM_LEVEL_3);
+	CU_ASSERT_STRING_EQUAL(t_app_xinfo(&a).level_reason, "");
 	CU_ASSERT_EQUAL(a.proxy->lv3_state, HSAQM_HSA_LV3_READY);
 	/* The runtime was enabled once, by the face: another enable in this process is EBUSY. */
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_open(hsaqm_sim_kfd_transport(h.sim), &k), 0);
@@ -939,8 +930,8 @@ static void test_lv3_found_on_the_kfd_path(void)
 	CU_ASSERT_EQUAL_FATAL(t_hsa_lv3_setup(&h), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
-	CU_ASSERT_EQUAL(xinfo(&a).effective_level, HSAQM_LEVEL_3);
-	CU_ASSERT_STRING_EQUAL(xinfo(&a).level_reason, "");
+	CU_ASSERT_EQUAL(t_app_xinfo(&a).effective_level, HSAQM_LEVEL_3);
+	CU_ASSERT_STRING_EQUAL(t_app_xinfo(&a).level_reason, "");
 	CU_ASSERT_EQUAL(a.proxy->lv3_state, HSAQM_HSA_LV3_READY);
 	/* Asked for less: the KFD queue is looked up only when a suspend needs it. */
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lazy, &b), 0);

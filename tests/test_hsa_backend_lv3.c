@@ -82,30 +82,12 @@ static void submit(struct t_app *a, uint64_t kobj, uint32_t nwg, struct hsaqm_hs
 	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, &p, 1, 10 * T_HSA_S), 0);
 }
 
-static struct hsaqm_xq_info xinfo(struct t_app *a)
-{
-	struct hsaqm_xq_info i;
-
-	memset(&i, 0, sizeof(i));
-	hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(a->proxy), &i);
-	return i;
-}
-
-static struct sim_hwq_info hwinfo(struct t_hsa *h, struct t_app *a)
-{
-	struct sim_hwq_info hi;
-
-	memset(&hi, 0, sizeof(hi));
-	sim_hwq_get_info(t_hsa_sim_hwq(h, hsaqm_hsa_proxy_hw_queue(a->proxy)), &hi);
-	return hi;
-}
-
 /* Until the queue has workgroups on the CUs (wall clock, bounded). */
 static bool wait_running(struct t_hsa *h, struct t_app *a)
 {
 	uint64_t end = t_hsa_mono_ns() + 2 * T_HSA_S;
 
-	while (hwinfo(h, a).workgroups_running == 0) {
+	while (t_app_hwinfo(h, a).workgroups_running == 0) {
 		if (t_hsa_mono_ns() > end)
 			return false;
 		t_hsa_sleep_us(100);
@@ -139,10 +121,10 @@ static void preempt_round(struct t_hsa *h, struct t_app *lo, struct t_app *hi,
 	uint64_t t0 = hsaqm_sim_now_ns(h->sim);
 	submit(hi, khi, 1, hcs);
 	/* The reaction ran inline in submit(): the low queue is off the hardware already. */
-	struct sim_hwq_info li = hwinfo(h, lo);
+	struct sim_hwq_info li = t_app_hwinfo(h, lo);
 	CU_ASSERT_EQUAL(li.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(li.waves_saved, 2560);
-	CU_ASSERT_EQUAL(xinfo(lo).mechanism, want);
+	CU_ASSERT_EQUAL(t_app_xinfo(lo).mechanism, want);
 	CU_ASSERT_TRUE(t_hsa_wait_le(h, hcs, 0, 5 * T_HSA_S));
 	struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 	h->amd->hsa_amd_profiling_get_dispatch_time_fn(h->gpu[0], hcs, &dt);
@@ -179,7 +161,7 @@ static void test_update_queue_suspends_mid_kernel_and_every_workgroup_runs_once(
 
 	open_model(&h, HSAQM_KFD_PREF_UPDATE_QUEUE);
 	open_pair(&h, &lo, &hi);
-	struct hsaqm_xq_info info = xinfo(&lo);
+	struct hsaqm_xq_info info = t_app_xinfo(&lo);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_3);
 	CU_ASSERT_EQUAL(info.mechanism, HSAQM_MECH_UPDATE_QUEUE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "asked for"));
@@ -236,7 +218,7 @@ static void test_a_debugger_elsewhere_moves_lv3_to_update_queue(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_dbg_enable(dbg, 0, NULL), 0); /* "rocgdb" */
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
 	open_pair(&h, &lo, &hi);
-	struct hsaqm_xq_info info = xinfo(&lo);
+	struct hsaqm_xq_info info = t_app_xinfo(&lo);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_3);
 	CU_ASSERT_EQUAL(info.mechanism, HSAQM_MECH_UPDATE_QUEUE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "UPDATE_QUEUE instead of DBG_TRAP"));
@@ -296,13 +278,13 @@ static void test_dbg_trap_refused_at_the_suspend_moves_on_to_update_queue(void)
 	CU_ASSERT_EQUAL_FATAL(t_hsa_runtime(&h, hsaqm_kfd_transport_default()), 0);
 	open_pair(&h, &lo, &hi);
 	/* ENABLE and the snapshot work: DBG_TRAP is chosen; its SUSPEND will be refused. */
-	CU_ASSERT_EQUAL(xinfo(&lo).mechanism, HSAQM_MECH_DBG_TRAP);
+	CU_ASSERT_EQUAL(t_app_xinfo(&lo).mechanism, HSAQM_MECH_DBG_TRAP);
 	preempt_round(&h, &lo, &hi, HSAQM_MECH_UPDATE_QUEUE);
-	struct hsaqm_xq_info info = xinfo(&lo);
+	struct hsaqm_xq_info info = t_app_xinfo(&lo);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "EPERM"));
 	/* The runtime learned it: the high queue's mechanism is UPDATE_QUEUE too. */
-	CU_ASSERT_EQUAL(xinfo(&hi).mechanism, HSAQM_MECH_UPDATE_QUEUE);
+	CU_ASSERT_EQUAL(t_app_xinfo(&hi).mechanism, HSAQM_MECH_UPDATE_QUEUE);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(hi.proxy), 0);
 	hsaqm_kfd_close(early); /* before the model goes */
@@ -334,7 +316,7 @@ static void test_without_lv3_the_chain_ends_at_lv2_with_spatial(void)
 	submit(&lo, klo, 2560, lcs);
 	CU_ASSERT_FATAL(wait_running(&h, &lo));
 	submit(&hi, khi, 1, hcs);
-	struct hsaqm_xq_info info = xinfo(&lo);
+	struct hsaqm_xq_info info = t_app_xinfo(&lo);
 	CU_ASSERT_EQUAL(info.effective_level, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(info.mechanism, HSAQM_MECH_GATE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "cwsr_enable=0"));
@@ -346,9 +328,9 @@ static void test_without_lv3_the_chain_ends_at_lv2_with_spatial(void)
 	CU_ASSERT(each_once(&g_lo, 2560));
 	/* Every CU back once lib saw the high queue go idle (its marker handler, a moment later). */
 	uint64_t end = t_hsa_mono_ns() + 5 * T_HSA_S;
-	while (xinfo(&lo).confined && t_hsa_mono_ns() < end)
+	while (t_app_xinfo(&lo).confined && t_hsa_mono_ns() < end)
 		t_hsa_sleep_us(200);
-	CU_ASSERT_FALSE(xinfo(&lo).confined);
+	CU_ASSERT_FALSE(t_app_xinfo(&lo).confined);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xffffffffu);
 	h.core->hsa_signal_destroy_fn(lcs);
 	h.core->hsa_signal_destroy_fn(hcs);
@@ -383,7 +365,7 @@ static void test_static_spatial_masks_the_reserve_off_and_off_gives_it_back(void
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xfff00000u);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 1), 0xffffffffu);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 2), 0);
-	CU_ASSERT_TRUE(xinfo(&lo).confined);
+	CU_ASSERT_TRUE(t_app_xinfo(&lo).confined);
 	/* Off again: the application's mask comes back. */
 	CU_ASSERT_EQUAL(hsaqm_xq_set_spatial(lx, HSAQM_SPATIAL_OFF, 0), 0);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xffffffffu);
@@ -403,7 +385,7 @@ static void test_static_spatial_masks_the_reserve_off_and_off_gives_it_back(void
 	 * (lib's side of it: test-lib-engine, "given back on detach"); here, that it completes.
 	 * Not hsaqm_xq_detach() by hand: the proxy's marker handler may still report to lib.
 	 */
-	CU_ASSERT_TRUE(xinfo(&lo).confined);
+	CU_ASSERT_TRUE(t_app_xinfo(&lo).confined);
 	close_pair(&h, &lo, &hi);
 }
 
@@ -421,16 +403,16 @@ static void test_a_priority_change_waits_while_update_queue_holds_the_queue(void
 	submit(&lo, klo, 2560, lcs);
 	CU_ASSERT_FATAL(wait_running(&h, &lo));
 	submit(&hi, khi, 1, hcs);
-	CU_ASSERT_EQUAL(hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
+	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
 	/* The application asks for HIGH on the low queue: still held, priority waits. */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_set_priority(lo.proxy, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH,
 						     0, 0), 0);
-	CU_ASSERT_EQUAL(hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
-	CU_ASSERT_EQUAL(hwinfo(&h, &lo).priority, 7);
+	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
+	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).priority, 7);
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
 	/* Resumed by the runtime's own set_priority: the new priority, everything once. */
-	CU_ASSERT_EQUAL(hwinfo(&h, &lo).priority, 11);
+	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).priority, 11);
 	CU_ASSERT(each_once(&g_lo, 2560));
 	h.core->hsa_signal_destroy_fn(lcs);
 	h.core->hsa_signal_destroy_fn(hcs);
@@ -451,7 +433,7 @@ static void test_destroy_while_update_suspended_runs_everything(void)
 	submit(&lo, klo, 2560, lcs);
 	CU_ASSERT_FATAL(wait_running(&h, &lo));
 	submit(&hi, khi, 1, hcs);
-	CU_ASSERT_EQUAL(hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
+	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_TRUE(hw_suspended(&lo));
 	/* Destroy drains: the low queue is reactivated and runs to the end before it goes. */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);

@@ -80,29 +80,11 @@ static void submit(struct t_app *a, uint64_t kobj, uint32_t n, uint32_t nwg,
 	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, pk, n, 10 * T_HSA_S), 0);
 }
 
-static struct hsaqm_xq_info xinfo(struct t_app *a)
-{
-	struct hsaqm_xq_info i;
-
-	memset(&i, 0, sizeof(i));
-	hsaqm_xq_get_info(hsaqm_hsa_proxy_xq(a->proxy), &i);
-	return i;
-}
-
-static struct sim_hwq_info hwinfo(struct t_hsa *h, struct t_app *a)
-{
-	struct sim_hwq_info hi;
-
-	memset(&hi, 0, sizeof(hi));
-	sim_hwq_get_info(t_hsa_sim_hwq(h, hsaqm_hsa_proxy_hw_queue(a->proxy)), &hi);
-	return hi;
-}
-
 static bool wait_running(struct t_hsa *h, struct t_app *a, uint64_t timeout_ns)
 {
 	uint64_t end = t_hsa_mono_ns() + timeout_ns;
 
-	while (hwinfo(h, a).workgroups_running == 0) {
+	while (t_app_hwinfo(h, a).workgroups_running == 0) {
 		if (t_hsa_mono_ns() > end)
 			return false;
 		t_hsa_sleep_us(100);
@@ -134,7 +116,7 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	CU_ASSERT_FATAL(open_lv3(&h, 1));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lcfg, &lo), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
-	CU_ASSERT_EQUAL(xinfo(&lo).effective_level, HSAQM_LEVEL_3);
+	CU_ASSERT_EQUAL(t_app_xinfo(&lo).effective_level, HSAQM_LEVEL_3);
 	/* Low: 80 one-wave workgroups of 50 ms each, a CU each; high: one whole-CU workgroup. */
 	klo = kernel(&h, 50 * T_HSA_MS, 1);
 	/* 5 ms, not less: the test thread reads the low queue's state after submit() returns,
@@ -149,7 +131,7 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	t0 = hsaqm_sim_now_ns(h.sim);
 	submit(&hi, khi, 1, 1, hcs, true, hrec, 1, &hseq);
 	/* The reaction ran inline in submit(): the low queue is off the hardware already. */
-	li = hwinfo(&h, &lo);
+	li = t_app_hwinfo(&h, &lo);
 	CU_ASSERT_EQUAL(li.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(li.waves_saved, 80);
 	CU_ASSERT_EQUAL(li.workgroups_running, 0);
@@ -199,7 +181,7 @@ static void destroy_preempted_case(enum hsaqm_level level)
 	CU_ASSERT_FATAL(open_lv3(&h, 1));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lcfg, &lo), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
-	CU_ASSERT_EQUAL(xinfo(&lo).effective_level, level);
+	CU_ASSERT_EQUAL(t_app_xinfo(&lo).effective_level, level);
 	/* 40 ms low kernels, in order: the first six keep the low queue busy for 240 ms, so
 	 * wait_running() sees them even when this thread is descheduled for tens of ms (TSan on
 	 * a loaded machine); with 10 ms kernels they could all finish unseen. */
@@ -211,7 +193,7 @@ static void destroy_preempted_case(enum hsaqm_level level)
 	CU_ASSERT_FATAL(wait_running(&h, &lo, 2 * T_HSA_S));
 	submit(&hi, khi, 1, 1, hcs, true, hrec, 1, &hseq); /* preempts low */
 	submit(&lo, klo, 6, 8, lcs, true, lrec + 6, 0, &lseq); /* held */
-	li = xinfo(&lo);
+	li = t_app_xinfo(&lo);
 	CU_ASSERT_EQUAL(li.state, HSAQM_XQ_PREEMPTED);
 	CU_ASSERT(li.submitted - li.released > 0);
 	if (level == HSAQM_LEVEL_3)

@@ -3,8 +3,8 @@
  * Lv3 of libhsaqm-tool.so on the in-process device model (docs/tool.md, "Lv3 on the model").
  *
  * The tool library carries its own copy of kfd-ioctl, so nothing this program installs with
- * hsaqm_kfd_transport_set_default() reaches it. It finds the model's KFD the way it would find
- * thunk/'s: kfd-ioctl's default transport looks up hsaqm_kfd_transport_provider in the process
+ * hsaqm_kfd_transport_set_default() reaches it. It finds the model's KFD as any in-process
+ * model's: kfd-ioctl's default transport looks up hsaqm_kfd_transport_provider in the process
  * (docs/kfd-ioctl.md), which the model's HSA face defines and this executable exports
  * (-Wl,--export-dynamic-symbol). The HSA face makes its queues on that same KFD, with
  * RUNTIME_ENABLE as ROCr, so the tool's DBG_TRAP suspend reaches the proxies' hardware queues.
@@ -58,38 +58,6 @@ static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
 	hsaqm_fetch_add(&g_low_total, 1u);
 }
 
-static uint64_t kernel(struct t_hsa *h, const char *name, uint64_t ns, uint32_t waves,
-		       hsaqm_sim_wg_fn fn)
-{
-	struct hsaqm_sim_kernel_desc d = { .name = name, .duration_ns = ns, .waves_per_wg = waves,
-					   .wg_callback = fn };
-	uint64_t k = 0;
-
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(h->sim, &d, &k), 0);
-	return k;
-}
-
-static struct hsaqm_hsa_queue *queue(struct t_hsa *h, uint32_t prio)
-{
-	struct hsaqm_hsa_queue *q = NULL;
-
-	CU_ASSERT_EQUAL_FATAL(h->core->hsa_queue_create_fn(h->gpu[0], 64,
-							   HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL,
-							   0, 0, &q),
-			      HSAQM_HSA_STATUS_SUCCESS);
-	CU_ASSERT_EQUAL(h->amd->hsa_amd_queue_set_priority_fn(q, prio), HSAQM_HSA_STATUS_SUCCESS);
-	return q;
-}
-
-/* The JSON object of the queue whose hsa_priority is @prio, copied into @out. */
-static bool queue_json(const char *js, const char *prio, char *out, size_t size)
-{
-	char key[64];
-
-	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", prio);
-	return t_json_object_with(js, key, out, size);
-}
-
 static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
 {
 	struct t_hsa h;
@@ -131,10 +99,11 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	g_low_total = 0;
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	klo = kernel(&h, "lv3-low", LOW_NS, LOW_WAVES, low_wg);
-	khi = kernel(&h, "lv3-high", HIGH_NS, 1, NULL);
-	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
-	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	klo = t_hsa_kernel(&h, "lv3-low", LOW_NS, LOW_WAVES, low_wg);
+	khi = t_hsa_kernel(&h, "lv3-high", HIGH_NS, 1, NULL);
+	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	CU_ASSERT_FATAL(klo && khi);
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo) && t_tool_is_proxy(&h, hi));
 	cs_lo = t_hsa_signal(&h, 1);
 	cs_hi = t_hsa_signal(&h, 1);
@@ -177,13 +146,13 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	js = t_proc_stats(&p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"level\":\"lv3\""));
-	CU_ASSERT_FATAL(queue_json(js, "low", obj, sizeof(obj)));
+	CU_ASSERT_FATAL(t_tool_queue_json(js, "low", obj, sizeof(obj)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"requested_level\":\"lv3\",\"effective_level\":\"lv3\","
 					   "\"level_reason\":\"\""));
 	CU_ASSERT(t_json_u64(obj, "preemptions") >= 1 && t_json_u64(obj, "preemptions") != ~0ull);
 	if (!strstr(obj, "\"effective_level\":\"lv3\""))
 		printf("\n    low queue: %s\n", obj);
-	CU_ASSERT_FATAL(queue_json(js, "high", obj, sizeof(obj)));
+	CU_ASSERT_FATAL(t_tool_queue_json(js, "high", obj, sizeof(obj)));
 	CU_ASSERT_PTR_NOT_NULL(strstr(obj, "\"effective_level\":\"lv3\""));
 	CU_ASSERT_EQUAL(t_json_u64(obj, "preemptions"), 0ull);
 	free(js);

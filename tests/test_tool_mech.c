@@ -25,7 +25,6 @@
 #include "hsaqm/kfd_transport.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
-#include "t_json.h"
 #include "t_tool.h"
 #include "tool_internal.h"
 
@@ -52,39 +51,6 @@ static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
 	hsaqm_fetch_add(&g_low_total, 1u);
 }
 
-static uint64_t kernel(struct t_hsa *h, const char *name, uint64_t ns, uint32_t waves,
-		       hsaqm_sim_wg_fn fn)
-{
-	struct hsaqm_sim_kernel_desc d = { .name = name, .duration_ns = ns, .waves_per_wg = waves,
-					   .wg_callback = fn };
-	uint64_t k = 0;
-
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(h->sim, &d, &k), 0);
-	return k;
-}
-
-static struct hsaqm_hsa_queue *queue(struct t_hsa *h, uint32_t prio)
-{
-	struct hsaqm_hsa_queue *q = NULL;
-
-	CU_ASSERT_EQUAL_FATAL(h->core->hsa_queue_create_fn(h->gpu[0], 64,
-							   HSAQM_HSA_QUEUE_TYPE_MULTI, NULL, NULL,
-							   0, 0, &q),
-			      HSAQM_HSA_STATUS_SUCCESS);
-	CU_ASSERT_EQUAL(h->amd->hsa_amd_queue_set_priority_fn(q, prio), HSAQM_HSA_STATUS_SUCCESS);
-	return q;
-}
-
-/* The JSON object of the queue whose hsa_priority is @prio, copied into @out. */
-/* The stats object of the queue whose HSA priority is @prio. */
-static bool queue_json(const char *js, const char *prio, char *out, size_t size)
-{
-	char key[64];
-
-	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", prio);
-	return t_json_object_with(js, key, out, size);
-}
-
 static unsigned long long json_u64(const char *obj, const char *field)
 {
 	char key[64];
@@ -102,7 +68,7 @@ static void stats_of(struct t_proc *p, const char *prio, char *obj, size_t size)
 
 	obj[0] = '\0';
 	CU_ASSERT_PTR_NOT_NULL_FATAL(js);
-	CU_ASSERT(queue_json(js, prio, obj, size));
+	CU_ASSERT(t_tool_queue_json(js, prio, obj, size));
 	free(js);
 }
 
@@ -129,13 +95,14 @@ static uint32_t mask0(struct t_hsa *h, struct hsaqm_hsa_queue *q)
  */
 static void low_then_high(struct t_hsa *h, struct hsaqm_hsa_queue *lo, struct hsaqm_hsa_queue *hi)
 {
-	uint64_t klo = kernel(h, "mech-low", LOW_NS, LOW_WAVES, low_wg);
-	uint64_t khi = kernel(h, "mech-high", HIGH_NS, 1, NULL);
+	uint64_t klo = t_hsa_kernel(h, "mech-low", LOW_NS, LOW_WAVES, low_wg);
+	uint64_t khi = t_hsa_kernel(h, "mech-high", HIGH_NS, 1, NULL);
 	struct hsaqm_hsa_signal cs_lo = t_hsa_signal(h, 1), cs_hi = t_hsa_signal(h, 1);
 	union hsaqm_aql_packet pk;
 	uint64_t start;
 	unsigned int once = 0;
 
+	CU_ASSERT_FATAL(klo && khi);
 	memset(g_low_runs, 0, sizeof(g_low_runs));
 	g_low_total = 0;
 	pk = t_hsa_dispatch(klo, LOW_WG, cs_lo.handle, true, NULL);
@@ -257,8 +224,8 @@ static void test_update_queue_asked_by_the_environment(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
-	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo) && t_tool_is_proxy(&h, hi));
 	low_then_high(&h, lo, hi);
 
@@ -314,8 +281,8 @@ static void test_the_gpu_profile_moves_a_gpu_to_update_queue(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
-	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo));
 	low_then_high(&h, lo, hi);
 	js = t_proc_stats(&p);
@@ -353,8 +320,8 @@ static void test_without_lv3_the_tool_runs_lv2_with_spatial(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
-	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo));
 	low_then_high(&h, lo, hi);
 	/* Unconfined once lib saw the high queue idle (its marker handler, a moment later). */
@@ -394,9 +361,9 @@ static void test_static_spatial_reserves_cus_for_the_high_queues(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	lo = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
-	no = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
-	hi = queue(&h, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
+	no = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
+	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(lo && no && hi && t_tool_is_proxy(&h, lo));
 	stats_of(&p, "low", obj, sizeof(obj));
 	CU_ASSERT(has(obj, "\"spatial\":\"static\""));

@@ -12,7 +12,7 @@
 //
 // The two kinds of work are two kernels, offline_long and online_short: on a GPU they spin for
 // the time asked, and the device model, which runs no kernel code, times a kernel by its name
-// (docs/real-stack.md, HSAQM_THUNK_KERNELS), so with one kernel for both it could not tell a
+// (docs/real-stack.md, HSAQM_KFDEMU_KERNELS), so with one kernel for both it could not tell a
 // long kernel from a short one. tests/tool/sample-hip.sh runs this program on the model.
 //
 //   hipcc -O2 --offload-arch=gfx942 -o priority_streams priority_streams.hip

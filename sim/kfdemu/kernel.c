@@ -55,6 +55,7 @@
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
 #include "log_internal.h"
+#include "text_internal.h"
 
 #ifndef EM_AMDGPU
 #define EM_AMDGPU 224
@@ -512,14 +513,23 @@ static uint64_t kernel_duration(const char *name)
 {
 	const char *path = getenv("HSAQM_KFDEMU_KERNELS");
 	const char *dflt = getenv("HSAQM_KFDEMU_KERNEL_NS");
-	uint64_t ns = dflt && *dflt ? strtoull(dflt, NULL, 10) : 0;
+	static int dflt_said, table_said;
+	unsigned long long ns = KFDEMU_DEFAULT_KERNEL_NS;
 	char line[256], nm[160];
 	FILE *f;
 
-	if (!ns)
+	if (dflt && *dflt && hsaqm_parse_uint(dflt, 10, 1, 1000000000000ull, &ns)) {
 		ns = KFDEMU_DEFAULT_KERNEL_NS;
-	if (!path || !*path || !(f = fopen(path, "r")))
+		hsaqm_log_notice(&dflt_said, "HSAQM_KFDEMU_KERNEL_NS=\"%s\" is not a duration in ns "
+				 "(1..10^12): using %llu", dflt, ns);
+	}
+	if (!path || !*path)
 		return ns;
+	if (!(f = fopen(path, "r"))) {
+		hsaqm_log_notice(&table_said, "HSAQM_KFDEMU_KERNELS=%s: %s: every kernel takes %llu ns "
+				 "per workgroup", path, strerror(errno), ns);
+		return ns;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long v;
 
@@ -746,12 +756,6 @@ static int resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, uint64_t kernarg
 	}
 	pthread_mutex_unlock(&kt.lock);
 	return err;
-}
-
-int kfdemu_kernel_resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, void *kernarg,
-			  uint64_t *model_handle)
-{
-	return resolve(kobj, waves, nwg, (uint64_t)(uintptr_t)kernarg, NULL, model_handle);
 }
 
 int kfdemu_kernel_resolve_dispatch(const struct hsaqm_aql_dispatch *d, uint64_t *model_handle)

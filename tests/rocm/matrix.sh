@@ -33,6 +33,14 @@ mkdir -p "$out/bin" "$out/runs"
 out=$(cd "$out" && pwd)
 # The emulation appends its reports (one block per process): a rerun starts from none.
 rm -f "$out"/runs/*.report "$out"/runs/*.out
+# The host row uses the ROCm this build was configured with (meson's rocm_path, $ROCM_PATH,
+# /opt/rocm: HSAQM_ROCM_DIR; empty for the distribution's): its programs and libraries first.
+host_cflags=
+if [ "$where" = host ] && [ -n "${HSAQM_ROCM_DIR:-}" ]; then
+	PATH=$HSAQM_ROCM_DIR/bin:$HSAQM_ROCM_DIR/llvm/bin:$PATH
+	export PATH
+	host_cflags="-I$HSAQM_ROCM_DIR/include -L$HSAQM_ROCM_DIR/lib -Wl,-rpath,$HSAQM_ROCM_DIR/lib"
+fi
 cells=$out/cells.txt
 : > "$cells"
 
@@ -183,8 +191,9 @@ inroot "$out/runs/b1.out" -- "$clang" -target amdgcn-amd-amdhsa -mcpu="$arch" -n
 mkdir -p "$out/probe-kernels"
 inroot "$out/runs/b2.out" -- "$clang" -target amdgcn-amd-amdhsa -mcpu="$arch" -nogpulib -x cl \
 	-cl-std=CL2.0 -O2 "$src/tools/probe/kernels/spin.cl" -o "$out/probe-kernels/spin-$arch.hsaco" || cat "$out/runs/b2.out" >> "$build_log"
+# shellcheck disable=SC2086 # host_cflags: words
 inroot "$out/runs/b3.out" -- "$clang" -O1 -o "$out/bin/hsa_plain" "$src/tests/kfdemu/hsa_plain.c" \
-	-lhsa-runtime64 || cat "$out/runs/b3.out" >> "$build_log"
+	$host_cflags -lhsa-runtime64 || cat "$out/runs/b3.out" >> "$build_log"
 inroot "$out/runs/b4.out" -- hipcc --offload-arch="$arch" -O2 -o "$out/bin/hip_streams" \
 	"$src/tests/kfdemu/hip_streams.hip" || cat "$out/runs/b4.out" >> "$build_log"
 
@@ -391,10 +400,16 @@ lib_cell() { # cell, source, link flags
 	for mode in native tool; do
 		r=$out/runs/$name-$mode.report
 		rm -f "$r"
+		# MIOpen keeps what its Find measured in a user database: a second run would skip the
+		# search (other dispatches), and the root would keep it. Each run starts from none.
+		db=$out/runs/$name-$mode.db
+		rm -rf "$db"
+		mkdir -p "$db"
+		[ "$name" = miopen ] && lenv_db="MIOPEN_USER_DB_PATH=$db MIOPEN_CUSTOM_CACHE_DIR=$db" || lenv_db=
 		if [ $mode = native ]; then
-			inroot "$out/runs/$name-$mode.out" $base_env $lenv HSAQM_KFDEMU_REPORT="$r" -- "$out/bin/$name"
+			inroot "$out/runs/$name-$mode.out" $base_env $lenv $lenv_db HSAQM_KFDEMU_REPORT="$r" -- "$out/bin/$name"
 		else
-			inroot "$out/runs/$name-$mode.out" $base_env $lenv HSAQM_KFDEMU_REPORT="$r" -- \
+			inroot "$out/runs/$name-$mode.out" $base_env $lenv $lenv_db HSAQM_KFDEMU_REPORT="$r" -- \
 				"$run_tool" -l lv2 --daemon off --stats "$out/runs/$name.json" -- "$out/bin/$name"
 		fi
 		code=$?

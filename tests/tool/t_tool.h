@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "t_hsa.h"
+#include "t_json.h"
 #include "t_rocclr.h"
 
 /* The registry functions of the libhsaqm.so the tool loaded (hsaqm/process.h). */
@@ -130,6 +131,15 @@ static inline void t_tool_close(struct t_hsa *h, const char *const *env)
 static inline bool t_tool_is_proxy(struct t_hsa *h, const struct hsaqm_hsa_queue *q)
 {
 	return t_hsa_sim_hwq(h, q) == NULL;
+}
+
+/* The stats object (t_proc_stats()) of the queue whose HSA priority is @prio ("low", "high"). */
+static inline bool t_tool_queue_json(const char *js, const char *prio, char *out, size_t size)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "\"hsa_priority\":\"%s\"", prio);
+	return t_json_object_with(js, key, out, size);
 }
 
 #endif /* T_TOOL_H */

@@ -25,8 +25,8 @@
 #ifndef HSAQM_RUN_TOOL_INSTALLED
 #define HSAQM_RUN_TOOL_INSTALLED ""
 #endif
-#ifndef HSAQM_RUN_BINDIR
-#define HSAQM_RUN_BINDIR ""
+#ifndef HSAQM_RUN_TOOL_FROM_BINDIR
+#define HSAQM_RUN_TOOL_FROM_BINDIR ""
 #endif
 
 /* Exit codes of hsaqm-run itself (the command's own status otherwise). */
@@ -65,28 +65,38 @@ static bool file_exists(const char *p)
 }
 
 /*
- * The tool library to name: HSAQM_TOOL_LIB if set; the installed one when this is the
- * installed hsaqm-run; else the build tree's (a build-tree hsaqm-run), else whichever exists.
+ * The tool library to name: HSAQM_TOOL_LIB if set; else the installed one seen from this
+ * executable (bindir -> libdir/hsaqm, a relative path fixed at build time, so a tree installed
+ * under a DESTDIR or moved with its prefix finds its own library); else the build tree's (a
+ * build-tree hsaqm-run); else the installed one at its configured path. @self receives the
+ * path tried beside this executable (for the message when nothing is found).
  */
-static const char *tool_path(char *buf, size_t len)
+static const char *tool_path(char *buf, size_t len, char *self, size_t self_len)
 {
 	const char *env = getenv("HSAQM_TOOL_LIB");
-	char self[PATH_MAX];
 	ssize_t n;
-	bool installed = false;
 
+	self[0] = '\0';
 	if (env && *env)
 		return realpath(env, buf) ? buf : NULL;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		size_t bl = strlen(HSAQM_RUN_BINDIR);
+	n = readlink("/proc/self/exe", self, self_len - 1);
+	if (n > 0 && *HSAQM_RUN_TOOL_FROM_BINDIR) {
+		size_t rel = strlen(HSAQM_RUN_TOOL_FROM_BINDIR);
+		char *slash;
 
 		self[n] = '\0';
-		installed = bl && !strncmp(self, HSAQM_RUN_BINDIR, bl) && self[bl] == '/';
+		slash = strrchr(self, '/');
+		if (slash && (size_t)(slash - self) + 1 + rel < self_len) {
+			memcpy(slash + 1, HSAQM_RUN_TOOL_FROM_BINDIR, rel + 1);
+			if (file_exists(self) && realpath(self, buf))
+				return buf;
+		} else {
+			self[0] = '\0';
+		}
+	} else {
+		self[0] = '\0';
 	}
-	if (installed && file_exists(HSAQM_RUN_TOOL_INSTALLED))
-		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_INSTALLED);
-	else if (file_exists(HSAQM_RUN_TOOL_BUILD))
+	if (file_exists(HSAQM_RUN_TOOL_BUILD))
 		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_BUILD);
 	else if (file_exists(HSAQM_RUN_TOOL_INSTALLED))
 		snprintf(buf, len, "%s", HSAQM_RUN_TOOL_INSTALLED);
@@ -147,7 +157,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *priority = NULL, *level = NULL, *stats = NULL, *daemon_sock = NULL;
-	char tool[PATH_MAX], esc[2 * PATH_MAX], stats_abs[PATH_MAX];
+	char tool[PATH_MAX], beside[PATH_MAX], esc[2 * PATH_MAX], stats_abs[PATH_MAX];
 	const char *old;
 	char *list;
 	int c;
@@ -200,16 +210,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!tool_path(tool, sizeof(tool))) {
+	if (!tool_path(tool, sizeof(tool), beside, sizeof(beside))) {
 		const char *env = getenv("HSAQM_TOOL_LIB");
 
 		/* The path the person gave is the one to name, not the ones it replaced. */
 		if (env && *env)
 			fprintf(stderr, "hsaqm-run: HSAQM_TOOL_LIB=%s: %s\n", env, strerror(errno));
 		else
-			fprintf(stderr, "hsaqm-run: libhsaqm-tool.so not found (looked at %s and %s; "
-				"HSAQM_TOOL_LIB names another)\n", HSAQM_RUN_TOOL_BUILD,
-				HSAQM_RUN_TOOL_INSTALLED);
+			fprintf(stderr, "hsaqm-run: libhsaqm-tool.so not found (looked at %s%s%s and "
+				"%s; HSAQM_TOOL_LIB names another)\n", beside, *beside ? ", " : "",
+				HSAQM_RUN_TOOL_INSTALLED, HSAQM_RUN_TOOL_BUILD);
 		return EXIT_NOTFOUND;
 	}
 	if (stats) {
