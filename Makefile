@@ -86,7 +86,7 @@ experiments: build
 	experiments/runner/hsaqm-experiment --calibrate $(WL)/calib.wl $(WL)/w2-native.wl \
 		$(WL)/w1-light.wl $(WL)/w1-intensive.wl || rc=1; \
 	experiments/runner/hsaqm-experiment --max-length 30s --trace native:2s,lv2:2s,lv3:2s \
-		--trace-only w1-intensive $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
+		--trace-only w1-intensive --configs native,hip,lv1,lv2,lv3 $(WL)/w1-light.wl $(WL)/w1-intensive.wl $(WL)/w2.wl \
 		$(WL)/w3.wl $(WL)/w3-tc1.wl || rc=1; \
 	experiments/runner/trace_delay.py experiments/out/w1-intensive/trace-lv3.perfetto.json \
 		--log experiments/out/w1-intensive/trace-lv3.json --standalone-ms 2.35 \
@@ -95,9 +95,14 @@ experiments: build
 	$(BUILD)/experiments/bench/hsaqm-bench-w4 || rc=1; \
 	exit $$rc
 
-# Beyond the users' workloads: W2 with a saturating low group (docs/results.md), about 3 minutes.
+# Beyond the users' workloads in their five configurations: W2 with a saturating low group, and
+# the spatial fallback beside Lv2 and Lv3 on W1 and W2 (docs/results.md), about 8 minutes.
 experiments-extra: build
-	experiments/runner/hsaqm-experiment $(WL)/w2-sat.wl
+	@rc=0; \
+	experiments/runner/hsaqm-experiment $(WL)/w2-sat.wl || rc=1; \
+	experiments/runner/hsaqm-experiment --max-length 30s --configs native,lv2,lv3,lv2-static,lv2-dynamic \
+		$(WL)/w1-intensive.wl $(WL)/w1-light.wl $(WL)/w2.wl || rc=1; \
+	exit $$rc
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
