@@ -149,6 +149,7 @@ static void ack_store(struct hsaqm_dclient *c, uint32_t slot, uint32_t cmd)
 {
 	if (cmd & HSAQMD_CMD_HOLD)
 		HSAQM_WRITE_ONCE(c->shm->stamp[slot].ack_ns, stamp_now());
+	/* Release: the stamp above before the ack the daemon acquires. */
 	hsaqm_store_release(&c->shm->slot[slot].ack, cmd);
 }
 
@@ -404,6 +405,7 @@ static int connect_locked(struct hsaqm_dclient *c, struct action *acts, size_t *
 		}
 	}
 	c->connected = true;
+	/* Acquire: pairs with the daemon's release of its heartbeat (a count; orders nothing more). */
 	c->hb_seen = hsaqm_load_acquire(&c->shm->heartbeat);
 	c->hb_at_ms = now_ms();
 	return 0;
@@ -427,6 +429,7 @@ static bool any_held_locked(const struct hsaqm_dclient *c)
  */
 static bool heartbeat_stale_locked(struct hsaqm_dclient *c)
 {
+	/* Acquire: as in the connect path, the daemon's heartbeat release. */
 	uint32_t hb = hsaqm_load_acquire(&c->shm->heartbeat);
 	uint64_t now = now_ms();
 
@@ -480,6 +483,7 @@ static void scan(struct hsaqm_dclient *c)
 	for (struct hsaqm_dclient_queue *q = c->queues; q; q = q->next) {
 		if (!q->registered)
 			continue;
+		/* Acquire: pairs with the daemon's release of the command (its stamp written before). */
 		uint32_t cmd = hsaqm_load_acquire(&c->shm->slot[q->slot].cmd);
 		bool hold = cmd & HSAQMD_CMD_HOLD;
 

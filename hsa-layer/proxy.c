@@ -372,6 +372,7 @@ static void mirror_hw_queue(struct hsaqm_hsa_proxy *p, uint32_t type)
 	a->hsa_queue.base_address = p->ring;
 	a->hsa_queue.doorbell_signal = p->doorbell;
 	a->hsa_queue.size = p->size;
+	/* Acquire: pairs with the release that bumps the generation after the descriptor's new layout. */
 	p->desc_gen = hsaqm_load_acquire(&desc_stale_gen);
 	refresh_locked(p);
 }

@@ -946,6 +946,7 @@ static hsaqm_hsa_status_t face_profiling_set_profiler_enabled(struct hsaqm_hsa_q
 		return st;
 	/* acq_rel RMW: the other bits of the word, which clients read, are kept. */
 	if (enable)
+		/* Atomic RMW on a word the runtime reads: one bit, no other data published with it. */
 		hsaqm_fetch_or(&fq->amd->queue_properties,
 			       (uint32_t)HSAQM_AMD_QUEUE_PROPERTIES_ENABLE_PROFILING);
 	else

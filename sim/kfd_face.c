@@ -1338,6 +1338,7 @@ static void unmodelled(struct kfd_face *f, unsigned int nr, unsigned long reques
 {
 	static uint64_t said[4]; /* one bit per nr (0..255) */
 
+	/* A counter the report reads at exit; orders nothing. */
 	hsaqm_fetch_add(&f->unmodelled, 1ull);
 	nr &= 0xffu;
 	/* Relaxed is enough: a line said twice by two racing threads is harmless. */

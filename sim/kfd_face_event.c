@@ -248,6 +248,7 @@ int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id)
 		uint64_t slot = hsaqm_load_acquire(&p->ev->page[event_id]);
 
 		if (slot != KFD_UNSIGNALED_SLOT) {
+			/* Release: the slot consumed (as the KFD resets it) before the event is set. */
 			hsaqm_store_release(&p->ev->page[event_id], KFD_UNSIGNALED_SLOT);
 			signal_event(f, ev);
 		}

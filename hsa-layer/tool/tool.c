@@ -742,6 +742,8 @@ W_CAS(w_cas_write_scacquire, HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCACQUIRE)
 W_CAS(w_cas_write_relaxed, HSAQM_API_QUEUE_CAS_WRITE_INDEX_RELAXED)
 W_CAS(w_cas_write_screlease, HSAQM_API_QUEUE_CAS_WRITE_INDEX_SCRELEASE)
 
+/* hsa_queue_add_write_index_*: on a proxy, the write index is the proxy's (acq_rel RMW, as
+ * ROCr's for every memory order: producers reserve slots against each other with it). */
 #define W_ADD(fn, entry)                                                               \
 	static uint64_t fn(const struct hsaqm_hsa_queue *q, uint64_t v)                \
 	{                                                                              \

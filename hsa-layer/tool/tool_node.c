@@ -175,6 +175,7 @@ static void apply_locked(struct tool_node_queue *nq)
 
 void tool_node_apply_hold(struct tool_queue *tq)
 {
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 
 	if (!nq) {
@@ -280,6 +281,7 @@ void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p, bool after)
 	      info.state == HSAQM_XQ_IDLE)) {
 		HSAQM_WRITE_ONCE(nq->marked, 1u);
 		hsaqm_dclient_queue_mark(nq->dq, true);
+		/* A count the watch thread reads; mark_lock orders the queue's own mark. */
 		hsaqm_fetch_add(&n.nmarked, 1u);
 		pthread_mutex_unlock(&nq->mark_lock);
 		wake_watcher();
@@ -296,6 +298,7 @@ void tool_node_doorbell_proxy(struct hsaqm_hsa_proxy *p, bool after)
  */
 static void watch_queue(struct tool_queue *tq, void *arg)
 {
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 	struct hsaqm_xq_info info;
 
@@ -314,6 +317,7 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 		}
 		if (ok && info.state == HSAQM_XQ_IDLE) {
 			hsaqm_dclient_queue_mark(nq->dq, false);
+			/* A count the watch thread reads; mark_lock orders the queue's own mark. */
 			hsaqm_fetch_add(&n.nmarked, (uint32_t)-1);
 		} else {
 			HSAQM_WRITE_ONCE(nq->marked, 1u);
@@ -425,6 +429,7 @@ void tool_node_queue_add(struct tool_queue *tq)
 	pthread_mutex_lock(&n.lock);
 	c = n.client;
 	pthread_mutex_unlock(&n.lock);
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	if (!c || hsaqm_load_acquire(&tq->node))
 		return;
 	nq = calloc(1, sizeof(*nq));
@@ -477,6 +482,7 @@ void tool_node_queue_add(struct tool_queue *tq)
 
 void tool_node_queue_remove(struct tool_queue *tq)
 {
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 	struct hsaqm_dclient_queue *dq;
 
@@ -498,6 +504,7 @@ void tool_node_queue_remove(struct tool_queue *tq)
 	HSAQM_WRITE_ONCE(tq->node, NULL);
 	pthread_mutex_lock(&nq->mark_lock);
 	if (HSAQM_READ_ONCE(nq->marked))
+		/* A count the watch thread reads; mark_lock orders the queue's own mark. */
 		hsaqm_fetch_add(&n.nmarked, (uint32_t)-1);
 	pthread_mutex_unlock(&nq->mark_lock);
 	pthread_mutex_lock(&nq->hold_lock);
@@ -512,6 +519,7 @@ void tool_node_queue_remove(struct tool_queue *tq)
 
 void tool_node_queue_update(struct tool_queue *tq)
 {
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 	struct hsaqm_dclient_queue_config qc;
 
@@ -724,6 +732,7 @@ char *tool_node_json(void)
 
 void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size)
 {
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 
 	if (!nq) {

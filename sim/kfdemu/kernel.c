@@ -564,6 +564,7 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *ke
 			hsaqm_log_notice(&said, "kfdemu: the effect of a dispatch of %s was "
 					 "not performed (not tracked at hand-over)", st->name);
 			if (wg_index == 0 && kd->eff.kind != KFDEMU_EFFECT_NONE)
+				/* Counters the report reads at exit: atomic for the count only. */
 				hsaqm_fetch_add(&st->refused, 1u);
 		} else if (st->blit != BLIT_NONE) {
 			blit_wg(st, ka, pin_xlate, &f.pin);
@@ -572,6 +573,7 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *ke
 				   per_wg ? wg_index : KFDEMU_EFFECT_ALL_WGS, pin_xlate, &f.pin);
 		}
 	}
+	/* As above: a count. */
 	hsaqm_fetch_add(&st->workgroups, 1u);
 }
 
@@ -624,6 +626,7 @@ static void shared_dispatch(struct kdesc *kd, uint64_t nwg, uint64_t kernarg,
 			for (uint64_t w = 0; w < nwg; w++)
 				effect_run(kd, kernarg, NULL, w, gpu_xlate, NULL);
 	}
+	/* As above: a count. */
 	hsaqm_fetch_add(&kd->st->workgroups, nwg);
 }
 
@@ -749,6 +752,7 @@ static int resolve(uint64_t kobj, uint32_t waves, uint64_t nwg, uint64_t kernarg
 	}
 	err = model_for(sim, kd, waves, ns, model_handle);
 	if (!err) {
+		/* A count the report reads (kt.lock held, other counters are not). */
 		hsaqm_fetch_add(&kd->st->dispatches, 1u);
 		if ((effect || kd->st->blit != BLIT_NONE) && !kfdemu_shared() && nwg)
 			flight_add(kd, kernarg, g, nwg);
@@ -783,6 +787,7 @@ void kfdemu_kernel_report_to(FILE *f)
 	for (size_t i = 0; i < kt.nst; i++) {
 		const struct kstat *st = kt.st[i];
 
+		/* Acquire: the counters' latest increments (counts; nothing else published). */
 		fprintf(f, "kernel %s dispatches %llu workgroups %llu duration_ns %llu", st->name,
 			(unsigned long long)hsaqm_load_acquire(&st->dispatches),
 			(unsigned long long)hsaqm_load_acquire(&st->workgroups),

@@ -166,6 +166,7 @@ const char *kfdemu_sysfs_root(void)
 
 	if (root)
 		return root;
+	/* Acquire: pairs with open_model's release of the root before the model. */
 	return model() ? hsaqm_load_acquire(&g.root) : NULL;
 }
 
@@ -231,6 +232,7 @@ void kfdemu_unknown_ioctl(const char *what, unsigned long request)
 static void write_report(void)
 {
 	const char *path = getenv("HSAQM_KFDEMU_REPORT");
+	/* Acquire: pairs with the release that published the model (its state is whole). */
 	struct hsaqm_sim *sim = hsaqm_load_acquire(&g.sim);
 	FILE *f;
 
@@ -251,6 +253,7 @@ static void write_report(void)
 	pthread_mutex_unlock(&g.lock);
 	kfdemu_kernel_report_to(f);
 	fprintf(f, "dkms-only-ioctls %llu\n", (unsigned long long)sim_kfd_face_dkms_only(sim));
+	/* Acquire: the count's latest increments. */
 	fprintf(f, "unknown-ioctls %llu\n",
 		(unsigned long long)(hsaqm_load_acquire(&g.unknown) +
 				     sim_kfd_face_unmodelled(sim)));
