@@ -450,7 +450,11 @@ int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt)
 
 	if (!rtp)
 		return -EINVAL;
-	pthread_mutex_lock(&rtp->lock);
+	/*
+	 * No rtp->lock: OnLoad holds the runtime's init lock, and elsewhere rtp->lock is taken
+	 * before calls into the runtime (a lock-order inversion). Nothing else uses @rt yet:
+	 * OnLoad made it and publishes it after this (the state's release in the tool).
+	 */
 	lv3_decide_locked(rtp, UINT32_MAX, &d);
 	if (d.mech == HSAQM_KFD_MECH_DBG_TRAP && rtp->kfd) {
 		/*
@@ -467,7 +471,6 @@ int hsaqm_hsa_lv3_prepare(struct hsaqm_hsa_runtime *rt)
 		else if (rc)
 			hsaqm_log_info("RUNTIME_ENABLE: %s (Lv3 suspends will tell)", strerror(-rc));
 	}
-	pthread_mutex_unlock(&rtp->lock);
 	return rc;
 }
 

@@ -90,7 +90,9 @@ int hsaqm_hsa_runtime_init(struct hsaqm_hsa_runtime *rt, void *root_table, uint6
  * the KFD allows only while the process has no queue and requires before it suspends any.
  * A runtime that enabled it already (ROCr >= 5.5, in hsa_init) answers EBUSY: nothing to do.
  * Call it from OnLoad when Lv3 is asked for; without it, a runtime whose thunk never enables
- * the runtime the upstream way (ROCm 5.2) gets EPERM at its first suspend.
+ * the runtime the upstream way (ROCm 5.2) gets EPERM at its first suspend. Only from OnLoad,
+ * before any other thread uses @rt: it takes none of @rt's locks (OnLoad runs under the
+ * runtime's own init lock, which @rt's locks are taken outside of).
  *
  * Return: 0; -EINVAL without an initialised @rt; -EOPNOTSUPP when Lv3 is unavailable (no
  * KFD, KFD < 1.13, no HWS or CWSR: the reason comes with the first queue); or the -errno of
