@@ -302,7 +302,9 @@ static void test_idle_or_excess_metrics_connections_never_delay_a_preemption(voi
 	CU_ASSERT_FATAL(t_client_expect(&lo, "ev preempt 0", WAIT_MS, line, sizeof(line)) == 0);
 	dt = t_event_time(line) - t0;
 	printf("\n    20 silent metrics connections: preemption %.2f ms", dt / 1e6);
-	CU_ASSERT(dt < 100 * 1000000ull);
+	/* Idle: ~0.1 ms. One read blocked on a silent connection would cost its 2 s deadline;
+	 * below half of that, the rest is room for a loaded machine, not for hsaqm. */
+	CU_ASSERT(dt < 1000 * 1000000ull);
 	usleep(2500 * 1000); /* past the request deadline */
 	for (int i = 0; i < 20; i++) {
 		char c;

@@ -43,12 +43,12 @@ exec 8>"$dir/high.in"
 echo "add 9001" >&7; echo "ready 0" >&7
 echo "add 9001" >&8; echo "ready 0" >&8
 low=$(cat "$dir/low.pid")
-for i in $(seq 100); do grep -q "ev preempt 0" "$dir/low.out" && break; sleep 0.1; done
+for i in $(seq 300); do grep -q "ev preempt 0" "$dir/low.out" && break; sleep 0.1; done
 grep -q "ev preempt 0" "$dir/low.out" || fail "the low process was not held"
 
 screen() { $tm capture-pane -p -t top >"$dir/screen"; }
-wait_screen() { # PATTERN: up to 10 s
-  for i in $(seq 100); do screen; grep -q -- "$1" "$dir/screen" && return 0; sleep 0.1; done
+wait_screen() { # PATTERN: up to 30 s (a loaded machine)
+  for i in $(seq 300); do screen; grep -q -- "$1" "$dir/screen" && return 0; sleep 0.1; done
   return 1
 }
 
