@@ -35,7 +35,10 @@ static void count_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg
 	struct krec *r = kernarg;
 
 	(void)arg, (void)dispatch_id, (void)wg;
-	/* acq_rel: a kernel is counted once, after its last workgroup. */
+	/*
+	 * acq_rel: a kernel is counted once, after its last workgroup; the second add pairs
+	 * with the test's acquire loads of g_kernels_done.
+	 */
 	if (hsaqm_fetch_add(&r->done_wgs, 1u) + 1 == r->nwg)
 		hsaqm_fetch_add(&g_kernels_done[r->proxy_id], 1ull);
 }
@@ -93,7 +96,8 @@ static void record_layout(struct hsaqm_hsa_proxy *p, uint64_t first, uint32_t n,
 	if (g_lv1_threshold) {
 		/*
 		 * Under lib's device lock, after this release: what went to the hardware minus
-		 * the kernels that really finished (never fewer than markers proved).
+		 * the kernels that really finished (never fewer than markers proved). Acquire:
+		 * pairs with count_wg's add, made by whichever thread runs the model's engine.
 		 */
 		uint64_t done = hsaqm_load_acquire(&g_kernels_done[0]);
 
@@ -128,6 +132,7 @@ static uint64_t hw_read_index(struct t_app *a)
 {
 	const struct hsaqm_amd_queue *hw = (const void *)hsaqm_hsa_proxy_hw_queue(a->proxy);
 
+	/* Acquire: pairs with the packet processor's release of the read index (sim/pp.c). */
 	return hsaqm_load_acquire(&hw->read_dispatch_id);
 }
 
@@ -481,6 +486,7 @@ static void gate_case(bool barrier)
 		/* The guardian waited for the running kernel: nothing launched after the close. */
 		CU_ASSERT_EQUAL(between, 0);
 	}
+	/* Acquire: pairs with count_wg's add (the engine ran on this thread: virtual time). */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), hi.dispatches_launched);
 	CU_ASSERT(hsaqm_load_acquire(&g_kernels_done[0]) < 20);
 	/* Reopen: the rest runs, every kernel exactly once. */
@@ -488,7 +494,7 @@ static void gate_case(bool barrier)
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(a.proxy->gate), 0);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 20);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 20); /* pairs with count_wg's add */
 	for (int i = 0; i < 20; i++)
 		CU_ASSERT_EQUAL(recs[i].done_wgs, 1);
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
@@ -530,6 +536,7 @@ static void test_lv1_never_has_more_than_threshold_in_flight(void)
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(g_lv1_violations, 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
+	/* Acquire: pairs with count_wg's add, made while this thread ran the model. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 60);
 	CU_ASSERT(a.proxy->mk_written >= 60 / 2);
 	layout_stop();
@@ -576,7 +583,7 @@ static void test_full_hardware_ring_gives_eagain_and_lib_releases_less(void)
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 64);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 64);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 64); /* pairs with count_wg's add */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
@@ -614,6 +621,7 @@ static void test_malformed_packet_reaches_the_application_callback_with_its_queu
 	bad.u32[0] = 7; /* a reserved packet type */
 	CU_ASSERT_EQUAL(hsaqm_ring_reserve(&a.ring, 1, 0, &idx), 0);
 	memcpy(&hsaqm_ring_slot(&a.ring, idx)->bytes[4], &bad.bytes[4], 60);
+	/* Release: the body copied above before its header; the proxy's scan acquires it. */
 	hsaqm_store_release(&hsaqm_ring_slot(&a.ring, idx)->u32[0], bad.u32[0]);
 	hsaqm_hsa_proxy_doorbell(p, (hsaqm_hsa_signal_value_t)idx);
 	CU_ASSERT_EQUAL(p->released, 1); /* passed on as it is: the hardware judges it */
@@ -648,7 +656,7 @@ static void test_destroy_releases_held_packets_and_runs_them_first(void)
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	/* Nothing lost: destroy released the 9 held and waited until all 10 ran. */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 10);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 10); /* pairs with count_wg's add */
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
 }
@@ -674,6 +682,7 @@ static void test_destroy_with_a_closed_gate_opens_it_and_runs_everything(void)
 	submit(&a, k, 5, cs, true, recs + 5, 0); /* held by lib */
 	CU_ASSERT_EQUAL(a.proxy->released, 5);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 5 * T_HSA_MS), -ETIMEDOUT);
+	/* Acquire, both: pair with count_wg's add, made while the model ran. */
 	CU_ASSERT(hsaqm_load_acquire(&g_kernels_done[0]) < 5);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
@@ -707,7 +716,7 @@ static hsaqm_hsa_signal_value_t closing_wait(struct hsaqm_hsa_signal signal,
 {
 	/* Acquire: as above. */
 	if (hsaqm_load_acquire(&g_rt_closed)) {
-		hsaqm_fetch_add(&g_untimeable_waits, 1u);
+		hsaqm_fetch_add(&g_untimeable_waits, 1u); /* destroy, fini wait on this thread */
 		ticks = 1; /* where ROCr would wait forever; the count fails the test */
 	}
 	return g_real_wait(signal, cond, value, ticks, state);
@@ -731,6 +740,7 @@ static void test_a_closed_runtime_gets_no_timed_wait_and_destroy_and_fini_still_
 	g_real_wait = h.rt.signal_wait_scacquire;
 	h.rt.system_get_info = closing_system_get_info;
 	h.rt.signal_wait_scacquire = closing_wait;
+	/* Release: open before the proxy exists; pairs with the stand-ins' acquire. */
 	hsaqm_store_release(&g_rt_closed, 0u);
 	g_untimeable_waits = 0;
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
@@ -741,11 +751,12 @@ static void test_a_closed_runtime_gets_no_timed_wait_and_destroy_and_fini_still_
 	hsaqm_store_release(&g_rt_closed, 1u);
 	/* The drain of a queue the program left, as OnUnload does: all five still run. */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
+	/* Acquire: pairs with count_wg's add on the engine thread (real time). */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 5);
 	hsaqm_hsa_runtime_fini(&h.rt);
 	h.rt_ok = false;
 	CU_ASSERT_EQUAL(g_untimeable_waits, 0);
-	hsaqm_store_release(&g_rt_closed, 0u);
+	hsaqm_store_release(&g_rt_closed, 0u); /* release: open again for later tests */
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
 }
@@ -993,7 +1004,7 @@ static void test_a_wrapped_signal_store_rings_the_proxy_as_a_tool_would(void)
 	CU_ASSERT_EQUAL(g_wrapped_other, 1);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 4);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 4); /* pairs with count_wg's add */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_store_screlease_fn = g_saved_store;
 	h.core->hsa_signal_destroy_fn(cs);
@@ -1024,7 +1035,7 @@ static void test_a_proxy_whose_context_went_first_passes_packets_through(void)
 	CU_ASSERT_EQUAL(a.proxy->released, 6);
 	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 6);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 6); /* pairs with count_wg's add */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_hsa_close(&h);
