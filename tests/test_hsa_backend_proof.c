@@ -74,12 +74,15 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
 	if (r->seq < HSAQM_READ_ONCE(q->last_seq))
 		HSAQM_WRITE_ONCE(q->order_violations, q->order_violations + 1);
 	HSAQM_WRITE_ONCE(q->last_seq, r->seq);
-	/* acq_rel: the kernel is counted once, by its last workgroup. */
+	/*
+	 * acq_rel: the kernel is counted once, by its last workgroup; kernels_done pairs with
+	 * lv1_check's and the test's acquire loads.
+	 */
 	n = hsaqm_fetch_add(&r->done_wgs, 1u) + 1;
 	if (n == r->nwg)
 		hsaqm_fetch_add(&q->kernels_done, 1ull);
 	else if (n > r->nwg)
-		hsaqm_fetch_add(&q->extra_wgs, 1u);
+		hsaqm_fetch_add(&q->extra_wgs, 1u); /* read once the completion signal reached 0 */
 }
 
 /* After every release (lib's device lock held): an Lv1 queue's packets on the hardware. */
@@ -93,6 +96,7 @@ static void lv1_check(struct hsaqm_hsa_proxy *p, uint64_t first, uint32_t n, con
 		if (q->app.proxy != p || q->level != HSAQM_LEVEL_1)
 			continue;
 		/* Released minus really finished: never fewer than what markers proved. */
+		/* Acquire: pairs with wg_done's add; the counters below are added from many threads. */
 		if (p->released - hsaqm_load_acquire(&q->kernels_done) > q->lv1_threshold)
 			hsaqm_fetch_add(&g_lv1_violations, 1u);
 		hsaqm_fetch_add(&g_lv1_checks, 1u);
@@ -164,6 +168,7 @@ static void *chaos_main(void *arg)
 	struct chaos_stats *st = arg;
 	uint64_t s = 4242;
 
+	/* Acquire: pairs with the main thread's release once every producer has joined. */
 	while (!hsaqm_load_acquire(&g_producers_done)) {
 		struct qstate *q = &g_q[rnd(&s) % NQ];
 		struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(q->app.proxy);
@@ -264,7 +269,7 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 		pthread_create(&prod[p], NULL, producer_main, (void *)(intptr_t)p);
 	for (int p = 0; p < PRODUCERS; p++)
 		pthread_join(prod[p], NULL);
-	hsaqm_store_release(&g_producers_done, 1u);
+	hsaqm_store_release(&g_producers_done, 1u); /* release: pairs with chaos_main's acquire */
 	pthread_join(chaos, NULL);
 	for (int i = 0; i < NQ; i++)
 		CU_ASSERT_TRUE(t_hsa_wait_le(&g_h, g_q[i].cs, 0, 60 * T_HSA_S));
@@ -279,6 +284,7 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 		uint32_t bad = 0;
 
 		CU_ASSERT_EQUAL(g_h.core->hsa_signal_load_scacquire_fn(q->cs), 0);
+		/* Acquire: pairs with wg_done's add; the completion wait came first. */
 		CU_ASSERT_EQUAL(hsaqm_load_acquire(&q->kernels_done), PER_Q);
 		CU_ASSERT_EQUAL(q->extra_wgs, 0);
 		CU_ASSERT_EQUAL(q->order_violations, 0);
