@@ -45,7 +45,10 @@ static void count_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg
 	if (r->seq < HSAQM_READ_ONCE(c->last_seq))
 		HSAQM_WRITE_ONCE(c->order_violations, c->order_violations + 1);
 	HSAQM_WRITE_ONCE(c->last_seq, r->seq);
-	/* acq_rel: the last workgroup of a kernel counts it, once. */
+	/*
+	 * acq_rel: the last workgroup of a kernel counts it, once; kernels_done pairs with the
+	 * test's acquire loads, extra_wgs is read after the completion wait.
+	 */
 	n = hsaqm_fetch_add(&r->done_wgs, 1u) + 1;
 	if (n == r->nwg)
 		hsaqm_fetch_add(&c->kernels_done, 1ull);
@@ -144,6 +147,7 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	CU_ASSERT(t_hi < 25 * T_HSA_MS);
 	/* The high queue went idle: the low one was resumed and finishes everything, once. */
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 10 * T_HSA_S));
+	/* Acquire: pairs with count_wg's add on the engine thread; lcs reached 0 first. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_qc[0].kernels_done), 4);
 	CU_ASSERT_EQUAL(g_qc[0].extra_wgs, 0);
 	CU_ASSERT_EQUAL(g_qc[0].order_violations, 0);
@@ -205,6 +209,7 @@ static void destroy_preempted_case(enum hsaqm_level level)
 	CU_ASSERT(t_hsa_mono_ns() - t0 < 3 * T_HSA_S);
 	/* Nothing lost: all 12 ran, each workgroup once, in order. */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(lcs), 0);
+	/* Acquire: pairs with count_wg's add on the engine thread; lcs reached 0 first. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_qc[0].kernels_done), 12);
 	CU_ASSERT_EQUAL(g_qc[0].extra_wgs, 0);
 	CU_ASSERT_EQUAL(g_qc[0].order_violations, 0);
@@ -289,6 +294,7 @@ static void *prio_chaos(void *arg)
 	struct pq_state *s = arg;
 	uint64_t r = 7;
 
+	/* Acquire: pairs with the test's release of stop, after every queue drained. */
 	while (!hsaqm_load_acquire(&s->stop)) {
 		r = r * 6364136223846793005ull + 1442695040888963407ull;
 		int q = (int)(r >> 61) % PQ;
@@ -296,6 +302,7 @@ static void *prio_chaos(void *arg)
 
 		int base = (int)((r >> 20) % 5) * 10;
 
+		/* Only this thread adds to the two counts; the test reads them after the join. */
 		if (hsaqm_hsa_proxy_set_priority(s->app[q].proxy, hp, base, 10))
 			hsaqm_fetch_add(&s->prio_failures, 1u);
 		hsaqm_fetch_add(&s->prio_changes, 1u);
@@ -327,11 +334,12 @@ static void test_priority_changes_while_running_keep_every_workgroup_and_order(v
 	pthread_join(prod, NULL);
 	for (int q = 0; q < PQ; q++)
 		CU_ASSERT_TRUE(t_hsa_wait_le(&h, s.cs[q], 0, 30 * T_HSA_S));
-	hsaqm_store_release(&s.stop, 1u);
+	hsaqm_store_release(&s.stop, 1u); /* release: pairs with prio_chaos's acquire */
 	pthread_join(chaos, NULL);
 	CU_ASSERT_EQUAL(s.prio_failures, 0);
 	CU_ASSERT(s.prio_changes > 0);
 	for (int q = 0; q < PQ; q++) {
+		/* Acquire: pairs with count_wg's add; every queue's signal reached 0 above. */
 		CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_qc[q].kernels_done), PER_Q);
 		CU_ASSERT_EQUAL(g_qc[q].extra_wgs, 0);
 		CU_ASSERT_EQUAL(g_qc[q].order_violations, 0);
