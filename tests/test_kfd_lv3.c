@@ -255,7 +255,7 @@ static int kq_create(struct hsaqm_sim *sim, struct hsaqm_kfd *kfd, struct kq *q,
 static void kq_submit(const struct hsaqm_kfd_transport *tp, struct kq *q,
 		      const union hsaqm_aql_packet *p)
 {
-	/* acq_rel: the reservation, as a producer makes it. */
+	/* acq_rel: the reservation, as a producer makes it; the packet processor acquires it. */
 	uint64_t idx = hsaqm_fetch_add(&q->idx[0], 1ull);
 
 	CU_ASSERT_EQUAL(hsaqm_aql_publish(&q->ring[idx & (q->slots - 1)], p), 0);

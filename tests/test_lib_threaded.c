@@ -48,7 +48,7 @@ static void *submitter(void *p)
 		if (rand_r(&seed) % 16 == 0)
 			t_sleep_us(50);
 	}
-	/* Counts finished submitters for the completer (acq_rel: after our last submission). */
+	/* Counts finished submitters for the meddler (acq_rel: after our last submission). */
 	hsaqm_fetch_add(&a->sh->submitters_done, 1);
 	return NULL;
 }
@@ -58,7 +58,10 @@ static void *completer(void *p)
 	struct shared *sh = p;
 	unsigned int seed = 5;
 
-	/* Until told to stop: the main thread waits for everything to complete first. */
+	/*
+	 * Until told to stop: the main thread waits for everything to complete first. Acquire:
+	 * pairs with its release of stop.
+	 */
 	while (!hsaqm_load_acquire(&sh->stop)) {
 		for (int i = 0; i < NQ; i++)
 			t_bq_run(&sh->bq[i], 1 + (uint64_t)(rand_r(&seed) % 12));
@@ -73,6 +76,7 @@ static void *meddler(void *p)
 	struct shared *sh = p;
 	unsigned int seed = 9;
 
+	/* Acquire: pairs with each submitter's add once it has sent everything. */
 	while (hsaqm_load_acquire(&sh->submitters_done) < NQ) {
 		int q = rand_r(&seed) % NQ;
 
@@ -148,7 +152,7 @@ static void test_threads_submit_complete_and_meddle_without_deadlock_or_loss(voi
 	pthread_join(med, NULL);
 	/* Everything submitted; no hand holds remain: all must complete (polled, 30 s at most). */
 	T_UNTIL(all_complete(&sh), 30 * T_NS_PER_S);
-	hsaqm_store_release(&sh.stop, 1);
+	hsaqm_store_release(&sh.stop, 1); /* release: pairs with the completer's acquire */
 	pthread_join(comp, NULL);
 
 	uint64_t preemptions = 0, holds = 0;
