@@ -586,6 +586,7 @@ static void test_write_index_beyond_the_ring_is_not_an_overrun(void)
 	 * may be more than a ring ahead while the packets written are all legal.
 	 */
 	uint64_t first = t_q_reserve(&q);
+	/* acq_rel, as a producer's reservation: the packet processor acquires the write index. */
 	hsaqm_fetch_add(q.wr, (uint64_t)q.slots + 5);
 	t_q_publish(&q, first, &p);
 	sim_hwq_doorbell(q.hwq, first);
@@ -642,6 +643,7 @@ static void amdq_submit_bad(struct amdq *a)
 	union hsaqm_aql_packet p;
 
 	memset(&p, 0, sizeof(p));
+	/* Release: the reservation the packet processor acquires; the header guards the body. */
 	hsaqm_store_release(&a->amd->write_dispatch_id, 1ull);
 	memcpy(&a->ring[0].bytes[4], &p.bytes[4], 60);
 	/* Release: body before header, as a producer does. */
