@@ -156,6 +156,7 @@ static void *chaos_main(void *arg)
 	struct chaos_stats *st = arg;
 	uint64_t s = 12345;
 
+	/* Acquire: pairs with the main thread's release once the producers have joined. */
 	while (!hsaqm_load_acquire(&g_producers_done)) {
 		unsigned int op = (unsigned int)(rnd(&s) % 3);
 		struct qstate *q = &g_q[rnd(&s) % NQ];
@@ -232,7 +233,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 		pthread_join(prod[p], &rv);
 		producer_failed |= rv != NULL;
 	}
-	hsaqm_store_release(&g_producers_done, 1);
+	hsaqm_store_release(&g_producers_done, 1); /* release: pairs with chaos_main's acquire */
 	pthread_join(chaos, NULL);
 	CU_ASSERT_FALSE(producer_failed);
 	CU_ASSERT_EQUAL(cst.calls_failed, 0);
@@ -278,6 +279,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	CU_ASSERT(cst.suspends > 0 && cst.gate_closes > 0 && cst.prio_changes > 0);
 	CU_ASSERT(saved > 0); /* the chaos really preempted running workgroups */
 	CU_ASSERT_EQUAL(g_sim->dev[0]->stranded_requests, 0);
+	/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_sim->dev[0]->lost_wakeups), 0);
 
 	for (int i = 0; i < NQ; i++) {
@@ -360,6 +362,7 @@ static void test_queues_created_fed_and_destroyed_from_many_threads(void)
 	/* Every completed dispatch counted each of its 4 workgroups once; discarded ones less. */
 	uint32_t completed_rounds = CHURN_THREADS * (CHURN_ROUNDS - (CHURN_ROUNDS + 2) / 3);
 	for (int w = 0; w < 4; w++) {
+		/* Acquire: pairs with the engine's add per workgroup; the churners are joined. */
 		uint32_t v = hsaqm_load_acquire(&counters[w]);
 
 		CU_ASSERT(v >= 3 * completed_rounds);
@@ -367,6 +370,7 @@ static void test_queues_created_fed_and_destroyed_from_many_threads(void)
 	}
 	CU_ASSERT_EQUAL(sim->dev[0]->nqueues, 0); /* every queue left the runlist */
 	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
+	/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
 	hsaqm_sim_destroy(sim);
 }
@@ -405,6 +409,7 @@ static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
 	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd2, &k_long), 0);
 	CU_ASSERT_EQUAL_FATAL(t_q_create(&q1, sim, 0, 16, 7), 0);
 	CU_ASSERT_EQUAL_FATAL(t_q_create(&q2, sim, 0, 16, 7), 0);
+	/* Release: reset before the stall kernel exists; stall_cb's exchange reads it. */
 	hsaqm_store_release(&g_stalled, 0u);
 
 	union hsaqm_aql_packet p = t_dispatch(k_stall, 1, 0, false);
@@ -424,6 +429,7 @@ static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
 	CU_ASSERT(st.last_unmap_time >= t2);
 	CU_ASSERT_EQUAL(sim_hwq_resume(&q2.hwq, 1), 0);
 	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
+	/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
 	t_q_destroy(&q1);
 	t_q_destroy(&q2);
