@@ -211,7 +211,7 @@ static uint64_t submit(const struct hsa *h, struct hsaqm_hsa_queue *q,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size)
-		hsaqm_fetch_add(&full_waits, 1ull);
+		hsaqm_fetch_add(&full_waits, 1ull); /* producers may share it; read after their join */
 	while (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size) {
 		/* A model that stopped consuming fails the test instead of hanging it (10 s). */
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -237,6 +237,7 @@ static uint64_t submit_raw(const struct hsa *h, struct hsaqm_hsa_queue *q,
 				       (idx & (q->size - 1));
 
 	memcpy(&slot->bytes[4], &p->bytes[4], 60);
+	/* Release: body before header, as in submit(); the packet processor acquires it. */
 	hsaqm_store_release(&slot->u32[0], p->u32[0]);
 	h->core->hsa_signal_store_screlease_fn(q->doorbell_signal, (int64_t)idx);
 	return idx;
@@ -1580,6 +1581,7 @@ static uint64_t wg_runs;
 
 static void count_wg(void *arg, uint64_t dispatch_id, uint32_t wg_index, void *kernarg)
 {
+	/* Engine thread; acq_rel: pairs with the test's acquire once the producers are joined. */
 	hsaqm_fetch_add(&wg_runs, 1ull);
 }
 
@@ -1606,6 +1608,7 @@ static void run_rocclr_style_producers_share_small_rings_and_every_dispatch_comp
 	struct hsaqm_hsa_queue *q[NQ];
 
 	CU_ASSERT_FATAL(hsa_open_path(&h, HSAQM_SIM_TIME_REAL, 1, kfd));
+	/* Release: zeroed before any producer starts or any kernel of count_wg runs. */
 	hsaqm_store_release(&wg_runs, 0ull);
 	hsaqm_store_release(&full_waits, 0ull);
 	uint64_t k = kernel_new(&h, 5 * US, 1, count_wg, NULL);
@@ -1623,8 +1626,9 @@ static void run_rocclr_style_producers_share_small_rings_and_every_dispatch_comp
 		CU_ASSERT_EQUAL(prod[i].final, 0);
 	}
 	/* The producers outran the packet processor and waited for space, as ROCclr does. */
-	CU_ASSERT(hsaqm_load_acquire(&full_waits) > 0);
+	CU_ASSERT(hsaqm_load_acquire(&full_waits) > 0); /* pairs with submit()'s add */
 	/* Every workgroup of every dispatch ran exactly once; every packet was consumed. */
+	/* Acquire: pairs with count_wg's add; each producer saw its signal reach 0 first. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&wg_runs), (uint64_t)NQ * PER_Q * N * 2);
 	for (int i = 0; i < NQ; i++) {
 		CU_ASSERT_EQUAL(h.core->hsa_queue_load_read_index_scacquire_fn(q[i]), PER_Q * N);
@@ -1762,6 +1766,7 @@ static void test_real_time_async_handler_runs_on_a_model_thread(void)
 	struct hsaqm_hsa_queue *q = queue_new(&h, 0, 64, NULL, NULL);
 	union hsaqm_aql_packet p = pkt_dispatch(kernel_new(&h, 1 * MS, 1, NULL, NULL), 1, s.handle);
 	submit(&h, q, &p);
+	/* Acquire: pairs with note_thread's add, made after it stored ran_on and value. */
 	T_UNTIL(hsaqm_load_acquire(&th.calls) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&th.calls), 1);
 	CU_ASSERT_EQUAL(th.value, 0);
@@ -1780,6 +1785,7 @@ static void test_real_time_error_callback_runs_on_a_model_thread(void)
 	union hsaqm_aql_packet p = pkt_dispatch(kernel_new(&h, 1 * US, 1, NULL, NULL), 1, 0);
 	p.dispatch.kernel_object = 0x1234000; /* not a registered kernel */
 	submit_raw(&h, q, &p);
+	/* Acquire: pairs with record_error's release of done. */
 	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.calls, 1);
@@ -1798,6 +1804,7 @@ static void destroy_in_callback(hsaqm_hsa_status_t status, struct hsaqm_hsa_queu
 	r->calls++;
 	/* A client destroying its queue from the error callback (the handler thread may block). */
 	r->destroy_status = r->h->core->hsa_queue_destroy_fn(q);
+	/* Release: status and destroy_status before the flag the test polls. */
 	hsaqm_store_release(&r->done, 1u);
 }
 
@@ -1814,6 +1821,7 @@ static void test_real_time_queue_destroyed_from_its_own_error_callback(void)
 	memset(&p, 0, sizeof(p));
 	p.u32[0] = 6; /* reserved packet type */
 	submit_raw(&h, q, &p);
+	/* Acquire: pairs with destroy_in_callback's release of done. */
 	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.status, HSAQM_HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
