@@ -211,7 +211,7 @@ static uint64_t submit(const struct hsa *h, struct hsaqm_hsa_queue *q,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size)
-		hsaqm_fetch_add(&full_waits, 1ull); /* producers may share it; read after their join */
+		hsaqm_fetch_add(&full_waits, 1ull); /* shared by producers; read after the join */
 	while (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size) {
 		/* A model that stopped consuming fails the test instead of hanging it (10 s). */
 		clock_gettime(CLOCK_MONOTONIC, &t);

@@ -172,7 +172,7 @@ static int mq_map(struct env *e, struct mq *q)
  */
 static uint64_t mq_submit(struct env *e, struct mq *q, const union hsaqm_aql_packet *p)
 {
-	/* acq_rel: the reservation is ordered like a producer's. */
+	/* acq_rel: the reservation, as a producer makes it; the packet processor acquires it. */
 	uint64_t idx = hsaqm_fetch_add(q->wr, 1ull);
 
 	if (hsaqm_aql_publish(&q->ring[idx & (q->slots - 1)], p))
@@ -390,6 +390,7 @@ static void test_queue_runs_packets_rung_through_the_mapped_doorbell(void)
 	CU_ASSERT_NOT_EQUAL(mq_submit(&e, &q, &p1), UINT64_MAX);
 	CU_ASSERT_NOT_EQUAL(mq_submit(&e, &q, &p2), UINT64_MAX);
 	CU_ASSERT_EQUAL(sim_signal_wait(e.sim, cs, SIM_COND_EQ, 0, T_S), 0);
+	/* Acquire: pairs with rec_cb's adds and with the packet processor's release of rd. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&r.count), 40);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(q.rd), 2); /* consumed */
 
@@ -791,7 +792,7 @@ static void test_suspend_saves_waves_and_resume_finishes_every_workgroup_once(vo
 	CU_ASSERT_EQUAL(h->wave_state.control_stack_offset, 8192 - used);
 	CU_ASSERT_EQUAL(h->wave_state.wave_state_size, save);
 	hsaqm_sim_advance(e.sim, 20 * T_MS);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&r.count), 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&r.count), 0); /* pairs with rec_cb's add */
 	CU_ASSERT_EQUAL(sim_signal_load(cs), 1);
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_resume_queues(e.kfd, ids, 1), 1);
 	CU_ASSERT_EQUAL(sim_signal_wait(e.sim, cs, SIM_COND_EQ, 0, T_S), 0);
@@ -1295,7 +1296,7 @@ static void test_debugger_detach_releases_a_blocked_destroy(void)
 	d.queue_id = q.id;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_thread, &d), 0);
 	t_sleep_ms(50);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0); /* pairs with destroy_thread's release */
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_disable(e.kfd), 0); /* resumes everything */
 	pthread_join(th, NULL);
 	CU_ASSERT_EQUAL(d.result, 0);
@@ -1356,6 +1357,7 @@ static void test_doorbells_from_one_thread_while_another_suspends_and_resumes(vo
 	}
 	pthread_join(th, NULL);
 	CU_ASSERT_EQUAL(sim_signal_wait(e.sim, rg.cs, SIM_COND_EQ, 0, 10 * T_S), 0);
+	/* Acquire: pairs with rec_cb's add on the engine thread, made before rg.cs reached 0. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&r.count), 2 * rg.n);
 	sim_signal_destroy(e.sim, rg.cs);
 	env_close(&e);
