@@ -401,6 +401,7 @@ static bool mix_handler_a(int64_t value, void *arg)
 	struct mix *m = arg;
 
 	(void)value;
+	/* acq_rel: the test reads these counts after acquiring the jobs' done flags. */
 	if (kfd_touch(&m->e) || hsa_touch(&m->e) != HSAQM_HSA_STATUS_SUCCESS)
 		hsaqm_fetch_add(&m->handler_errors, 1u);
 	hsaqm_fetch_add(&m->ha_runs, 1u);
@@ -411,6 +412,7 @@ static bool mix_handler_b(int64_t value, void *arg)
 {
 	struct mix *m = arg;
 
+	/* acq_rel, both counts: as in mix_handler_a. */
 	if (kfd_touch(&m->e) || hsa_touch(&m->e) != HSAQM_HSA_STATUS_SUCCESS)
 		hsaqm_fetch_add(&m->handler_errors, 1u);
 	m->e.core->hsa_signal_store_screlease_fn(m->b_done, value);
@@ -493,6 +495,7 @@ static void test_kfd_and_hsa_threads_with_handlers_calling_both_faces_finish(voi
 	 * the new value but the old sequence, so the new one still counts as unseen (ROCr itself
 	 * fires a re-armed handler again while its condition holds). Hence a bound, not equality.
 	 */
+	/* Acquire, both: pair with the handlers' adds; the jobs that drained them are done. */
 	uint32_t hb = hsaqm_load_acquire(&m.hb_runs);
 
 	if (hb != MIX_ROUNDS)
