@@ -186,6 +186,7 @@ static void device_main(const char *path, int cmd, int reply, unsigned int ndev)
 	uint64_t stranded = 0, lost = 0;
 	for (unsigned int d = 0; d < sim->ndev; d++) {
 		stranded += sim->dev[d]->stranded_requests;
+		/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
 		lost += hsaqm_load_acquire(&sim->dev[d]->lost_wakeups);
 	}
 	hsaqm_sim_destroy(sim);
@@ -332,6 +333,7 @@ static void *eo_producer(void *arg)
 	uint64_t s = c->a.seed * 0x9e3779b97f4a7c15ull + pr->p + 1;
 
 	for (uint32_t seq = 0; seq < c->a.per_queue || c->a.endless; seq++) {
+		/* Acquire: pairs with a release of stop; none is made (the victim is killed). */
 		if (hsaqm_load_acquire(&c->stop))
 			break;
 		for (unsigned int qi = pr->p; qi < c->a.nq; qi += PRODUCERS) {
@@ -345,6 +347,10 @@ static void *eo_producer(void *arg)
 				q->gates++;
 			}
 			if (c->a.endless)
+				/*
+				 * Re-armed to 1; what orders it before the packet that
+				 * decrements it is the header's release below.
+				 */
 				hsaqm_store_release(&q->sig[d]->value, (int64_t)1);
 			q->nwg[d] = (uint8_t)(1 + rnd(&s) % MAX_WG);
 			pk[n++] = t_dispatch(q->kernels[d], q->nwg[d], t_handle(q->sig[d]), false);
@@ -356,6 +362,7 @@ static void *eo_producer(void *arg)
 				return NULL;
 			}
 			q->packets += n;
+			/* Release: pairs with eo_client_main's wait for the first packets. */
 			hsaqm_store_release(&q->submitted, seq + 1);
 		}
 	}
@@ -370,6 +377,7 @@ static void *eo_chaos(void *arg)
 	/* The victim keeps its queue 0 suspended (eo_client_main): the chaos leaves it alone. */
 	unsigned int q0 = c->a.endless ? 1 : 0, nq = c->a.nq - q0;
 
+	/* Acquire: producers_done pairs with eo_client_main's release; stop as above. */
 	while (!hsaqm_load_acquire(&c->producers_done) && !hsaqm_load_acquire(&c->stop)) {
 		unsigned int op = (unsigned int)(rnd(&s) % 3);
 		struct eo_queue *q = &c->q[q0 + rnd(&s) % nq];
@@ -475,6 +483,7 @@ static void eo_check(struct eo_client *c)
 			if (st <= last_start)
 				r->order_violations++;
 			last_start = st;
+			/* Acquire: pairs with the device engine's adds, before its decrement. */
 			for (uint32_t w = 0; w < MAX_WG; w++) {
 				uint32_t n = hsaqm_load_acquire(&q->counters[d * MAX_WG + w]);
 
@@ -528,6 +537,7 @@ static void eo_client_main(void *arg, int report)
 		int ready = 1;
 		char go;
 
+		/* Acquire: pairs with eo_producer's release of the last queue's count. */
 		while (!T_UNTIL(hsaqm_load_acquire(&c->q[c->a.nq - 1].submitted) != 0, T_NS_PER_S))
 			;
 		/* The victim dies with a queue suspended (work in it): the device must clean up. */
@@ -541,7 +551,7 @@ static void eo_client_main(void *arg, int report)
 		pthread_join(prod[p], NULL);
 		failed |= pr[p].failed;
 	}
-	hsaqm_store_release(&c->producers_done, 1u);
+	hsaqm_store_release(&c->producers_done, 1u); /* release: pairs with eo_chaos's acquire */
 	if (c->a.chaos)
 		pthread_join(chaos, NULL);
 	c->r.stage = 3;
@@ -718,6 +728,7 @@ static uint64_t thread_cpu_ns(void)
 
 static bool h_async(hsaqm_hsa_signal_value_t v, void *arg)
 {
+	/* Release: pairs with the client's acquire of async_seen; the value is all it carries. */
 	hsaqm_store_release((uint64_t *)arg, (uint64_t)v + 1000);
 	return false;
 }
@@ -725,6 +736,7 @@ static bool h_async(hsaqm_hsa_signal_value_t v, void *arg)
 static void hsa_error_cb(hsaqm_hsa_status_t st, struct hsaqm_hsa_queue *q, void *data)
 {
 	(void)q;
+	/* Release: pairs with the client's acquire of err_status. */
 	hsaqm_store_release((int *)data, (int)st);
 }
 
@@ -787,9 +799,11 @@ static void hsa_client_main(void *arg, int report)
 	r.wait_cpu_ns = thread_cpu_ns() - c0;
 	r.wait_ns = sim_mono_ns() - t0;
 	r.model_ns = hsaqm_sim_now_ns(sim) - m0;
+	/* Acquire: pairs with the device engine's add, made before its decrement of done. */
 	if (v != 0 || hsaqm_load_acquire(&counters[0]) != 1)
 		H_FAIL("wait returned %lld, workgroup ran %u times", (long long)v, counters[0]);
 	/* The async handler thread of this process woke too (the arena's epoch futex). */
+	/* Acquire, both: pair with h_async's release. */
 	T_UNTIL(hsaqm_load_acquire(&async_seen) != 0, 10 * T_NS_PER_S);
 	r.async_value = hsaqm_load_acquire(&async_seen);
 
@@ -815,6 +829,7 @@ static void hsa_client_main(void *arg, int report)
 	idx = core->hsa_queue_add_write_index_scacq_screl_fn(hq, 1);
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &bad);
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
+	/* Acquire, both: pair with hsa_error_cb's release. */
 	T_UNTIL(hsaqm_load_acquire(&err_status) != 0, 10 * T_NS_PER_S);
 	r.queue_error_status = hsaqm_load_acquire(&err_status);
 	r.step = 6;
