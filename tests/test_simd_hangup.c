@@ -81,6 +81,7 @@ struct report {
 static void on_queue_error(hsaqm_hsa_status_t st, struct hsaqm_hsa_queue *q, void *data)
 {
 	(void)q;
+	/* Release: pairs with the client's acquire of status; the value is all it carries. */
 	hsaqm_store_release((int32_t *)data, (int32_t)st);
 }
 
@@ -171,6 +172,7 @@ static void client_main(const char *path, int to_parent, int from_parent)
 							  HSAQM_HSA_WAIT_STATE_BLOCKED);
 	r.wait_ns = mono_ns() - t0;
 	/* The error callback runs on the face's handler thread: give it a moment. */
+	/* Acquire, both: pair with on_queue_error's release on the handler thread. */
 	for (int i = 0; i < 2000 && !hsaqm_load_acquire(&status); i++)
 		usleep(1000);
 	r.queue_status = hsaqm_load_acquire(&status);
