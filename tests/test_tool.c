@@ -35,6 +35,7 @@ static void wg_count(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg
 	struct kstat *k = arg;
 
 	(void)dispatch_id, (void)wg, (void)kernarg;
+	/* Engine thread; acq_rel: pairs with the test's acquire after the completion wait. */
 	hsaqm_fetch_add(&k->wgs, 1u);
 }
 
@@ -220,10 +221,11 @@ static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 	CU_ASSERT_NOT_EQUAL(((struct hsaqm_amd_queue *)q)->group_segment_aperture_base_hi, 0u);
 
 	cs = t_hsa_signal(&h, 40);
-	hsaqm_store_release(&g_k.wgs, 0u);
+	hsaqm_store_release(&g_k.wgs, 0u); /* release: zeroed before the 40 are submitted */
 	for (int i = 0; i < 40; i++)
 		submit(&h, q, k, 2, cs);
 	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	/* Acquire: pairs with wg_count's add, made before cs was decremented. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_k.wgs), 80u);
 	CU_ASSERT_EQUAL(h.core->hsa_queue_load_read_index_scacquire_fn(q), 40u);
 	CU_ASSERT_EQUAL(h.core->hsa_queue_load_write_index_relaxed_fn(q), 40u);
