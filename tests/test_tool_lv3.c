@@ -53,7 +53,7 @@ static uint32_t g_low_total;        /* atomic */
 static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
 {
 	(void)arg, (void)dispatch_id, (void)kernarg;
-	/* Engine thread, before cs_lo's decrement: the test's wait on it orders its reads. */
+	/* Engine thread, before cs_lo's decrement: the test's wait on it orders its last reads. */
 	if (wg < LOW_WG)
 		hsaqm_fetch_add(&g_low_runs[wg], 1u);
 	hsaqm_fetch_add(&g_low_total, 1u);
