@@ -76,6 +76,7 @@ static void wg_done(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
 	struct stream *s = &g_s[r->stream];
 
 	(void)arg, (void)dispatch_id, (void)wg;
+	/* acq_rel: the test reads runs and g_extra_runs by acquire after every stream's wait. */
 	if (hsaqm_fetch_add(&r->runs, 1u) != 0)
 		hsaqm_fetch_add(&g_extra_runs, 1u);
 	/*
@@ -180,13 +181,14 @@ static void test_rocclr_clients_8_queues_x_3_priorities_exactly_once_in_order(vo
 		/* Exactly 0: every dispatch decremented it once, none twice. */
 		bad_cs += g_h.core->hsa_signal_load_scacquire_fn(g_s[si].cs) != 0;
 		sviol += HSAQM_READ_ONCE(g_s[si].order_violations);
+		/* Acquire: pairs with wg_done's add of runs. */
 		for (uint32_t i = 0; i < PER_STREAM; i++)
 			never_ran += hsaqm_load_acquire(&g_s[si].recs[i].runs) == 0;
 	}
 	for (uint32_t i = 0; i < NQ; i++)
 		qviol += HSAQM_READ_ONCE(g_q[i].order_violations);
 	CU_ASSERT_EQUAL(never_ran, 0u);
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_extra_runs), 0u);
+	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_extra_runs), 0u); /* pairs with wg_done's add */
 	CU_ASSERT_EQUAL(qviol, 0u);
 	CU_ASSERT_EQUAL(sviol, 0u);
 	CU_ASSERT_EQUAL(bad_cs, 0u);
@@ -230,6 +232,7 @@ static void *low_producer(void *arg)
 {
 	struct lat *l = arg;
 
+	/* Acquire: pairs with the test's release of stop after its last sample. */
 	while (!hsaqm_load_acquire(&l->stop)) {
 		int64_t left = l->h.core->hsa_signal_load_scacquire_fn(l->low_cs);
 		/* low_cs counts down from 2^40: what is outstanding is submitted - completed. */
@@ -313,7 +316,7 @@ static void test_lv2_high_priority_latency_within_1_2_kernels_of_standalone(void
 		t_hsa_sleep_us((unsigned int)((LAT_T + (seed >> 33) % (2 * LAT_T)) / 1000));
 		loaded[i] = high_sample(l);
 	}
-	hsaqm_store_release(&l->stop, 1u);
+	hsaqm_store_release(&l->stop, 1u); /* release: pairs with low_producer's acquire */
 	pthread_join(prod, NULL);
 
 	qsort(alone, SAMPLES, sizeof(alone[0]), cmp_u64);
