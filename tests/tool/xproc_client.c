@@ -101,6 +101,11 @@ static void *monitor(void *arg)
 	uint64_t seen_holds = 0, seen_resumes = 0, kobj = *(uint64_t *)arg;
 	bool held = false, tc3_done = false;
 
+	/*
+	 * Acquire: pairs with run_low's release of stop_monitor. Each release of nholds
+	 * below puts the hold's times before the count that covers them (the main thread
+	 * reads both once it joined this thread).
+	 */
 	while (!hsaqm_load_acquire(&stop_monitor)) {
 		size_t need;
 
@@ -154,6 +159,7 @@ static void *monitor(void *arg)
 		}
 		t_hsa_sleep_us(1000);
 	}
+	/* Release: an open hold counts too, its end still UINT64_MAX; as above. */
 	if (held && HSAQM_READ_ONCE(nholds) < MAX_HOLDS)
 		hsaqm_store_release(&nholds, HSAQM_READ_ONCE(nholds) + 1);
 	return NULL;
@@ -210,7 +216,7 @@ static int run_low(uint64_t t_us, unsigned int seconds)
 		if (nk < MAX_KERNELS)
 			kstart[nk++] = dt.start;
 	}
-	hsaqm_store_release(&stop_monitor, 1u);
+	hsaqm_store_release(&stop_monitor, 1u); /* release: pairs with monitor()'s acquire */
 	pthread_join(mon, NULL);
 	uint32_t first = 0;
 
