@@ -83,7 +83,7 @@ static inline void t_q_destroy(struct t_q *q)
 /* Reserve one index (no space check: tests size their rings). */
 static inline uint64_t t_q_reserve(struct t_q *q)
 {
-	/* acq_rel: the reservation is ordered like a producer's. */
+	/* acq_rel: the reservation, as a producer makes it; the packet processor acquires it. */
 	return hsaqm_fetch_add(q->wr, 1ull);
 }
 
@@ -98,7 +98,7 @@ static inline void t_q_publish_raw(struct t_q *q, uint64_t idx, const union hsaq
 	union hsaqm_aql_packet *slot = &q->ring[idx & (q->slots - 1)];
 
 	memcpy(&slot->bytes[4], &p->bytes[4], 60);
-	/* Release: body before header, as a producer does. */
+	/* Release: body before header, as a producer does; the packet processor acquires it. */
 	hsaqm_store_release(&slot->u32[0], p->u32[0]);
 }
 
@@ -113,6 +113,7 @@ static inline uint64_t t_q_submit(struct t_q *q, const union hsaqm_aql_packet *p
 
 static inline uint64_t t_q_read_index(const struct t_q *q)
 {
+	/* Acquire: pairs with the packet processor's release of the read index (sim/pp.c). */
 	return hsaqm_load_acquire(q->rd);
 }
 
