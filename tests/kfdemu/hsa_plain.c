@@ -163,6 +163,7 @@ static void submit(hsa_queue_t *q, const void *pkt, uint16_t header)
 	memcpy(slot + 4, (const uint8_t *)pkt + 4, 60);
 	uint32_t first = header | ((uint32_t)((const uint16_t *)pkt)[1] << 16);
 
+	/* Release: the body before the header; the model's packet processor acquires it. */
 	__atomic_store_n((uint32_t *)slot, first, __ATOMIC_RELEASE);
 	hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)idx);
 }

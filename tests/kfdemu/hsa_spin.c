@@ -105,6 +105,7 @@ static int run(hsa_agent_t gpu, hsa_queue_t *q, uint64_t kobj, void *kargs, uint
 	uint16_t header = HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE |
 			  HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_ACQUIRE_FENCE_SCOPE |
 			  HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_RELEASE_FENCE_SCOPE;
+	/* Release: the body before the header; the model's packet processor acquires it. */
 	__atomic_store_n((uint32_t *)slot, header | (uint32_t)p.setup << 16, __ATOMIC_RELEASE);
 	hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)idx);
 	if (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, 60000000000ull,
