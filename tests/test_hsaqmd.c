@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
+#include "hsaqm/barrier.h"
 #include "policy_internal.h"
 #include "policy_text_internal.h"
 #include "proto_internal.h"
@@ -684,6 +685,10 @@ static void raw_client_kick(struct raw_client *rc)
 {
 	uint64_t one = 1;
 
+	/*
+	 * seq_cst: the state stores before it come first; the daemon's on_kick() exchange of
+	 * the flag pairs with it before it scans them (the client library uses an exchange).
+	 */
 	__atomic_store_n(&rc->shm->kick_daemon, 1u, __ATOMIC_SEQ_CST);
 	CU_ASSERT(write(rc->kick, &one, sizeof(one)) == sizeof(one));
 }
@@ -727,14 +732,15 @@ static void test_client_scribbling_its_page_spoils_only_its_own_stats(void)
 		uint32_t v = rand_r(&seed) % 3 ? (uint32_t)rand_r(&seed) : 1u;
 
 		__atomic_store_n(&words[w], v, __ATOMIC_RELAXED);
-		__atomic_store_n(&raw.shm->slot[0].state, rand_r(&seed) & 1, __ATOMIC_RELEASE);
+		/* Release, as the client library's: the daemon's scan acquires the state word. */
+		hsaqm_store_release(&raw.shm->slot[0].state, rand_r(&seed) & 1);
 		if (i % 64 == 0) {
 			raw_client_kick(&raw);
 			usleep(50);
 		}
 	}
 	/* Idle at last: the lower process must run. */
-	__atomic_store_n(&raw.shm->slot[0].state, 0u, __ATOMIC_RELEASE);
+	hsaqm_store_release(&raw.shm->slot[0].state, 0u); /* the daemon's scan acquires it */
 	raw_client_kick(&raw);
 	CU_ASSERT(runs_soon(&lo));
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
