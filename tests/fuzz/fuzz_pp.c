@@ -622,6 +622,7 @@ static void write_packet(struct fz *fz, struct fz_q *q, uint64_t idx, union hsaq
                          struct sim_signal *own)
 {
 	union hsaqm_aql_packet *slot = &q->ring[idx & (q->slots - 1)];
+	/* Acquire: pairs with the packet processor's release of the read index. */
 	uint64_t rd = hsaqm_load_acquire(q->rd);
 	uint8_t type = p->bytes[0];
 	struct fz_rec *r = NULL;
@@ -655,7 +656,10 @@ static void write_packet(struct fz *fz, struct fz_q *q, uint64_t idx, union hsaq
 	uint64_t cs = p->u64[7];
 	if (cs && cs != sig_handle(own) && (is_owned_signal(fz, cs) || is_gate(fz, cs)))
 		p->u64[7] = sig_handle(fz->pool[FZ_NPOOL - 1]);
-	/* A write over an unconsumed packet, or outside [read, read + size): producer bug. */
+	/*
+	 * A write over an unconsumed packet, or outside [read, read + size): producer bug.
+	 * Acquire: pairs with the packet processor's release of the INVALID header.
+	 */
 	if (idx < rd || idx - rd >= q->slots ||
 	    hsaqm_load_acquire(&slot->u32[0]) != HSAQM_AQL_INVALID_WORD) {
 		q->anomalous = true;
