@@ -39,6 +39,8 @@ int main()
 	const uint64_t c = 7;
 	uint64_t e = 6;
 
+	// One thread: the barrier calls below check that each macro compiles and computes in C++;
+	// they order nothing against anyone.
 	CHECK(HSAQM_READ_ONCE(v) == 5);
 	HSAQM_WRITE_ONCE(v, 6u); // a value of another integer type converts, as in C
 	CHECK(hsaqm_load_acquire(&v) == 6);
