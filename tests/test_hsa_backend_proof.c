@@ -95,8 +95,10 @@ static void lv1_check(struct hsaqm_hsa_proxy *p, uint64_t first, uint32_t n, con
 
 		if (q->app.proxy != p || q->level != HSAQM_LEVEL_1)
 			continue;
-		/* Released minus really finished: never fewer than what markers proved. */
-		/* Acquire: pairs with wg_done's add; the counts below come from many threads. */
+		/*
+		 * Released minus really finished: never fewer than what markers proved. Acquire:
+		 * pairs with wg_done's add; the counts below come from many threads.
+		 */
 		if (p->released - hsaqm_load_acquire(&q->kernels_done) > q->lv1_threshold)
 			hsaqm_fetch_add(&g_lv1_violations, 1u);
 		hsaqm_fetch_add(&g_lv1_checks, 1u);

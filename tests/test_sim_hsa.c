@@ -1627,8 +1627,10 @@ static void run_rocclr_style_producers_share_small_rings_and_every_dispatch_comp
 	}
 	/* The producers outran the packet processor and waited for space, as ROCclr does. */
 	CU_ASSERT(hsaqm_load_acquire(&full_waits) > 0); /* pairs with submit()'s add */
-	/* Every workgroup of every dispatch ran exactly once; every packet was consumed. */
-	/* Acquire: pairs with count_wg's add; each producer saw its signal reach 0 first. */
+	/*
+	 * Every workgroup of every dispatch ran exactly once; every packet was consumed.
+	 * Acquire: pairs with count_wg's add; each producer saw its signal reach 0 first.
+	 */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&wg_runs), (uint64_t)NQ * PER_Q * N * 2);
 	for (int i = 0; i < NQ; i++) {
 		CU_ASSERT_EQUAL(h.core->hsa_queue_load_read_index_scacquire_fn(q[i]), PER_Q * N);

@@ -802,8 +802,10 @@ static void hsa_client_main(void *arg, int report)
 	/* Acquire: pairs with the device engine's add, made before its decrement of done. */
 	if (v != 0 || hsaqm_load_acquire(&counters[0]) != 1)
 		H_FAIL("wait returned %lld, workgroup ran %u times", (long long)v, counters[0]);
-	/* The async handler thread of this process woke too (the arena's epoch futex). */
-	/* Acquire, both: pair with h_async's release. */
+	/*
+	 * The async handler thread of this process woke too (the arena's epoch futex).
+	 * Acquire, both: pair with h_async's release.
+	 */
 	T_UNTIL(hsaqm_load_acquire(&async_seen) != 0, 10 * T_NS_PER_S);
 	r.async_value = hsaqm_load_acquire(&async_seen);
 

@@ -171,8 +171,10 @@ static void client_main(const char *path, int to_parent, int from_parent)
 							  UINT64_MAX,
 							  HSAQM_HSA_WAIT_STATE_BLOCKED);
 	r.wait_ns = mono_ns() - t0;
-	/* The error callback runs on the face's handler thread: give it a moment. */
-	/* Acquire, both: pair with on_queue_error's release on the handler thread. */
+	/*
+	 * The error callback runs on the face's handler thread: give it a moment. Acquire,
+	 * both: pair with on_queue_error's release there.
+	 */
 	for (int i = 0; i < 2000 && !hsaqm_load_acquire(&status); i++)
 		usleep(1000);
 	r.queue_status = hsaqm_load_acquire(&status);
