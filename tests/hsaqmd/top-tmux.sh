@@ -10,7 +10,12 @@ set -eu
 hsaqmd=$1 hsaqmctl=$2 dclient=$3
 command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed: skipped"; exit 77; }
 
-dir=$(mktemp -d /tmp/hsaqm-top-XXXXXX)
+# Memory, not disk, for the clients' output: a write to a file on a disk that something else
+# fills (a CI machine unpacking Debian roots) can block for seconds in the kernel's dirty-page
+# throttling, and a client blocked writing "open ok" never reads its next command.
+tmpbase=/tmp
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then tmpbase=/dev/shm; fi
+dir=$(mktemp -d "$tmpbase/hsaqm-top-XXXXXX")
 chmod 755 "$dir"
 sock=$dir/hsaqmd.sock
 tm="tmux -L hsaqm-top-$$ -f /dev/null"
