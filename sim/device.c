@@ -313,6 +313,16 @@ static void handle_stim(struct sim_device *dev, uint64_t t)
 			}
 			if (q->hstate == SIM_HQ_MAPPED)
 				sim_pp_run(q, t);
+			else
+				/*
+				 * Unmapped: only the scheduler can give it an HQD, and the pass
+				 * that gather_stimuli() asked for may have run before this
+				 * doorbell's time (a doorbell from our future, applied now), when
+				 * the queue had nothing visible. Without a new pass a queue whose
+				 * last doorbell came late waited forever (a lost request, once in
+				 * 15 runs of 40 streams).
+				 */
+				dev->hws_dirty = true;
 		}
 		if (later != UINT64_MAX) {
 			dev->stim_kicks = true;
