@@ -142,9 +142,13 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 	h.amd->hsa_amd_profiling_get_dispatch_time_fn(h.gpu[0], hcs, &dt);
 	t_hi = dt.end - t0; /* model time: submission to the high kernel's completion */
-	/* Far less than the 5 ms + ~48 ms the high kernel and the low workgroups ahead of it
-	 * would take without preemption (generous for CI). */
-	CU_ASSERT(t_hi < 25 * T_HSA_MS);
+	/*
+	 * Less than the 5 ms + ~48 ms the high kernel and the low workgroups ahead of it would
+	 * take without preemption. The real-time model's clock runs on while the host stalls,
+	 * so the margin is for a loaded machine (the same 25 ms bound failed once in
+	 * hsa-backend-lv3 under TSan); the suspension itself is proved above (state, waves saved).
+	 */
+	CU_ASSERT(t_hi < 45 * T_HSA_MS);
 	/* The high queue went idle: the low one was resumed and finishes everything, once. */
 	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 10 * T_HSA_S));
 	/* Acquire: pairs with count_wg's add on the engine thread; lcs reached 0 first. */
