@@ -35,10 +35,11 @@ void hsaqm_engine_note_state(struct hsaqm_xq *xq, uint64_t now)
 
 	if (preempted && !xq->preempted) {
 		xq->preempted = true;
-		xq->preempted_since = now;
+		xq->preempted_since = hsaqm_ctx_now_lazy(xq->dev->ctx, now);
 		xq->preemptions++;
 	} else if (!preempted && xq->preempted) {
 		xq->preempted = false;
+		now = hsaqm_ctx_now_lazy(xq->dev->ctx, now);
 		if (now > xq->preempted_since)
 			xq->preempted_ns += now - xq->preempted_since;
 	}
@@ -465,7 +466,7 @@ out:
 	hsaqm_engine_note_state(xq, now);
 }
 
-void hsaqm_engine_note_submit(struct hsaqm_xq *xq, uint64_t end, uint64_t now)
+void hsaqm_engine_note_submit(struct hsaqm_xq *xq, uint64_t end, uint64_t stamp)
 {
 	if (xq->lat_len == HSAQM_XQ_LAT_RING) {
 		/* Full: the newest entry grows; its older timestamp makes the sample an upper bound. */
@@ -477,11 +478,11 @@ void hsaqm_engine_note_submit(struct hsaqm_xq *xq, uint64_t end, uint64_t now)
 	uint32_t slot = (xq->lat_head + xq->lat_len) % HSAQM_XQ_LAT_RING;
 
 	xq->lat[slot].end = end;
-	xq->lat[slot].t_ns = now;
+	xq->lat[slot].stamp = stamp;
 	xq->lat_len++;
 }
 
-void hsaqm_engine_completed(struct hsaqm_xq *xq, uint64_t completed, uint64_t now)
+void hsaqm_engine_completed(struct hsaqm_xq *xq, uint64_t completed, uint64_t stamp)
 {
 	if (completed <= xq->completed)
 		return;
@@ -489,7 +490,9 @@ void hsaqm_engine_completed(struct hsaqm_xq *xq, uint64_t completed, uint64_t no
 	while (xq->lat_len && xq->lat[xq->lat_head].end <= completed) {
 		const struct hsaqm_lat_entry *e = &xq->lat[xq->lat_head];
 
-		hsaqm_hist_record(&xq->hist, now > e->t_ns ? now - e->t_ns : 0);
+		/* Stamps of two CPUs may differ by a few cycles: a "negative" latency is 0. */
+		hsaqm_hist_record(&xq->hist, stamp > e->stamp ?
+				  hsaqm_ctx_stamp_ns(xq->dev->ctx, stamp - e->stamp) : 0);
 		xq->lat_head = (xq->lat_head + 1) % HSAQM_XQ_LAT_RING;
 		xq->lat_len--;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * time_internal.h - CLOCK_MONOTONIC in nanoseconds: the one clock read of hsaqm's C code (lib's
- * default context clock, the HSA layer's timeouts, the tool, the workload runner). Header-only
- * and private, as json_internal.h.
+ * default context clock, the HSA layer's timeouts, the tool, the workload runner); and the
+ * CPU's time-stamp counter, which only lib's latency stamps use (lib/ctx.c says when).
+ * Header-only and private, as json_internal.h.
  */
 #ifndef HSAQM_TIME_INTERNAL_H
 #define HSAQM_TIME_INTERNAL_H
@@ -17,5 +18,25 @@ static inline uint64_t hsaqm_mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/*
+ * The time-stamp counter, one unserialised read: the stamp may move a few cycles against the
+ * instructions around it, which a latency of microseconds does not see; serialising it
+ * (lfence, rdtscp) would cost what it is there to save. 0 where the CPU has none we use.
+ */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define HSAQM_HAVE_TSC 1
+static inline uint64_t hsaqm_tsc(void)
+{
+	return __rdtsc();
+}
+#else
+#define HSAQM_HAVE_TSC 0
+static inline uint64_t hsaqm_tsc(void)
+{
+	return 0;
+}
+#endif
 
 #endif /* HSAQM_TIME_INTERNAL_H */

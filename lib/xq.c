@@ -420,16 +420,19 @@ int hsaqm_xq_submitted(struct hsaqm_xq *xq, uint64_t end_index)
 			      (unsigned long long)end_index, (unsigned long long)seen);
 		return -EINVAL;
 	}
-	now = hsaqm_ctx_now(dev->ctx);
-	hsaqm_engine_note_submit(xq, end_index, now);
+	/* The dispatch path: a stamp, not a clock read; the clock only when a decision needs it. */
+	hsaqm_engine_note_submit(xq, end_index, hsaqm_ctx_stamp(dev->ctx));
 	was_idle = hsaqm_xq_idle(xq);
 	xq->submitted = end_index;
+	now = HSAQM_NOW_UNREAD;
 	/*
 	 * The reaction path: an idle queue becoming active can outrank running ones. Decide
 	 * (which preempts them) before releasing this queue's packets.
 	 */
-	if (was_idle && !xq->by_hand)
+	if (was_idle && !xq->by_hand) {
+		now = hsaqm_ctx_now(dev->ctx);
 		hsaqm_dev_decide(dev, now);
+	}
 	hsaqm_engine_apply(xq, now);
 	pthread_mutex_unlock(&dev->lock);
 	return 0;
@@ -459,7 +462,8 @@ int hsaqm_xq_marker_done(struct hsaqm_xq *xq, uint64_t marker_seq)
 	now = hsaqm_ctx_now(dev->ctx);
 	xq->mk_done = marker_seq;
 	was_idle = hsaqm_xq_idle(xq);
-	hsaqm_engine_completed(xq, xq->mk_cover[marker_seq % HSAQM_XQ_MARKERS], now);
+	hsaqm_engine_completed(xq, xq->mk_cover[marker_seq % HSAQM_XQ_MARKERS],
+			       hsaqm_ctx_stamp_with(dev->ctx, now));
 	went_idle = !was_idle && hsaqm_xq_idle(xq);
 	/* Gone idle: the queues it kept down may resume (the decision applies this one too). */
 	if (went_idle && !xq->by_hand)

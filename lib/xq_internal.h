@@ -22,6 +22,7 @@
 #include "hsaqm/hsaqm.h"
 #include "policy_internal.h"
 #include "text_internal.h" /* hsaqm_errno_name() */
+#include "time_internal.h" /* hsaqm_tsc() */
 
 #define HSAQM_CTX_MAGIC 0x68716378u  /* "hqcx" */
 #define HSAQM_XQ_MAGIC 0x68717871u   /* "hqxq" */
@@ -44,8 +45,8 @@
 struct hsaqm_ctx;
 
 struct hsaqm_lat_entry {
-	uint64_t end;  /* packets up to this index ... */
-	uint64_t t_ns; /* ... were submitted at this time */
+	uint64_t end;   /* packets up to this index ... */
+	uint64_t stamp; /* ... were submitted at this stamp (hsaqm_ctx_stamp()) */
 };
 
 struct hsaqm_xq {
@@ -147,6 +148,9 @@ struct hsaqm_ctx {
 	uint32_t next_xq_id;
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
+	/* Latency stamps: the TSC (ns = ticks * stamp_mult >> 32) or, if !stamp_tsc, the clock. */
+	bool stamp_tsc;
+	uint64_t stamp_mult;
 
 	pthread_mutex_t timer_lock;
 	pthread_cond_t timer_cond;
@@ -169,6 +173,36 @@ void hsaqm_ctx_idle_hook_call(struct hsaqm_ctx *ctx);
 int hsaqm_ctx_create_opts(struct hsaqm_ctx **out, const struct hsaqm_ctx_opts *opts);
 bool hsaqm_ctx_valid(const struct hsaqm_ctx *ctx);
 uint64_t hsaqm_ctx_now(const struct hsaqm_ctx *ctx);
+/* What hsaqm_engine_apply() is given when nobody read the clock yet: it reads it if it must. */
+#define HSAQM_NOW_UNREAD UINT64_MAX
+/* The context's clock, unless @now holds it already. */
+static inline uint64_t hsaqm_ctx_now_lazy(const struct hsaqm_ctx *ctx, uint64_t now)
+{
+	return now == HSAQM_NOW_UNREAD ? hsaqm_ctx_now(ctx) : now;
+}
+
+/*
+ * A latency stamp: the start of a submission's latency, taken on every doorbell (lib/ctx.c
+ * explains the TSC). Only differences of stamps mean anything; hsaqm_ctx_stamp_ns() makes
+ * one nanoseconds.
+ */
+static inline uint64_t hsaqm_ctx_stamp(const struct hsaqm_ctx *ctx)
+{
+	return ctx->stamp_tsc ? hsaqm_tsc() : hsaqm_ctx_now(ctx);
+}
+
+/* A stamp taken with the clock reading @now (which it is, without the TSC). */
+static inline uint64_t hsaqm_ctx_stamp_with(const struct hsaqm_ctx *ctx, uint64_t now)
+{
+	return ctx->stamp_tsc ? hsaqm_tsc() : now;
+}
+
+static inline uint64_t hsaqm_ctx_stamp_ns(const struct hsaqm_ctx *ctx, uint64_t delta)
+{
+	if (!ctx->stamp_tsc)
+		return delta;
+	return (uint64_t)(((unsigned __int128)delta * ctx->stamp_mult) >> 32);
+}
 /* Find the device, or create it (ctx->lock held). NULL on -ENOMEM. */
 struct hsaqm_dev *hsaqm_dev_get(struct hsaqm_ctx *ctx, uint32_t id, bool create);
 /* The calling thread is inside hsaqm_ctx_foreach_xq() of @ctx. */
@@ -211,15 +245,18 @@ static inline bool hsaqm_xq_idle(const struct hsaqm_xq *xq)
 
 /* It is let run: its level cannot hold it, it failed open, or neither policy nor hand holds it. */
 bool hsaqm_engine_wants_run(const struct hsaqm_xq *xq);
-/* Make the hardware state follow hsaqm_engine_wants_run(): resume and release, or hold. */
+/*
+ * Make the hardware state follow hsaqm_engine_wants_run(): resume and release, or hold.
+ * @now may be HSAQM_NOW_UNREAD: the clock is read only when a state change needs its time.
+ */
 void hsaqm_engine_apply(struct hsaqm_xq *xq, uint64_t now);
 /* Effective level from requested, backend maximum, fallback cap and fail-open. */
 void hsaqm_engine_update_level(struct hsaqm_xq *xq);
-/* Everything before the marker completed: move `completed` and take latency samples. */
-void hsaqm_engine_completed(struct hsaqm_xq *xq, uint64_t completed, uint64_t now);
-/* Record a doorbell batch for its latency sample. */
-void hsaqm_engine_note_submit(struct hsaqm_xq *xq, uint64_t end, uint64_t now);
-/* Account state changes (preemptions, time preempted). */
+/* Everything before the marker completed at @stamp: move `completed`, take latency samples. */
+void hsaqm_engine_completed(struct hsaqm_xq *xq, uint64_t completed, uint64_t stamp);
+/* Record a doorbell batch, submitted at @stamp (hsaqm_ctx_stamp()), for its latency sample. */
+void hsaqm_engine_note_submit(struct hsaqm_xq *xq, uint64_t end, uint64_t stamp);
+/* Account state changes (preemptions, time preempted); @now may be HSAQM_NOW_UNREAD. */
 void hsaqm_engine_note_state(struct hsaqm_xq *xq, uint64_t now);
 enum hsaqm_xq_state hsaqm_engine_state(const struct hsaqm_xq *xq);
 /*

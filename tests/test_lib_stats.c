@@ -10,6 +10,7 @@
 #include "t_cunit.h"
 #include "json_internal.h"
 #include "t_json.h"
+#include "t_time.h"
 #include "xq_internal.h"
 
 #define US 1000ull
@@ -77,6 +78,103 @@ static void test_latency_ring_merges_batches_when_full(void)
 	CU_ASSERT_EQUAL(st.latency_count, HSAQM_XQ_LAT_RING);
 	CU_ASSERT_EQUAL(st.latency_max_ns, 1 * MS);
 	CU_ASSERT_EQUAL(st.completed, 100);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&bq);
+}
+
+/*
+ * -- latency stamps (lib/ctx.c): the TSC where the kernel's clock is the TSC, else the clock.
+ * The bounds are brackets of clock readings around the stamps, so a stalled host widens them
+ * instead of failing the test.
+ */
+
+/* The kernel builds CLOCK_MONOTONIC from the TSC here (what lib checks, read independently). */
+static bool t_kernel_clock_is_tsc(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	return strcmp(buf, "tsc\n") == 0;
+}
+
+static void test_stamps_use_the_tsc_only_where_the_kernel_clock_is_the_tsc(void)
+{
+	struct hsaqm_ctx *ctx = NULL, *manual = t_ctx_manual();
+
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&ctx) == 0);
+	CU_ASSERT_EQUAL(ctx->stamp_tsc, HSAQM_HAVE_TSC && t_kernel_clock_is_tsc());
+	/* A context with a clock of its own (the model's time) stamps with that clock. */
+	CU_ASSERT_FALSE(manual->stamp_tsc);
+	t_clock_set(manual, 123 * US);
+	CU_ASSERT_EQUAL(hsaqm_ctx_stamp(manual), 123 * US);
+	CU_ASSERT_EQUAL(hsaqm_ctx_stamp_ns(manual, 5 * US), 5 * US);
+	hsaqm_ctx_destroy(manual);
+	hsaqm_ctx_destroy(ctx);
+}
+
+static void test_stamps_follow_the_clock_when_told_to(void)
+{
+	struct hsaqm_ctx *ctx = NULL;
+	uint64_t a, s, b;
+
+	setenv("HSAQM_STAMP_CLOCK", "1", 1);
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&ctx) == 0);
+	unsetenv("HSAQM_STAMP_CLOCK");
+	CU_ASSERT_FALSE(ctx->stamp_tsc);
+	a = t_mono_ns();
+	s = hsaqm_ctx_stamp(ctx);
+	b = t_mono_ns();
+	CU_ASSERT_TRUE(a <= s && s <= b);
+	hsaqm_ctx_destroy(ctx);
+}
+
+static void test_stamp_differences_are_the_clock_s_nanoseconds(void)
+{
+	struct hsaqm_ctx *ctx = NULL;
+
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&ctx) == 0);
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = t_mono_ns(), s0 = hsaqm_ctx_stamp(ctx), b = t_mono_ns(), c, s1, d, ns;
+
+		t_sleep_ms(10);
+		c = t_mono_ns();
+		s1 = hsaqm_ctx_stamp(ctx);
+		d = t_mono_ns();
+		ns = hsaqm_ctx_stamp_ns(ctx, s1 - s0);
+		/* The calibration is within 0.1 %; 1 us covers the stamp's own placement. */
+		CU_ASSERT_TRUE(ns + 1 * US >= (c - b) - (c - b) / 1000);
+		CU_ASSERT_TRUE(ns <= (d - a) + (d - a) / 1000 + 1 * US);
+	}
+	hsaqm_ctx_destroy(ctx);
+}
+
+static void test_latency_with_the_real_clock_is_doorbell_to_marker(void)
+{
+	struct hsaqm_ctx *ctx = NULL;
+	struct hsaqm_xq_stats st;
+	struct t_bq bq;
+	uint64_t a, b, c, d;
+
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&ctx) == 0);
+	t_bq_init(&bq, HSAQM_LEVEL_3);
+	t_bq_attach(ctx, &bq, 0, 0, HSAQM_LEVEL_2);
+	a = t_mono_ns();
+	t_bq_submit(&bq, 2);
+	b = t_mono_ns();
+	t_sleep_ms(5);
+	c = t_mono_ns();
+	t_bq_run(&bq, UINT64_MAX);
+	d = t_mono_ns();
+	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(bq.xq, &st), 0);
+	CU_ASSERT_EQUAL(st.latency_count, 1);
+	CU_ASSERT_EQUAL(st.completed, 2);
+	CU_ASSERT_TRUE(st.latency_max_ns + 1 * US >= (c - b) - (c - b) / 1000);
+	CU_ASSERT_TRUE(st.latency_max_ns <= (d - a) + (d - a) / 1000 + 1 * US);
 	hsaqm_ctx_destroy(ctx);
 	t_bq_fini(&bq);
 }
@@ -263,6 +361,10 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_json_checker_rejects_broken_documents),
 	T_CASE(test_latency_is_doorbell_to_marker_per_batch),
 	T_CASE(test_latency_ring_merges_batches_when_full),
+	T_CASE(test_stamps_use_the_tsc_only_where_the_kernel_clock_is_the_tsc),
+	T_CASE(test_stamps_follow_the_clock_when_told_to),
+	T_CASE(test_stamp_differences_are_the_clock_s_nanoseconds),
+	T_CASE(test_latency_with_the_real_clock_is_doorbell_to_marker),
 	T_CASE(test_time_preempted_counts_the_current_spell),
 	T_CASE(test_stats_json_parses_and_has_the_documented_fields),
 	T_CASE(test_stats_json_of_empty_context_parses),
