@@ -159,7 +159,12 @@ static int engine_confine(struct hsaqm_xq *xq, bool on)
  */
 static void engine_spatial_sync(struct hsaqm_xq *xq, bool held)
 {
-	enum hsaqm_spatial mode = hsaqm_engine_spatial(xq);
+	enum hsaqm_spatial mode;
+
+	/* Spatial off and nothing confined (every dispatch of most queues): nothing to do. */
+	if (xq->spatial == HSAQM_SPATIAL_OFF && !xq->confined)
+		return;
+	mode = hsaqm_engine_spatial(xq);
 	bool want = mode == HSAQM_SPATIAL_STATIC ||
 		    (mode == HSAQM_SPATIAL_DYNAMIC && held && xq->level_eff < HSAQM_LEVEL_3 &&
 		     (xq->confined || hsaqm_xq_inflight(xq) > 0));
@@ -229,7 +234,9 @@ static int engine_release_once(struct hsaqm_xq *xq, uint32_t n, uint32_t flags)
 	xq->released += n;
 	if (n && (flags & HSAQM_RELEASE_GUARDED)) {
 		if (n > rel.guard_skip) {
-			uint64_t g = (n - rel.guard_skip + interval - 1) / interval;
+			/* Interval 1 (the default: a guardian per dispatch) spares a division. */
+			uint64_t g = interval == 1 ? n - rel.guard_skip
+						   : (n - rel.guard_skip + interval - 1) / interval;
 			uint64_t last = rel.guard_skip + (g - 1) * interval;
 
 			xq->guardians += g;
