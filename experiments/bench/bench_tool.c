@@ -7,15 +7,24 @@
  *             the same dispatches written (a) directly to a hardware queue (created with the
  *             runtime's own hsa_queue_create, bypassing the tool), (b) through a proxy at Lv2,
  *             (c) through a proxy at level none (pass-through); the added cost and the ratio.
- *             The submit path includes the model's hardware doorbell (a futex wake, where
- *             hardware has an MMIO store), in every configuration alike.
+ *             Measured in rounds: one batch to the hardware queue and one through the proxy,
+ *             in alternating order, so both see the same machine; the figures are medians over
+ *             the rounds (an interrupt or a preemption spoils a round, not the result), and
+ *             "added" is the median of the per-round differences.
+ *             Judged on the model in VIRTUAL time: there the model's doorbell is a store and a
+ *             flag, as a GPU's is one MMIO store. In REAL time (printed too, not judged) each
+ *             doorbell that finds the model's engine thread asleep pays a futex wake-up
+ *             (~1-2 us of kernel time); how many do depends on the timing of the two threads
+ *             (0.04 to 0.8 per dispatch between batches of one run, measured with a counter in
+ *             sim_futex_wake), which swamps a 150 ns target and is the model's, not hsaqm's.
  *   store     hsa_signal_store_relaxed on an ordinary signal through the tool's wrapper (the
  *             "is this a proxy doorbell" check) versus the runtime's entry.
  *   memory    heap bytes a proxy queue adds over a plain queue (malloc accounting), against
  *             its ring (size x 64 bytes) + 16 KiB; the hardware ring behind it (2 x size
  *             packets, device-visible memory) is reported apart.
  *
- * Usage: hsaqm-bench-tool [DISPATCHES]   (HSAQM_BENCH_TOOL_LIB overrides the tool's path)
+ * Usage: hsaqm-bench-tool [DISPATCHES]   per queue and configuration (default 40000: 625 rounds
+ *        of 64); HSAQM_BENCH_TOOL_LIB overrides the tool's path
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -66,41 +75,85 @@ static int save_orig(void)
 	return 0;
 }
 
-/* CPU ns per dispatch submitted to @q through the (wrapped) table, batches of BATCH. */
-static double run_dispatches(struct t_hsa *h, struct hsaqm_hsa_queue *q, uint64_t kobj,
-			     unsigned int n)
+/* CPU ns per dispatch of one batch of BATCH to @q through the (wrapped) table; waits for it. */
+static double one_batch(struct t_hsa *h, struct hsaqm_hsa_queue *q, uint64_t kobj,
+			struct hsaqm_hsa_signal cs)
+{
+	union hsaqm_aql_packet pk = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
+	uint64_t t0, cpu;
+
+	h->core->hsa_signal_store_relaxed_fn(cs, BATCH);
+	t0 = thread_ns();
+	for (unsigned int i = 0; i < BATCH; i++)
+		t_rocclr_submit(h->core, q, &pk, NULL, NULL);
+	cpu = thread_ns() - t0;
+	/* Outside the timed stretch: the model runs the batch (in VIRTUAL time, in this thread). */
+	if (!t_hsa_wait_le(h, cs, 0, 10 * T_HSA_S)) {
+		fprintf(stderr, "hsaqm-bench-tool: dispatches did not complete\n");
+		exit(1);
+	}
+	return (double)cpu / BATCH;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct pair_result {
+	double direct_ns, proxy_ns, added_ns; /* medians over the rounds */
+};
+
+/* @rounds rounds of one batch to @hw and one through @px, the order alternating. */
+static void run_pairs(struct t_hsa *h, struct hsaqm_hsa_queue *hw, struct hsaqm_hsa_queue *px,
+		      uint64_t kobj, unsigned int rounds, struct pair_result *r)
 {
 	struct hsaqm_hsa_signal cs = t_hsa_signal(h, 0);
-	uint64_t cpu = 0;
+	double *d = calloc(rounds, sizeof(*d)), *x = calloc(rounds, sizeof(*x));
+	double *diff = calloc(rounds, sizeof(*diff));
 
-	for (unsigned int done = 0; done < n; done += BATCH) {
-		union hsaqm_aql_packet pk = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
-		uint64_t t0;
-
-		h->core->hsa_signal_store_relaxed_fn(cs, BATCH);
-		t0 = thread_ns();
-		for (unsigned int i = 0; i < BATCH; i++)
-			t_rocclr_submit(h->core, q, &pk, NULL, NULL);
-		cpu += thread_ns() - t0;
-		if (!t_hsa_wait_le(h, cs, 0, 10 * T_HSA_S)) {
-			fprintf(stderr, "hsaqm-bench-tool: dispatches did not complete\n");
-			exit(1);
-		}
+	if (!d || !x || !diff) {
+		fprintf(stderr, "hsaqm-bench-tool: out of memory\n");
+		exit(1);
 	}
+	for (unsigned int i = 0; i < rounds; i++) {
+		if (i % 2) {
+			x[i] = one_batch(h, px, kobj, cs);
+			d[i] = one_batch(h, hw, kobj, cs);
+		} else {
+			d[i] = one_batch(h, hw, kobj, cs);
+			x[i] = one_batch(h, px, kobj, cs);
+		}
+		diff[i] = x[i] - d[i];
+	}
+	r->direct_ns = median(d, rounds);
+	r->proxy_ns = median(x, rounds);
+	r->added_ns = median(diff, rounds);
+	free(d);
+	free(x);
+	free(diff);
 	h->core->hsa_signal_destroy_fn(cs);
-	return (double)cpu / (double)n;
 }
 
 struct config_result {
-	double direct_ns, proxy_ns, store_wrapped_ns, store_orig_ns;
+	struct pair_result pair;
+	double store_wrapped_ns, store_orig_ns;
 	long proxy_heap, plain_heap;
 	uint32_t hw_size;
 };
 
-static int one_run(const char *level, unsigned int n, struct config_result *r)
+static int one_run(const char *level, enum hsaqm_sim_time_mode mode, unsigned int rounds,
+		   struct config_result *r)
 {
-	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
-					.seed = 1 };
+	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = mode, .seed = 1 };
 	struct hsaqm_sim_kernel_desc kd = { .name = "tiny", .duration_ns = 1000, .waves_per_wg = 1 };
 	struct hsaqm_hsa_queue *hw = NULL, *px = NULL, *warm[2] = { NULL, NULL };
 	struct hsaqm_hsa_signal s;
@@ -131,13 +184,9 @@ static int one_run(const char *level, unsigned int n, struct config_result *r)
 	r->proxy_heap = (long)(heap_now() - before);
 	r->hw_size = QSIZE * 2;
 
-	/* Warm both paths, then alternate so both see the same machine state. */
-	run_dispatches(&h, hw, kobj, 4 * BATCH);
-	run_dispatches(&h, px, kobj, 4 * BATCH);
-	r->direct_ns = run_dispatches(&h, hw, kobj, n / 2);
-	r->proxy_ns = run_dispatches(&h, px, kobj, n / 2);
-	r->direct_ns = (r->direct_ns + run_dispatches(&h, hw, kobj, n / 2)) / 2;
-	r->proxy_ns = (r->proxy_ns + run_dispatches(&h, px, kobj, n / 2)) / 2;
+	/* Warm both paths (caches, the rings' pages, lib's first decision), then measure. */
+	run_pairs(&h, hw, px, kobj, 8, &r->pair);
+	run_pairs(&h, hw, px, kobj, rounds, &r->pair);
 
 	s = t_hsa_signal(&h, 0);
 	t0 = thread_ns();
@@ -158,11 +207,18 @@ static int one_run(const char *level, unsigned int n, struct config_result *r)
 	return 0;
 }
 
+static void print_pair(const char *what, const struct pair_result *p)
+{
+	printf("  %-34s %6.0f ns  direct %6.0f ns  added %+5.0f ns  ratio %.2f", what, p->proxy_ns,
+	       p->direct_ns, p->added_ns, (p->direct_ns + p->added_ns) / p->direct_ns);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n = argc > 1 ? (unsigned int)atoi(argv[1]) : 40000;
 	const char *tool = getenv("HSAQM_BENCH_TOOL_LIB");
-	struct config_result lv2, none;
+	struct config_result lv2, none, lv2_real, none_real;
+	unsigned int rounds;
 	long budget;
 
 	if (!tool || !*tool)
@@ -171,35 +227,43 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hsaqm-bench-tool: no tool library (HSAQM_BENCH_TOOL_LIB)\n");
 		return 1;
 	}
-	if (n < 4 * BATCH)
-		n = 4 * BATCH;
-	n -= n % (2 * BATCH);
+	rounds = n / BATCH;
+	if (rounds < 16)
+		rounds = 16;
 	setenv("HSA_TOOLS_LIB", tool, 1);
-	if (save_orig() || one_run("lv2", n, &lv2) || one_run("none", n, &none)) {
+	if (save_orig() || one_run("lv2", HSAQM_SIM_TIME_VIRTUAL, rounds, &lv2) ||
+	    one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &none) ||
+	    one_run("lv2", HSAQM_SIM_TIME_REAL, rounds, &lv2_real) ||
+	    one_run("none", HSAQM_SIM_TIME_REAL, rounds, &none_real)) {
 		fprintf(stderr, "hsaqm-bench-tool: a run failed\n");
 		return 1;
 	}
 	budget = (long)QSIZE * 64 + 16 * 1024;
-	printf("hsaqm-bench-tool: %u dispatches per configuration, ROCclr-style submission, "
-	       "1-workgroup kernels, batches of %u\n", n, BATCH);
-	printf("dispatch CPU per dispatch (MODEL-DEPENDENT: includes the model's doorbell):\n");
-	printf("  direct to the hardware queue   %8.0f ns  (Lv2 run) %8.0f ns  (none run)\n",
-	       lv2.direct_ns, none.direct_ns);
-	printf("  through the proxy, Lv2         %8.0f ns  added %+6.0f ns  ratio %.2f  (target "
-	       "<= %d ns added: %s)\n", lv2.proxy_ns, lv2.proxy_ns - lv2.direct_ns,
-	       lv2.proxy_ns / lv2.direct_ns, TARGET_ADDED_NS,
-	       lv2.proxy_ns - lv2.direct_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
-	printf("  through the proxy, pass-through %7.0f ns  added %+6.0f ns  ratio %.2f  (target "
-	       "<= %d ns added: %s)\n", none.proxy_ns, none.proxy_ns - none.direct_ns,
-	       none.proxy_ns / none.direct_ns,
-	       TARGET_ADDED_NS, none.proxy_ns - none.direct_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
+	printf("hsaqm-bench-tool: %u rounds of a batch of %u dispatches direct and one through the "
+	       "proxy, per configuration; ROCclr-style submission, 1-workgroup kernels\n", rounds,
+	       BATCH);
+	printf("dispatch CPU per dispatch, medians over the rounds (MODEL-DEPENDENT: the model's "
+	       "doorbell is in every path alike)\n");
+	printf(" the model in virtual time (its doorbell a store, as a GPU's; target <= %d ns "
+	       "added at Lv2):\n", TARGET_ADDED_NS);
+	print_pair("through the proxy, Lv2", &lv2.pair);
+	printf("  (target: %s)\n", lv2.pair.added_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
+	print_pair("through the proxy, pass-through", &none.pair);
+	printf("\n");
+	printf(" the model in real time (its doorbell also wakes the engine thread when it sleeps: "
+	       "not judged):\n");
+	print_pair("through the proxy, Lv2", &lv2_real.pair);
+	printf("\n");
+	print_pair("through the proxy, pass-through", &none_real.pair);
+	printf("\n");
 	printf("signal store on an ordinary signal (host CPU; the model's store behind it):\n");
 	printf("  runtime's entry %.1f ns, through the tool's wrapper %.1f ns: check costs %+.1f ns\n",
 	       lv2.store_orig_ns, lv2.store_wrapped_ns, lv2.store_wrapped_ns - lv2.store_orig_ns);
 	printf("memory per proxy queue of %u packets (heap, this build):\n", QSIZE);
 	printf("  plain queue %ld B, proxy queue (its hardware queue included) %ld B: the proxy "
-	       "adds %ld B; budget ring + 16 KiB = %ld B: %s\n", lv2.plain_heap, lv2.proxy_heap, lv2.proxy_heap - lv2.plain_heap,
-	       budget, lv2.proxy_heap - lv2.plain_heap <= budget ? "within" : "OVER");
+	       "adds %ld B; budget ring + 16 KiB = %ld B: %s\n", lv2.plain_heap, lv2.proxy_heap,
+	       lv2.proxy_heap - lv2.plain_heap, budget,
+	       lv2.proxy_heap - lv2.plain_heap <= budget ? "within" : "OVER");
 	printf("  (the hardware ring behind it holds %u packets = %u B of device-visible memory, "
 	       "room for a guardian before every packet)\n", lv2.hw_size, lv2.hw_size * 64);
 	return 0;
