@@ -9,6 +9,7 @@
 #include "t_backend.h"
 #include "t_cunit.h"
 #include "json_internal.h"
+#include "log_internal.h"
 #include "t_json.h"
 #include "t_time.h"
 #include "xq_internal.h"
@@ -131,6 +132,31 @@ static void test_stamps_follow_the_clock_when_told_to(void)
 	b = t_mono_ns();
 	CU_ASSERT_TRUE(a <= s && s <= b);
 	hsaqm_ctx_destroy(ctx);
+}
+
+static void test_a_bad_stamp_clock_value_is_said_once_and_ignored(void)
+{
+	struct hsaqm_ctx *a = NULL, *b = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *sink = open_memstream(&text, &len);
+
+	CU_ASSERT_FATAL(sink != NULL);
+	hsaqm_log_set_sink(sink);
+	setenv("HSAQM_STAMP_CLOCK", "yes", 1);
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&a) == 0);
+	CU_ASSERT_FATAL(hsaqm_ctx_create(&b) == 0);
+	unsetenv("HSAQM_STAMP_CLOCK");
+	hsaqm_log_set_sink(NULL);
+	fclose(sink);
+	/* Ignored: the default stands (the TSC where the kernel's clock is the TSC). */
+	CU_ASSERT_EQUAL(a->stamp_tsc, HSAQM_HAVE_TSC && t_kernel_clock_is_tsc());
+	/* Said once, naming the variable and the value, for two contexts. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "HSAQM_STAMP_CLOCK=\"yes\" is not 0 or 1"));
+	CU_ASSERT_PTR_NULL(strstr(strstr(text, "HSAQM_STAMP_CLOCK") + 1, "HSAQM_STAMP_CLOCK"));
+	free(text);
+	hsaqm_ctx_destroy(b);
+	hsaqm_ctx_destroy(a);
 }
 
 static void test_stamp_differences_are_the_clock_s_nanoseconds(void)
@@ -363,6 +389,7 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_latency_ring_merges_batches_when_full),
 	T_CASE(test_stamps_use_the_tsc_only_where_the_kernel_clock_is_the_tsc),
 	T_CASE(test_stamps_follow_the_clock_when_told_to),
+	T_CASE(test_a_bad_stamp_clock_value_is_said_once_and_ignored),
 	T_CASE(test_stamp_differences_are_the_clock_s_nanoseconds),
 	T_CASE(test_latency_with_the_real_clock_is_doorbell_to_marker),
 	T_CASE(test_time_preempted_counts_the_current_spell),
