@@ -30,6 +30,7 @@
 
 #include "hsaqm/barrier.h"
 #include "hsaqm/daemon_client.h"
+#include "bench_sort.h"
 
 #ifndef HSAQMD_PATH
 #define HSAQMD_PATH "hsaqmd"
@@ -117,16 +118,9 @@ static int low_process(const char *sock)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void report(const char *what, uint64_t *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	bench_sort_u64(v, (size_t)n);
 	printf("  %-52s median %8.2f us   P99 %8.2f us   max %8.2f us   (n=%d)\n", what,
 	       v[n / 2] / 1e3, v[(n * 99) / 100] / 1e3, v[n - 1] / 1e3, n);
 }

@@ -48,6 +48,7 @@
 #include "hsaqm/backend.h"
 #include "hsaqm/barrier.h"
 #include "hsaqm/hsaqm.h"
+#include "bench_sort.h"
 
 #include "hsa_backend_internal.h" /* the backend's gate hook, to time the last close */
 #include "t_hsa.h"               /* a client of the device model's HSA face */
@@ -126,13 +127,6 @@ static const struct hsaqm_backend_ops bench_ops = {
 	.max_level = b_max_level,
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct figure {
 	double median;
 	double p99;
@@ -140,7 +134,7 @@ struct figure {
 
 static struct figure summarize(uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	bench_sort_u64(v, n);
 	return (struct figure){ (double)v[n / 2], (double)v[(n * 99) / 100] };
 }
 

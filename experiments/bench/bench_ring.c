@@ -33,6 +33,7 @@
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
 #include "hsaqm/ring.h"
+#include "bench_sort.h"
 
 #define RING_SIZE 256u
 #define MAX_PRODUCERS 4u
@@ -70,13 +71,6 @@ static void unpin(void)
 	for (long i = 0; i < ncpu && i < CPU_SETSIZE; i++)
 		CPU_SET(i, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* A queue: ring and indices, the indices on their own cache lines as in amd_queue_t. */
@@ -344,7 +338,7 @@ static double median_of(double *v, int n, double *min, double *max)
 	double s[MAX_REPS];
 
 	memcpy(s, v, sizeof(double) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(s[0]), cmp_double);
+	bench_sort_double(s, (size_t)n);
 	if (min)
 		*min = s[0];
 	if (max)

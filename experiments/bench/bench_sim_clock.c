@@ -27,6 +27,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
+#include "bench_sort.h"
 
 static uint64_t mono_ns(void)
 {
@@ -48,13 +49,6 @@ static const char *loadavg(void)
 		fclose(f);
 	}
 	return buf;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Percentile (0..100) of a sorted array, nearest rank. */
@@ -175,9 +169,9 @@ int main(int argc, char **argv)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 			base[i] = (int64_t)(mono_ns() - t0) - (int64_t)dur;
 		}
-		qsort(blk, samples, sizeof(int64_t), cmp_i64);
-		qsort(pol, samples, sizeof(int64_t), cmp_i64);
-		qsort(base, samples, sizeof(int64_t), cmp_i64);
+		bench_sort_i64(blk, samples);
+		bench_sort_i64(pol, samples);
+		bench_sort_i64(base, samples);
 		double m = (double)(launch + dur);
 		int64_t bm = pct(blk, samples, 50), b99 = pct(blk, samples, 99);
 		int64_t pm = pct(pol, samples, 50), p99 = pct(pol, samples, 99);

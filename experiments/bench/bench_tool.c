@@ -34,6 +34,7 @@
 
 #include "t_hsa.h"
 #include "t_rocclr.h"
+#include "bench_sort.h"
 
 #ifndef HSAQM_BENCH_TOOL_LIB
 #define HSAQM_BENCH_TOOL_LIB ""
@@ -95,19 +96,6 @@ static double one_batch(struct t_hsa *h, struct hsaqm_hsa_queue *q, uint64_t kob
 	return (double)cpu / BATCH;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct pair_result {
 	double direct_ns, proxy_ns, added_ns; /* medians over the rounds */
 };
@@ -134,9 +122,9 @@ static void run_pairs(struct t_hsa *h, struct hsaqm_hsa_queue *hw, struct hsaqm_
 		}
 		diff[i] = x[i] - d[i];
 	}
-	r->direct_ns = median(d, rounds);
-	r->proxy_ns = median(x, rounds);
-	r->added_ns = median(diff, rounds);
+	r->direct_ns = bench_median_double(d, rounds);
+	r->proxy_ns = bench_median_double(x, rounds);
+	r->added_ns = bench_median_double(diff, rounds);
 	free(d);
 	free(x);
 	free(diff);

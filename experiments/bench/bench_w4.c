@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 
 #include "t_hsa.h"
+#include "bench_sort.h"
 
 #ifndef HSAQM_OUT_DIR
 #define HSAQM_OUT_DIR "experiments/out"
@@ -371,20 +372,13 @@ static double loadavg(void)
 	return l;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static struct stat3 stats_us(uint64_t *v, int n)
 {
 	struct stat3 s = { 0, 0, 0, n };
 
 	if (!n)
 		return s;
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	bench_sort_u64(v, (size_t)n);
 	s.median = (double)v[n / 2] / 1e3;
 	s.p90 = (double)v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1] / 1e3;
 	s.max = (double)v[n - 1] / 1e3;

@@ -37,6 +37,7 @@
 
 #include "t_hsa.h"
 #include "t_rocclr.h"
+#include "bench_sort.h"
 
 struct board {
 	uint64_t holds;        /* low: the tool's PREEMPT count */
@@ -105,13 +106,6 @@ static int role_low(struct board *b)
 		t_hsa_sleep_us(100);
 	}
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int role_high(struct board *b, unsigned int iters, const char *label)
@@ -188,9 +182,9 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 	}
 	close(sp[0]);
 	waitpid(echo, NULL, 0);
-	qsort(d, n, sizeof(*d), cmp_u64);
-	qsort(rtt, iters, sizeof(*rtt), cmp_u64);
-	qsort(r, nr, sizeof(*r), cmp_u64);
+	bench_sort_u64(d, n);
+	bench_sort_u64(rtt, iters);
+	bench_sort_u64(r, nr);
 	if (!n) {
 		printf("[%s] no hold seen in %u iterations\n", label, iters);
 		return 1;
