@@ -160,9 +160,7 @@ static int be_release(void *bq, const struct hsaqm_release *rel)
 			     (guarded && (!interval || rel->guard_skip >= interval)), 0))
 		return release_refused(p, rel);
 	if (guarded && n > rel->guard_skip)
-		/* Interval 1 (the default: a guardian per dispatch) spares a division. */
-		guards = interval == 1 ? n - rel->guard_skip
-				       : (n - rel->guard_skip - 1) / interval + 1;
+		guards = (n - rel->guard_skip - 1) / interval + 1;
 	total = n + guards + (marker ? 1u : 0u);
 	if (total > p->hw_ring.size)
 		return -EAGAIN; /* lib halves and tries again */

@@ -234,9 +234,7 @@ static int engine_release_once(struct hsaqm_xq *xq, uint32_t n, uint32_t flags)
 	xq->released += n;
 	if (n && (flags & HSAQM_RELEASE_GUARDED)) {
 		if (n > rel.guard_skip) {
-			/* Interval 1 (the default: a guardian per dispatch) spares a division. */
-			uint64_t g = interval == 1 ? n - rel.guard_skip
-						   : (n - rel.guard_skip + interval - 1) / interval;
+			uint64_t g = (n - rel.guard_skip + interval - 1) / interval;
 			uint64_t last = rel.guard_skip + (g - 1) * interval;
 
 			xq->guardians += g;

@@ -404,7 +404,7 @@ int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
 int hsaqm_xq_submitted(struct hsaqm_xq *xq, uint64_t end_index)
 {
 	struct hsaqm_dev *dev;
-	uint64_t now;
+	uint64_t now, stamp;
 	bool was_idle;
 
 	XQ_CHECK(xq);
@@ -420,17 +420,21 @@ int hsaqm_xq_submitted(struct hsaqm_xq *xq, uint64_t end_index)
 			      (unsigned long long)end_index, (unsigned long long)seen);
 		return -EINVAL;
 	}
-	/* The dispatch path: a stamp, not a clock read; the clock only when a decision needs it. */
-	hsaqm_engine_note_submit(xq, end_index, hsaqm_ctx_stamp(dev->ctx));
+	/*
+	 * The dispatch path: a stamp, not a clock read (without the TSC the stamp is the clock
+	 * reading, kept as now); the clock only when a decision needs it.
+	 */
+	stamp = hsaqm_ctx_stamp(dev->ctx, HSAQM_NOW_UNREAD);
+	now = dev->ctx->stamp_tsc ? HSAQM_NOW_UNREAD : stamp;
+	hsaqm_engine_note_submit(xq, end_index, stamp);
 	was_idle = hsaqm_xq_idle(xq);
 	xq->submitted = end_index;
-	now = HSAQM_NOW_UNREAD;
 	/*
 	 * The reaction path: an idle queue becoming active can outrank running ones. Decide
 	 * (which preempts them) before releasing this queue's packets.
 	 */
 	if (was_idle && !xq->by_hand) {
-		now = hsaqm_ctx_now(dev->ctx);
+		now = hsaqm_ctx_now_lazy(dev->ctx, now);
 		hsaqm_dev_decide(dev, now);
 	}
 	hsaqm_engine_apply(xq, now);
@@ -463,7 +467,7 @@ int hsaqm_xq_marker_done(struct hsaqm_xq *xq, uint64_t marker_seq)
 	xq->mk_done = marker_seq;
 	was_idle = hsaqm_xq_idle(xq);
 	hsaqm_engine_completed(xq, xq->mk_cover[marker_seq % HSAQM_XQ_MARKERS],
-			       hsaqm_ctx_stamp_with(dev->ctx, now));
+			       hsaqm_ctx_stamp(dev->ctx, now));
 	went_idle = !was_idle && hsaqm_xq_idle(xq);
 	/* Gone idle: the queues it kept down may resume (the decision applies this one too). */
 	if (went_idle && !xq->by_hand)

@@ -183,18 +183,13 @@ static inline uint64_t hsaqm_ctx_now_lazy(const struct hsaqm_ctx *ctx, uint64_t 
 
 /*
  * A latency stamp: the start of a submission's latency, taken on every doorbell (lib/ctx.c
- * explains the TSC). Only differences of stamps mean anything; hsaqm_ctx_stamp_ns() makes
- * one nanoseconds.
+ * explains the TSC). @now is a clock reading the caller has, or HSAQM_NOW_UNREAD; without the
+ * TSC the stamp is that reading. Only differences of stamps mean anything;
+ * hsaqm_ctx_stamp_ns() makes one nanoseconds.
  */
-static inline uint64_t hsaqm_ctx_stamp(const struct hsaqm_ctx *ctx)
+static inline uint64_t hsaqm_ctx_stamp(const struct hsaqm_ctx *ctx, uint64_t now)
 {
-	return ctx->stamp_tsc ? hsaqm_tsc() : hsaqm_ctx_now(ctx);
-}
-
-/* A stamp taken with the clock reading @now (which it is, without the TSC). */
-static inline uint64_t hsaqm_ctx_stamp_with(const struct hsaqm_ctx *ctx, uint64_t now)
-{
-	return ctx->stamp_tsc ? hsaqm_tsc() : now;
+	return ctx->stamp_tsc ? hsaqm_tsc() : hsaqm_ctx_now_lazy(ctx, now);
 }
 
 static inline uint64_t hsaqm_ctx_stamp_ns(const struct hsaqm_ctx *ctx, uint64_t delta)

@@ -112,7 +112,7 @@ static void test_stamps_use_the_tsc_only_where_the_kernel_clock_is_the_tsc(void)
 	/* A context with a clock of its own (the model's time) stamps with that clock. */
 	CU_ASSERT_FALSE(manual->stamp_tsc);
 	t_clock_set(manual, 123 * US);
-	CU_ASSERT_EQUAL(hsaqm_ctx_stamp(manual), 123 * US);
+	CU_ASSERT_EQUAL(hsaqm_ctx_stamp(manual, HSAQM_NOW_UNREAD), 123 * US);
 	CU_ASSERT_EQUAL(hsaqm_ctx_stamp_ns(manual, 5 * US), 5 * US);
 	hsaqm_ctx_destroy(manual);
 	hsaqm_ctx_destroy(ctx);
@@ -128,7 +128,7 @@ static void test_stamps_follow_the_clock_when_told_to(void)
 	unsetenv("HSAQM_STAMP_CLOCK");
 	CU_ASSERT_FALSE(ctx->stamp_tsc);
 	a = t_mono_ns();
-	s = hsaqm_ctx_stamp(ctx);
+	s = hsaqm_ctx_stamp(ctx, HSAQM_NOW_UNREAD);
 	b = t_mono_ns();
 	CU_ASSERT_TRUE(a <= s && s <= b);
 	hsaqm_ctx_destroy(ctx);
@@ -165,11 +165,12 @@ static void test_stamp_differences_are_the_clock_s_nanoseconds(void)
 
 	CU_ASSERT_FATAL(hsaqm_ctx_create(&ctx) == 0);
 	for (int i = 0; i < 3; i++) {
-		uint64_t a = t_mono_ns(), s0 = hsaqm_ctx_stamp(ctx), b = t_mono_ns(), c, s1, d, ns;
+		uint64_t a = t_mono_ns(), s0 = hsaqm_ctx_stamp(ctx, HSAQM_NOW_UNREAD);
+		uint64_t b = t_mono_ns(), c, s1, d, ns;
 
 		t_sleep_ms(10);
 		c = t_mono_ns();
-		s1 = hsaqm_ctx_stamp(ctx);
+		s1 = hsaqm_ctx_stamp(ctx, HSAQM_NOW_UNREAD);
 		d = t_mono_ns();
 		ns = hsaqm_ctx_stamp_ns(ctx, s1 - s0);
 		/* The calibration is within 0.1 %; 1 us covers the stamp's own placement. */
