@@ -45,6 +45,8 @@ src=$work/src
 mkdir -m 755 "$src"
 (cd "$orig" && tar --exclude='./build*' --exclude=./.git --exclude=./.cache -cf - .) |
 	tar -C "$src" -xf - || { echo "FAIL copying $orig to $src"; exit 1; }
+# Readable whatever the clone's modes were (its top folder 700, a umask 077 checkout).
+chmod -R u+rwX,go+rX "$src"
 echo "sources copied to $src (readable by every user, wherever the clone is)"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
