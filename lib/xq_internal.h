@@ -46,7 +46,7 @@
  * cross-queue waits outstanding; a wait beyond these is kept only as "some wait" (deps_lost),
  * to which the bound still applies.
  */
-#define HSAQM_XQ_DEPS 16u
+#define HSAQM_XQ_DEPS 8u
 
 /* One live wait: packet @index of the queue waits on queue @on_id up to its packet @upto. */
 struct hsaqm_xq_dep {
