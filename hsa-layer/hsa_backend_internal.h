@@ -291,10 +291,6 @@ int hsaqm_hsa_lv3_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_pr
 
 /* hsa_backend.c */
 extern const struct hsaqm_backend_ops hsaqm_hsa_backend_ops;
-/* Publish @n packet images at hardware index @first without type checks (proxy packets are
- * the application's: a malformed one must reach the packet processor, which reports it). */
-void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
-			   const union hsaqm_aql_packet *pkts, uint32_t n);
 
 /*
  * After lib let go of the queue (detached): move the proxy packets up to @end straight to the
