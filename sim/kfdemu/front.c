@@ -24,10 +24,12 @@
  *     decrements that signal, an async handler writes the start/end timestamps into the
  *     runtime's signal, decrements its value and, when the signal names an event mailbox,
  *     writes the event id there and raises the interrupt (what the CP's end of pipe does);
- *   - a barrier-AND/OR (and AMD BARRIER_VALUE) waits in the translator until its dependency
- *     signals satisfy it (the host may write them at any time, unseen by the model), then goes
- *     to the model as a barrier-AND with no dependencies, keeping its header bits and
- *     completion signal, so the model still orders it with the barrier bit;
+ *   - a barrier-AND/OR (and AMD BARRIER_VALUE) waits in the translator until the model's
+ *     packet processor has reached it (every earlier packet launched and, with its barrier
+ *     bit, completed: where a CP looks at a barrier's signals) and then until its dependency
+ *     signals satisfy it (the host may write them at any time, unseen by the model); it then
+ *     goes to the model as a barrier-AND with no dependencies, keeping its header bits and
+ *     completion signal;
  *   - a PM4 indirect-buffer packet (ROCr's code cache invalidation) becomes an empty
  *     barrier-AND: the caches it invalidates are not modelled;
  *   - the consumed runtime slot gets an INVALID header and the runtime's read index moves
@@ -79,7 +81,8 @@ struct tqueue {
 	volatile uint64_t *rptr;
 	uint64_t rptr_va;         /* the read pointer's GPU address (amd_queue_t's field) */
 	uint64_t next;            /* next ROCr index to translate */
-	bool blocked;             /* a barrier waits for its dependencies */
+	uint64_t base;            /* the index the queue started at (the model counts from it) */
+	bool blocked;             /* a barrier waits for the head of the queue or its signals */
 	bool blocked_logged;      /* that wait was logged (debug) */
 	/* the model's side */
 	union hsaqm_aql_packet *shadow;
@@ -276,6 +279,43 @@ static bool barrier_ready(const union hsaqm_aql_packet *p, unsigned int type)
 	return any || !some; /* an OR with no dependency never completes; keep it to the model */
 }
 
+/* Does the barrier packet name a signal to look at (else it is ready wherever it is)? */
+static bool barrier_has_deps(const union hsaqm_aql_packet *p, unsigned int type)
+{
+	if (type == HSAQM_AQL_TYPE_VENDOR)
+		return p->barrier_value.signal != 0;
+	for (unsigned int i = 0; i < HSAQM_AQL_MAX_DEPS; i++)
+		if (p->barrier.dep_signal[i])
+			return true;
+	return false;
+}
+
+/*
+ * Has the model's packet processor reached packet @i of @q, as a CP reaches the packet whose
+ * signals it then looks at: every earlier packet launched (the shadow's read index is @i)
+ * and, when @hdr has the barrier bit, every earlier packet completed? A barrier's signals
+ * read any earlier are read too early: the translator runs up to a ring ahead of the model,
+ * so a gate the host closes while earlier kernels still run (hsaqm's Lv2 guardian, a
+ * barrier-AND on a gate signal) would be found open and let the kernels behind it launch.
+ */
+static bool barrier_at_head(struct tqueue *q, uint64_t i, uint16_t hdr)
+{
+	struct sim_hwq_info info;
+
+	/* Acquire: pairs with the model's release of its read index (pp.c consume()). */
+	if (hsaqm_load_acquire(q->shadow_rptr) < i)
+		return false;
+	if (!(hdr & (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)))
+		return true;
+	/*
+	 * The model counts every packet it completed since the queue was made; nothing past @i is
+	 * in its ring yet, so "all of the i - base consumed ones completed" is stable once true.
+	 */
+	if (sim_hwq_get_info(q->hwq, &info))
+		return true; /* no count to wait on: the model still orders by the barrier bit */
+	return info.packets_completed >= i - q->base;
+}
+
 /* A barrier-AND with no dependencies, keeping @hdr's barrier and fence bits. */
 static void empty_barrier(union hsaqm_aql_packet *out, uint16_t hdr, uint64_t completion)
 {
@@ -334,6 +374,10 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 		}
 		case HSAQM_AQL_TYPE_BARRIER_AND:
 		case HSAQM_AQL_TYPE_BARRIER_OR:
+			if (barrier_has_deps(&p, type) && !barrier_at_head(q, i, hdr)) {
+				q->blocked = true;
+				goto stop;
+			}
 			if (!barrier_ready(&p, type)) {
 				if (!q->blocked_logged)
 					hsaqm_log_debug("kfdemu: queue %u packet %llu waits on %#llx=%lld "
@@ -353,7 +397,8 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 			break;
 		case HSAQM_AQL_TYPE_VENDOR:
 			if (p.barrier_value.amd_format == HSAQM_AQL_AMD_FORMAT_BARRIER_VALUE) {
-				if (!barrier_ready(&p, type)) {
+				if ((barrier_has_deps(&p, type) && !barrier_at_head(q, i, hdr)) ||
+				    !barrier_ready(&p, type)) {
 					q->blocked = true;
 					goto stop;
 				}
@@ -587,6 +632,7 @@ static int create_aql(struct hsaqm_sim *sim, int handle, unsigned long request,
 	}
 	q->shadow_rptr = q->shadow_wptr + 8; /* its own cache line */
 	q->next = *q->rptr;
+	q->base = q->next;
 	*q->shadow_wptr = q->next;
 	*q->shadow_rptr = q->next;
 	for (uint32_t i = 0; i < q->nslots; i++)
