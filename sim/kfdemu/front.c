@@ -84,6 +84,15 @@ struct tqueue {
 	uint64_t base;            /* the index the queue started at (the model counts from it) */
 	bool blocked;             /* a barrier waits for the head of the queue or its signals */
 	bool blocked_logged;      /* that wait was logged (debug) */
+	/*
+	 * Barrier packets that reached the head and found their signals unsatisfied: each held
+	 * the queue (what an hsaqm Lv2 guardian does on a closed gate). For the report.
+	 */
+	uint32_t priority;        /* its KFD priority (UPDATE_QUEUE changes it), for the report */
+	uint64_t holds;
+	uint64_t held_ns;         /* model time the holds lasted, the one in force excluded */
+	uint64_t hold_at;         /* index + 1 of the packet holding the queue now, 0: none */
+	uint64_t hold_since;      /* model time it started holding */
 	/* the model's side */
 	union hsaqm_aql_packet *shadow;
 	uint64_t *shadow_wptr, *shadow_rptr; /* model memory */
@@ -145,6 +154,7 @@ static bool comp_done(int64_t value, void *arg)
 	pthread_mutex_lock(&tq.comp_lock);
 	amd_signal_t *t = c->target;
 
+	/* t is NULL for a signal the front added only to be told (translate()). */
 	if (t) {
 		/* Plain stores: the release of the decrement below publishes them. */
 		t->start_ts = (uint64_t)c->s->start_ts;
@@ -316,6 +326,30 @@ static bool barrier_at_head(struct tqueue *q, uint64_t i, uint16_t hdr)
 	return info.packets_completed >= i - q->base;
 }
 
+/*
+ * May barrier packet @i of @q go to the model now: no signal to look at, or at the head of
+ * the queue with its signals satisfied? Counts the packets that held the queue at the head.
+ */
+static bool barrier_passes(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
+			   const union hsaqm_aql_packet *p, unsigned int type, uint16_t hdr)
+{
+	if (!barrier_has_deps(p, type))
+		return barrier_ready(p, type);
+	if (!barrier_at_head(q, i, hdr))
+		return false;
+	bool ready = barrier_ready(p, type);
+
+	if (!ready && q->hold_at != i + 1) {
+		q->hold_at = i + 1;
+		q->holds++;
+		q->hold_since = hsaqm_sim_now_ns(sim);
+	} else if (ready && q->hold_at == i + 1) {
+		q->held_ns += hsaqm_sim_now_ns(sim) - q->hold_since;
+		q->hold_at = 0;
+	}
+	return ready;
+}
+
 /* A barrier-AND with no dependencies, keeping @hdr's barrier and fence bits. */
 static void empty_barrier(union hsaqm_aql_packet *out, uint16_t hdr, uint64_t completion)
 {
@@ -332,6 +366,28 @@ static uint64_t map_completion(struct hsaqm_sim *sim, struct tqueue *q, uint64_t
 
 	/* A handle the model does not know makes the model stop the queue, as a GPU faults. */
 	return s ? (uint64_t)(uintptr_t)s : handle;
+}
+
+/*
+ * Is packet @j of @q, already published, a barrier with the barrier bit and signals to look
+ * at? Then it will wait (barrier_at_head) for the packet before it to complete.
+ */
+static bool next_waits_for_completion(struct tqueue *q, uint64_t j)
+{
+	if (j >= *q->wptr)
+		return false;
+	const union hsaqm_aql_packet *p = (const void *)(q->ring + (j % q->nslots) * 64);
+	/* Acquire: the producer writes the header last, with release. */
+	uint16_t hdr = hsaqm_load_acquire(&p->common.header);
+	unsigned int type = hdr & 0xffu;
+
+	if (!(hdr & (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)))
+		return false;
+	if (type == HSAQM_AQL_TYPE_BARRIER_AND || type == HSAQM_AQL_TYPE_BARRIER_OR)
+		return barrier_has_deps(p, type);
+	return type == HSAQM_AQL_TYPE_VENDOR &&
+	       p->barrier_value.amd_format == HSAQM_AQL_AMD_FORMAT_BARRIER_VALUE &&
+	       barrier_has_deps(p, type);
 }
 
 /* Translate what ROCr published on @q. Returns true if anything moved. Under tq.lock. */
@@ -374,11 +430,7 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 		}
 		case HSAQM_AQL_TYPE_BARRIER_AND:
 		case HSAQM_AQL_TYPE_BARRIER_OR:
-			if (barrier_has_deps(&p, type) && !barrier_at_head(q, i, hdr)) {
-				q->blocked = true;
-				goto stop;
-			}
-			if (!barrier_ready(&p, type)) {
+			if (!barrier_passes(sim, q, i, &p, type, hdr)) {
 				if (!q->blocked_logged)
 					hsaqm_log_debug("kfdemu: queue %u packet %llu waits on %#llx=%lld "
 							"%#llx=%lld", q->kfd_id, (unsigned long long)i,
@@ -397,8 +449,7 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 			break;
 		case HSAQM_AQL_TYPE_VENDOR:
 			if (p.barrier_value.amd_format == HSAQM_AQL_AMD_FORMAT_BARRIER_VALUE) {
-				if ((barrier_has_deps(&p, type) && !barrier_at_head(q, i, hdr)) ||
-				    !barrier_ready(&p, type)) {
+				if (!barrier_passes(sim, q, i, &p, type, hdr)) {
 					q->blocked = true;
 					goto stop;
 				}
@@ -411,6 +462,21 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 			break;
 		default:
 			break; /* agent dispatch, reserved types: the model reports them */
+		}
+		/*
+		 * A packet without a completion signal followed by a barrier that will wait for it
+		 * (an hsaqm guardian after a kernel) gets a model signal whose completion kicks the
+		 * translator, so the barrier is looked at when the model completes the packet, not
+		 * a polling period later. Every AQL packet has its completion signal at byte 56.
+		 */
+		unsigned int out_type = out.common.header & 0xffu;
+
+		if (!out.u64[7] && (out_type == HSAQM_AQL_TYPE_KERNEL_DISPATCH ||
+				    out_type == HSAQM_AQL_TYPE_BARRIER_AND) &&
+		    next_waits_for_completion(q, i + 1)) {
+			struct sim_signal *kick = comp_get(sim, q, 0);
+
+			out.u64[7] = (uint64_t)(uintptr_t)kick;
 		}
 		union hsaqm_aql_packet *dst = &q->shadow[i % q->nslots];
 
@@ -687,6 +753,7 @@ int kfdemu_front_create(int handle, unsigned long request, void *arg)
 		return err;
 	}
 	q->kfd_id = a->queue_id;
+	q->priority = a->queue_priority;
 	pthread_mutex_lock(&tq.lock);
 	q->link = tq.queues;
 	tq.queues = q;
@@ -721,6 +788,26 @@ static void queue_teardown(struct hsaqm_sim *sim, struct tqueue *q)
 	free_shadow(sim, q);
 }
 
+/* The barrier holds of an AQL queue (none said for a queue no barrier held). */
+static void report_holds(struct hsaqm_sim *sim, const struct tqueue *q, bool live)
+{
+	uint64_t ns = q->held_ns;
+
+	if (q->sdma || (!q->holds && !q->hold_at))
+		return;
+	if (q->hold_at)
+		ns += hsaqm_sim_now_ns(sim) - q->hold_since;
+	/* A live queue's priority now; a destroyed one's was read before it went. */
+	struct sim_hwq_info info;
+	uint32_t prio = q->priority;
+
+	if (live && q->hwq && !sim_hwq_get_info(q->hwq, &info))
+		prio = info.priority;
+	kfdemu_report_add("barrier-holds kfd_queue %u kfd_priority %u holds %llu held_ns %llu",
+			  q->kfd_id, prio, (unsigned long long)q->holds,
+			  (unsigned long long)ns);
+}
+
 int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 {
 	const struct hsaqm_kfd_destroy_queue_args *a = arg;
@@ -733,10 +820,10 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 		return -ENODEV;
 	if (!a)
 		return -EFAULT;
-	/* DESTROY_QUEUE waits while a DBG_TRAP suspend holds the queue (the KFD's rule). */
-	err = tp->ioctl(tp->ctx, handle, request, arg);
-	if (err)
-		return err;
+	/*
+	 * Out of the translator's list before the face frees the model's queue: the translator
+	 * reads the queue's counts (barrier_at_head) and rings its doorbell.
+	 */
 	pthread_mutex_lock(&tq.lock);
 	for (pp = &tq.queues; *pp && ((*pp)->handle != handle || (*pp)->kfd_id != a->queue_id);
 	     pp = &(*pp)->link)
@@ -745,9 +832,27 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 	if (q)
 		*pp = q->link;
 	pthread_mutex_unlock(&tq.lock);
+	if (q && q->hwq) {
+		struct sim_hwq_info info;
+
+		if (!sim_hwq_get_info(q->hwq, &info))
+			q->priority = info.priority;
+	}
+	/* DESTROY_QUEUE waits while a DBG_TRAP suspend holds the queue (the KFD's rule). */
+	err = tp->ioctl(tp->ctx, handle, request, arg);
+	if (err) {
+		if (q) {
+			pthread_mutex_lock(&tq.lock);
+			q->link = tq.queues;
+			tq.queues = q;
+			pthread_mutex_unlock(&tq.lock);
+		}
+		return err;
+	}
 	if (q) {
 		queue_teardown(sim, q);
 		kfdemu_report_add("queue-destroy kfd_queue %u", q->kfd_id);
+		report_holds(sim, q, false);
 		free(q);
 	}
 	return 0;
@@ -755,9 +860,14 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 
 void kfdemu_front_report(void)
 {
+	struct hsaqm_sim *sim = kfdemu_sim();
+
 	pthread_mutex_lock(&tq.lock);
 	for (struct tqueue *q = tq.queues; q; q = q->link)
-		if (!q->sdma)
+		if (!q->sdma) {
 			kfdemu_report_add("queue-open kfd_queue %u gpu %u", q->kfd_id, q->dev);
+			if (sim)
+				report_holds(sim, q, true);
+		}
 	pthread_mutex_unlock(&tq.lock);
 }
