@@ -233,6 +233,17 @@ bool probe_hsa_ready(struct probe_ctx *c)
 		return false;
 	}
 	c->hsa.initialized = true;
+	/*
+	 * The runtime enabled on the KFD before any check makes a queue, as hsaqm's tool does at
+	 * OnLoad (hsaqm_hsa_lv3_prepare): ROCr from 5.5 did it in hsa_init (EBUSY here); ROCm
+	 * 5.2's libhsakmt never does it the upstream way, and the KFD enables it only while the
+	 * process has no queue (EEXIST), so Lv3's suspend would get EPERM where the tool's works.
+	 */
+	if (c->env->runtime_enable && c->kfd && !c->runtime_enabled) {
+		err = hsaqm_kfd_runtime_enable(c->kfd, 0, true);
+		c->runtime_enable_err = err;
+		c->runtime_enabled = err == 0 || err == -EBUSY;
+	}
 	/* Waits in the runtime's clock sleep on a signal nothing ever stores to (wait.c). */
 	c->have_never = c->hsa.signal_create(1, 0, NULL, &c->never) == HSAQM_HSA_STATUS_SUCCESS;
 	uint16_t maj = 0, min = 0;

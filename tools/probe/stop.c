@@ -103,7 +103,7 @@ static bool session_buffers(struct probe_session *s, uint32_t max_wg)
 	char why[256] = "";
 	int err;
 
-	err = probe_kernel_load(c->env, &c->hsa, s->agent, g->gfx, c->o->kernel_dir,
+	err = probe_kernel_load(c->env, &c->hsa, s->agent, g->isa, c->o->kernel_dir,
 				(c->o->quick ? 10 : 20) * MS, &s->kern, why, sizeof(why));
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel", "", "%s",
