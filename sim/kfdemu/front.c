@@ -788,12 +788,12 @@ static void queue_teardown(struct hsaqm_sim *sim, struct tqueue *q)
 	free_shadow(sim, q);
 }
 
-/* The barrier holds of an AQL queue (none said for a queue no barrier held). */
+/* The barrier holds of an AQL queue, 0 included: a reader finds every queue's priority here. */
 static void report_holds(struct hsaqm_sim *sim, const struct tqueue *q, bool live)
 {
 	uint64_t ns = q->held_ns;
 
-	if (q->sdma || (!q->holds && !q->hold_at))
+	if (q->sdma)
 		return;
 	if (q->hold_at)
 		ns += hsaqm_sim_now_ns(sim) - q->hold_since;
