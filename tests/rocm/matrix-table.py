@@ -29,12 +29,14 @@ def main():
     notes = []
     lat = []
     holds = []
+    ran = []
     for row, suite in ROWS:
         path = os.path.join(base, row, "cells.txt")
         if not os.path.exists(path):
             if row != "host":
                 print(f"| {row} | " + " | ".join(["not run"] * len(CELLS)) + " |")
             continue
+        ran.append("rocm-host" if row == "host" else row)
         got = {}
         pkg = {}
         osname = "?"
@@ -52,7 +54,8 @@ def main():
         rocr = pkg.get("ROCr", "-")
         label = f"ROCr {rocr} ({row})" if rocr != "-" else row
         gfx = pkg.get("rocBLAS-kernels")
-        holds.append(f"| {row}: {osname} ({suite}) | " +
+        where = osname if suite in osname else f"{osname} ({suite})"
+        holds.append(f"| {row}: {where} | " +
                      " | ".join(pkg.get(p, "?") + (f" ({gfx} kernels)" if p == "rocBLAS" and gfx
                                                   else "") for p in PKGS) + " |")
         marks = []
@@ -68,7 +71,7 @@ def main():
             lat.append(f"| {label} | {m['tool-lv2'].group(2)} | {m['tool-lv2'].group(1)} | "
                        f"{m['tool-lv3'].group(1)} |")
     print()
-    print(f"Produced {date} by `meson test -C build rocm-5.2 rocm-6.1 rocm-6.4 rocm-7.2` "
+    print(f"Produced {date} by `meson test -C build {' '.join(ran)}` "
           "(each row's details: build/tests/<row>/cells.txt; every figure a model figure).")
     if notes:
         print()
