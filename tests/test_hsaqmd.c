@@ -942,6 +942,144 @@ static void test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_m
 	t_client_stop(&lo);
 }
 
+/* Lines of @path containing @needle; the first one into @first. */
+static int log_lines(const char *path, const char *needle, char *first, size_t len)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (first && len)
+		first[0] = '\0';
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, needle))
+			continue;
+		if (!n++ && first)
+			snprintf(first, len, "%s", line);
+	}
+	fclose(f);
+	return n;
+}
+
+/* The "stalled" value of queue q@qid in a `list --json` text: 1 true, 0 false, -1 absent. */
+static int queue_stalled(const char *json, unsigned int qid)
+{
+	char key[32];
+	const char *q, *end, *v;
+
+	snprintf(key, sizeof(key), "\"queue\": \"q%u\"", qid);
+	q = strstr(json, key);
+	end = q ? strchr(q, '}') : NULL;
+	v = q ? strstr(q, "\"stalled\": ") : NULL;
+	if (!v || v > end)
+		return -1;
+	return !strncmp(v + 11, "true", 4);
+}
+
+/* Bumps the raw client's progress word for @ms, every 20 ms: a holder whose work moves. */
+static void raw_progress_for(struct raw_client *rc, int ms)
+{
+	for (int i = 0; i < ms / 20; i++) {
+		/* The daemon only compares the word with its last reading: no order needed. */
+		__atomic_fetch_add(&rc->shm->slot[0].progress, 1u, __ATOMIC_RELAXED);
+		usleep(20000);
+	}
+}
+
+/*
+ * Issue 24 item 4: the progress rule is about holders. A low process held by a busy high one
+ * makes no progress by design: it is never stalled, counted or named, however long the
+ * hold. When the high one stops moving it is the one found stalled, counted and named (with
+ * whom it held), and the low one is released; when it moves again it holds again and its
+ * stalled flag clears. The high one is a raw client whose progress word this test moves.
+ */
+static void test_only_a_holder_without_progress_is_stalled_never_the_held(void)
+{
+	static const unsigned int gpu[] = { 17001 };
+	struct raw_client hi = { .fd = -1, .kick = -1, .shm = MAP_FAILED };
+	struct t_daemon saved = dmn;
+	struct t_client lo;
+	char line[1024], out[8192], name[64];
+	unsigned int lo_qid = 0;
+	pid_t lo_pid;
+	int fd;
+
+	/* A daemon of its own: a small hold_progress_ms, its stderr in a file, its counters. */
+	CU_ASSERT_FATAL(t_daemon_init(&dmn) == 0);
+	snprintf(dmn.config, sizeof(dmn.config), "%s/hsaqmd.conf", dmn.dir);
+	fd = open(dmn.config, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "hold_progress_ms = 500\n", 23) == 23);
+	close(fd);
+	snprintf(dmn.log, sizeof(dmn.log), "%s/hsaqmd.log", dmn.dir);
+	dmn.uid = T_SAME_UID;
+	CU_ASSERT_FATAL(t_daemon_start_as(&dmn) == 0);
+
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 0) == 0);
+	lo_pid = lo.pid;
+	t_client_send(&lo, "add %u", gpu[0]);
+	CU_ASSERT_FATAL(t_client_expect(&lo, "added 0", WAIT_MS, line, sizeof(line)) == 0);
+	CU_ASSERT_FATAL(sscanf(line, "added 0 qid=%u", &lo_qid) == 1);
+	t_client_send(&lo, "ready 0");
+	CU_ASSERT_FATAL(raw_client_open(&hi, gpu[0], 10) == 0);
+	hsaqm_store_release(&hi.shm->slot[0].state, 1u); /* the daemon's scan acquires it */
+	raw_client_kick(&hi);
+	CU_ASSERT_FATAL(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+
+	/* (1) Held four times hold_progress_ms by a holder that moves: nothing is stalled. */
+	raw_progress_for(&hi, 2000);
+	CU_ASSERT_FALSE(t_client_sees(&lo, "ev resume 0", 0));
+	t_client_send(&lo, "held 0");
+	CU_ASSERT(t_client_expect(&lo, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
+		  !strcmp(line, "held 0 1"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(queue_stalled(out, lo_qid), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 0);
+
+	/* (2) The holder's word freezes (as a SIGSTOPped process's): the low one runs. */
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", 3000 + WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(queue_stalled(out, lo_qid), 0);
+	/* The other queue, the holder's, is the one stalled. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 1);
+
+	/* (3) It moves again: it holds again, and nothing is stalled any more. */
+	__atomic_fetch_add(&hi.shm->slot[0].progress, 1u, __ATOMIC_RELAXED);
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 1);
+
+	hsaqm_store_release(&hi.shm->slot[0].state, 0u); /* the daemon's scan acquires it */
+	raw_client_kick(&hi);
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	t_client_stop(&lo);
+	munmap(hi.shm, HSAQMD_SHM_SIZE);
+	close(hi.kick);
+	close(hi.fd);
+	t_daemon_stop(&dmn, SIGTERM);
+
+	/* One line, naming the holder (this process) and whom it held: the low one. */
+	CU_ASSERT_EQUAL(log_lines(dmn.log, "made no progress", line, sizeof(line)), 1);
+	printf("\n    %s", line);
+	snprintf(name, sizeof(name), "hsaqmd: pid %d (", (int)getpid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, name));
+	snprintf(name, sizeof(name), "holding 1 queue of pid %d:", (int)lo_pid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, name));
+	snprintf(name, sizeof(name), "pid %d (", (int)lo_pid);
+	CU_ASSERT_EQUAL(log_lines(dmn.log, name, NULL, 0), 0);
+	unlink(dmn.log);
+	t_daemon_fini(&dmn);
+	dmn = saved;
+}
+
 /* hsaqmd with @extra arguments (NULL-terminated, at most 6); its output in @out. */
 static int run_hsaqmd(char *out, size_t len, const char *a0, const char *a1, const char *a2,
 		      const char *a3)
@@ -1296,6 +1434,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_a_config_with_a_nul_byte_is_refused_at_its_line),
 	T_CASE(test_control_threads_run_sched_fifo_where_permitted),
 	T_CASE(test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_ms),
+	T_CASE(test_only_a_holder_without_progress_is_stalled_never_the_held),
 	T_CASE(test_clients_that_never_read_never_delay_a_preemption),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_on_the_hangup_and_reconnect),

@@ -237,10 +237,18 @@ static void queue_command(struct hsaqmd *d, struct dqueue *q, bool hold)
 	handoff_close(d, q);
 
 	q->cmd = seq << 1 | (hold ? HSAQMD_CMD_HOLD : 0);
-	if (hold && !q->hold)
+	if (hold && !q->hold) {
 		q->hold_since_ns = now_ns();
-	else if (!hold && q->hold)
+	} else if (!hold && q->hold) {
 		q->held_ns += now_ns() - q->hold_since_ns;
+		/* A held queue makes no progress by design: its clock starts at its release, so
+		 * it is not found stalled the moment it runs (docs/daemon.md "Liveness"). A
+		 * stalled one keeps its word: a move while it was held still clears it. */
+		if (!q->stalled) {
+			q->progress = HSAQM_READ_ONCE(cl->shm->slot[q->slot].progress);
+			q->progress_ns = now_ns();
+		}
+	}
 	q->hold = hold;
 	if (hold)
 		q->preemptions++;
@@ -1124,7 +1132,9 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 				.acked = hsaqm_load_acquire(&t->shm->slot[s].ack) == q->cmd,
 				.group = q->group, .share = q->share, .preemptions = q->preemptions,
 				.held_ns = q->held_ns + (q->hold ? now_ns() - q->hold_since_ns : 0),
-				.stalls = q->stalls, .stalled = q->stalled,
+				.stalls = q->stalls,
+				/* Only a holder is stalled (check_progress()). */
+				.stalled = q->stalled && !q->hold,
 			};
 
 			snprintf(lq.mech, sizeof(lq.mech), "%s",
@@ -1532,10 +1542,44 @@ static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 }
 
 /*
- * A hold is earned by progress (docs/daemon.md "Liveness"): a ready queue whose progress word
- * (a doorbell, a completion) has not moved for hold_progress_ms is treated as idle, so the
- * processes it held run again; it holds again as soon as it moves. One line a second at most
- * says so whatever the log level: someone's offline job was being held by a stopped process.
+ * Whom @q holds: the ready queues of other processes on its device that are held while @q
+ * runs ready. The count of those queues; the distinct pids of their processes (at most
+ * @max of them) in @pids, their number in *@npids.
+ */
+static unsigned int holding(const struct dqueue *q, uint32_t *pids, unsigned int max,
+			    unsigned int *npids)
+{
+	const struct ddev *dev = q->dev;
+	unsigned int n = 0;
+
+	*npids = 0;
+	for (size_t i = 0; i < dev->n; i++) {
+		const struct dqueue *o = dev->q[i];
+		unsigned int k;
+
+		if (o->cl == q->cl || !o->hold || !o->active)
+			continue;
+		n++;
+		for (k = 0; k < *npids && k < max && pids[k] != o->cl->pid_ns; k++)
+			;
+		if (k == *npids) {
+			if (k < max)
+				pids[k] = o->cl->pid_ns;
+			(*npids)++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A hold is earned by progress (docs/daemon.md "Liveness"): a queue that is ready, not held
+ * itself, and holding other processes' ready queues, whose progress word (a doorbell, a
+ * completion) has not moved for hold_progress_ms, is stalled: treated as idle, so the
+ * processes it held run again; it holds again as soon as it moves. Only such a holder is
+ * counted and named: a held queue makes no progress by design (its clock restarts at its
+ * release), and a ready queue that holds nobody costs nobody anything. One line a second at
+ * most says so whatever the log level: someone's job was being held by a process that does
+ * not move.
  */
 static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 {
@@ -1543,7 +1587,10 @@ static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 
 	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
 		struct dqueue *q = cl->slot[s];
-		uint32_t p;
+		uint32_t p, pids[4];
+		unsigned int nheld, npids;
+		char who[96];
+		int off = 0;
 
 		if (!q || !q->active)
 			continue;
@@ -1555,19 +1602,30 @@ static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 				q->stalled = false;
 				q->dev->dirty = true;
 			}
-		} else if (!q->stalled && now - q->progress_ns > limit) {
-			q->stalled = true;
-			q->stalls++;
-			q->dev->dirty = true;
-			d->st.stalls++;
-			if (now - d->notice_ns > 1000000000ull) {
-				d->notice_ns = now;
-				hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready "
-						 "but made no progress for %u ms: it holds nobody until "
-						 "it does", cl->pid_ns, cl->uid, cl->comm, q->qid,
-						 d->cfg.hold_progress_ms);
-			}
+			continue;
 		}
+		if (q->hold || q->stalled || now - q->progress_ns <= limit)
+			continue;
+		nheld = holding(q, pids, 4, &npids);
+		if (!nheld)
+			continue;
+		q->stalled = true;
+		q->stalls++;
+		q->dev->dirty = true;
+		d->st.stalls++;
+		if (now - d->notice_ns <= 1000000000ull)
+			continue;
+		d->notice_ns = now;
+		for (unsigned int k = 0; k < npids && k < 4; k++)
+			off += snprintf(who + off, sizeof(who) - (size_t)off, "%s%u", k ? ", " : "",
+					pids[k]);
+		if (npids > 4)
+			snprintf(who + off, sizeof(who) - (size_t)off, " and %u more", npids - 4);
+		hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready but made no "
+				 "progress for %llu ms while holding %u queue%s of %s %s: it holds "
+				 "nobody until it moves", cl->pid_ns, cl->uid, cl->comm, q->qid,
+				 (unsigned long long)((now - q->progress_ns) / 1000000ull), nheld,
+				 nheld == 1 ? "" : "s", npids == 1 ? "pid" : "pids", who);
 	}
 }
 
