@@ -18,12 +18,14 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon_internal.h"
 #include "hsaqm/barrier.h"
+#include "path_internal.h"
 #include "policy_internal.h"
 #include "policy_text_internal.h"
 #include "proto_internal.h"
@@ -1412,6 +1414,138 @@ static void test_no_daemon_is_quiet_enoent(void)
 	t_daemon_fini(&none);
 }
 
+/* Occurrences of @needle in @text. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * t-dclient with @var=@value in its environment (NULL: neither set), its socket @sock (NULL:
+ * its own search), stdin empty (it opens, then leaves); its output in @out.
+ */
+static void dclient_with_env(const char *var, const char *value, const char *sock, char *out,
+			     size_t len)
+{
+	const char *argv[] = { "/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/null", t_bins.dclient,
+			       sock ? "--socket" : NULL, sock, NULL };
+
+	if (var)
+		setenv(var, value, 1);
+	t_exec(T_SAME_UID, false, 10000, out, len, argv);
+	if (var)
+		unsetenv(var);
+}
+
+/*
+ * Issue 25 item 7.1: HSAQM_DAEMON and HSAQM_REALTIME say a bad value as every other variable
+ * does: once, naming the variable, the value and why, and the default stands. A value that
+ * is right (off, a socket, a path with nothing there yet, a priority) is quiet.
+ */
+static void test_a_bad_hsaqm_daemon_or_realtime_is_said_once_and_the_default_stands(void)
+{
+	char out[4096], path[192], expect[256];
+	const char *ctl[] = { t_bins.hsaqmctl, "list", NULL };
+
+	dclient_with_env("HSAQM_DAEMON", "/etc/passwd", NULL, out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "HSAQM_DAEMON=\"/etc/passwd\" is not valid (a file, "
+				       "not a socket;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "using the default, /"));
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_DAEMON"), 1);
+	dclient_with_env("HSAQM_DAEMON", "hsaqmd.sock", NULL, out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "HSAQM_DAEMON=\"hsaqmd.sock\" is not valid (not an "
+				       "absolute path;"));
+	dclient_with_env("HSAQM_DAEMON", dmn.dir, NULL, out, sizeof(out));
+	snprintf(expect, sizeof(expect), "HSAQM_DAEMON=\"%s\" is not valid (a directory, not a "
+		 "socket;", dmn.dir);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	/* hsaqmctl searches the same way and says the same. */
+	setenv("HSAQM_DAEMON", "/etc/passwd", 1);
+	t_exec(T_SAME_UID, false, 10000, out, sizeof(out), ctl);
+	unsetenv("HSAQM_DAEMON");
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_DAEMON=\"/etc/passwd\" is not valid"), 1);
+
+	/* Right values: quiet. Off means never; nothing there yet is no daemon; a socket is. */
+	dclient_with_env("HSAQM_DAEMON", "off", NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	snprintf(path, sizeof(path), "%s/later.sock", dmn.dir);
+	dclient_with_env("HSAQM_DAEMON", path, NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	dclient_with_env("HSAQM_DAEMON", dmn.sock, NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open ok granted=0\n");
+
+	/* HSAQM_REALTIME: auto, on, off or 1..99 (docs/environment.md); 100 is none of them. */
+	dclient_with_env("HSAQM_REALTIME", "100", path, out, sizeof(out));
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_REALTIME=\"100\" is not valid (auto, on, off or "
+				      "1..99): using auto"), 1);
+	CU_ASSERT_EQUAL(count_of(out, "\n"), 2);
+	dclient_with_env("HSAQM_REALTIME", "50", path, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	dclient_with_env("HSAQM_REALTIME", "off", path, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+}
+
+/* hsaqm_sock_dir_check()'s reason for @dir at @mode (checked as @owner): in @why. */
+static int dir_reason(const char *dir, mode_t mode, uid_t owner, char *why, size_t len)
+{
+	char sock[256];
+
+	snprintf(sock, sizeof(sock), "%s/hsaqmd.sock", dir);
+	if (chmod(dir, mode) < 0)
+		return -errno;
+	return hsaqm_sock_dir_check(sock, owner, why, len);
+}
+
+/*
+ * Issue 25 item 7.2: a socket directory is refused with its own reason, naming it: owned by
+ * another uid, or writable by its group, by others, or by both; never one reason for all.
+ */
+static void test_a_refused_socket_directory_is_said_with_its_own_reason(void)
+{
+	char dir[160], why[512], expect[512], sock[192], out[2048];
+	const char *argv[] = { t_bins.hsaqmd, "--socket", sock, NULL };
+	uid_t me = geteuid();
+
+	snprintf(dir, sizeof(dir), "%s/sockdir", dmn.dir);
+	CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0755, me, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0775, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by its group (mode 0775)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0757, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by others (mode 0757)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0777, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by its group and others (mode 0777)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	/* Another user's: as root, a directory of uid 1234; else ours, checked for uid + 1. */
+	if (me == 0) {
+		CU_ASSERT_FATAL(chown(dir, 1234, 1234) == 0);
+		CU_ASSERT_EQUAL(dir_reason(dir, 0755, 0, why, sizeof(why)), -EPERM);
+		snprintf(expect, sizeof(expect), "%s is owned by uid 1234, not by root", dir);
+	} else {
+		CU_ASSERT_EQUAL(dir_reason(dir, 0755, me + 1, why, sizeof(why)), -EPERM);
+		snprintf(expect, sizeof(expect), "%s is owned by uid %u, not by uid %u or root", dir,
+			 (unsigned int)me, (unsigned int)me + 1);
+	}
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	/* The daemon says the same. */
+	snprintf(sock, sizeof(sock), "%s/hsaqmd.sock", dir);
+	CU_ASSERT_EQUAL(chown(dir, me, getegid()), 0);
+	CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
+	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 10000, out, sizeof(out), argv), 1);
+	snprintf(expect, sizeof(expect), "hsaqmd: refusing the socket %s: %s is "
+		 "writable by its group and others (mode 0777)", sock, dir);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	CU_ASSERT_EQUAL(count_of(out, "\n"), 1);
+	CU_ASSERT_EQUAL(access(sock, F_OK), -1);
+	rmdir(dir);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_registry_lists_processes_and_queues),
 	T_CASE(test_hpf_across_processes_preempts_lower_and_resumes),
@@ -1435,6 +1569,8 @@ static const struct t_case cases[] = {
 	T_CASE(test_control_threads_run_sched_fifo_where_permitted),
 	T_CASE(test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_ms),
 	T_CASE(test_only_a_holder_without_progress_is_stalled_never_the_held),
+	T_CASE(test_a_bad_hsaqm_daemon_or_realtime_is_said_once_and_the_default_stands),
+	T_CASE(test_a_refused_socket_directory_is_said_with_its_own_reason),
 	T_CASE(test_clients_that_never_read_never_delay_a_preemption),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_on_the_hangup_and_reconnect),
