@@ -1533,17 +1533,49 @@ static void test_a_refused_socket_directory_is_said_with_its_own_reason(void)
 			 (unsigned int)me, (unsigned int)me + 1);
 	}
 	CU_ASSERT_STRING_EQUAL(why, expect);
-	/* The daemon says the same. */
+	/* The daemon says the same, naming where the path came from. */
 	snprintf(sock, sizeof(sock), "%s/hsaqmd.sock", dir);
 	CU_ASSERT_EQUAL(chown(dir, me, getegid()), 0);
 	CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
 	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 10000, out, sizeof(out), argv), 1);
-	snprintf(expect, sizeof(expect), "hsaqmd: refusing the socket %s: %s is "
+	snprintf(expect, sizeof(expect), "hsaqmd: refusing the socket %s, from --socket: %s is "
 		 "writable by its group and others (mode 0777)", sock, dir);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
 	CU_ASSERT_EQUAL(count_of(out, "\n"), 1);
 	CU_ASSERT_EQUAL(access(sock, F_OK), -1);
 	rmdir(dir);
+}
+
+/*
+ * Issue 25 item 7.3: a socket path that is a file is refused with advice naming where the
+ * path came from: the configuration's line (not --socket) or --socket.
+ */
+static void test_a_socket_refusal_names_where_the_path_came_from(void)
+{
+	char conf[160], file[160], out[2048], expect[512], text[256];
+	int fd, n;
+
+	snprintf(file, sizeof(file), "%s/notes.txt", dmn.dir);
+	snprintf(conf, sizeof(conf), "%s/from.conf", dmn.dir);
+	fd = open(file, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	n = snprintf(text, sizeof(text), "# the socket\nsocket = %s\n", file);
+	fd = open(conf, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, text, (size_t)n) == n);
+	close(fd);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, NULL, NULL), 1);
+	snprintf(expect, sizeof(expect), "is a file, not a socket: refusing to replace it (the "
+		 "path is %s:2 (socket =): make it the path of the socket itself)", conf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	CU_ASSERT_PTR_NULL(strstr(out, "--socket"));
+	/* --socket wins over the file, and the advice says so. */
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, "--socket", file), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "(give --socket the path of the socket itself)"));
+	CU_ASSERT_PTR_NULL(strstr(out, "socket ="));
+	unlink(conf);
+	unlink(file);
 }
 
 static const struct t_case cases[] = {
@@ -1571,6 +1603,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_only_a_holder_without_progress_is_stalled_never_the_held),
 	T_CASE(test_a_bad_hsaqm_daemon_or_realtime_is_said_once_and_the_default_stands),
 	T_CASE(test_a_refused_socket_directory_is_said_with_its_own_reason),
+	T_CASE(test_a_socket_refusal_names_where_the_path_came_from),
 	T_CASE(test_clients_that_never_read_never_delay_a_preemption),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_on_the_hangup_and_reconnect),

@@ -1678,7 +1678,7 @@ static void free_zombies(struct hsaqmd *d)
 /* ---- setting up ---------------------------------------------------------------------- */
 
 /* The socket's directory: made when missing (one level), then checked like ssh-agent's. */
-static int socket_dir(const char *path)
+static int socket_dir(const struct hsaqmd *d, const char *path)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], why[PATH_MAX + 96];
 	char *slash;
@@ -1698,8 +1698,10 @@ static int socket_dir(const char *path)
 	}
 	rc = hsaqm_sock_dir_check(path, geteuid(), why, sizeof(why));
 	if (rc == -EPERM)
-		fprintf(stderr, "hsaqmd: refusing the socket %s: %s (another user could replace the "
-			"socket with their own daemon)\n", path, why);
+		fprintf(stderr, "hsaqmd: refusing the socket %s%s%s: %s (another user could replace "
+			"the socket with their own daemon)\n", path,
+			d->cfg.socket_from[0] ? ", from " : " (the default)",
+			d->cfg.socket_from, why);
 	else if (rc < 0)
 		fprintf(stderr, "hsaqmd: the directory of %s: %s\n", path, strerror(-rc));
 	return rc;
@@ -1710,19 +1712,29 @@ static int socket_dir(const char *path)
  * which is removed. Anything else stays where it is and the daemon refuses: a file at the
  * path is somebody's data, a listening socket somebody's daemon.
  */
-static int socket_not_a_socket(const char *path)
+static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
 {
+	const char *from = d->cfg.socket_from;
+	char advice[400];
 	struct stat st;
 
 	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
 		return 0;
-	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (give --socket "
-		"the path of the socket itself)\n", path,
-		S_ISDIR(st.st_mode) ? "a directory" : "a file");
+	/* The advice names where the path came from: that is where it must change. */
+	if (!strcmp(from, "--socket"))
+		snprintf(advice, sizeof(advice), "give --socket the path of the socket itself");
+	else if (from[0])
+		snprintf(advice, sizeof(advice), "the path is %s: make it the path of the socket "
+			 "itself", from);
+	else
+		snprintf(advice, sizeof(advice), "the path is the default: move that away, or "
+			 "give --socket or socket = in the configuration another path");
+	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (%s)\n", path,
+		S_ISDIR(st.st_mode) ? "a directory" : "a file", advice);
 	return -EEXIST;
 }
 
-static int socket_clear(const char *path, const struct sockaddr_un *sa)
+static int socket_clear(const struct hsaqmd *d, const char *path, const struct sockaddr_un *sa)
 {
 	struct stat st;
 	int fd;
@@ -1733,7 +1745,7 @@ static int socket_clear(const char *path, const struct sockaddr_un *sa)
 		fprintf(stderr, "hsaqmd: %s: %s\n", path, strerror(errno));
 		return -EIO;
 	}
-	if (socket_not_a_socket(path))
+	if (socket_not_a_socket(d, path))
 		return -EEXIST;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -1767,8 +1779,8 @@ static int listen_socket(struct hsaqmd *d)
 	}
 	strcpy(sa.sun_path, d->path);
 	/* What is at the path first: a file or directory named by mistake is said as such. */
-	if ((rc = socket_not_a_socket(d->path)) < 0 || (rc = socket_dir(d->path)) < 0 ||
-	    (rc = socket_clear(d->path, &sa)) < 0)
+	if ((rc = socket_not_a_socket(d, d->path)) < 0 || (rc = socket_dir(d, d->path)) < 0 ||
+	    (rc = socket_clear(d, d->path, &sa)) < 0)
 		return rc;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
