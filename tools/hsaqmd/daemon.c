@@ -1543,8 +1543,8 @@ static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 
 /*
  * Whom @q holds: the ready queues of other processes on its device that are held while @q
- * runs ready. The count of those queues; the distinct pids of their processes (at most
- * @max of them) in @pids, their number in *@npids.
+ * runs ready. The count of those queues; the distinct pids of their processes (the first
+ * @max of them) in @pids; *@npids their number, max + 1 meaning "more than max".
  */
 static unsigned int holding(const struct dqueue *q, uint32_t *pids, unsigned int max,
 			    unsigned int *npids)
@@ -1620,7 +1620,7 @@ static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 			off += snprintf(who + off, sizeof(who) - (size_t)off, "%s%u", k ? ", " : "",
 					pids[k]);
 		if (npids > 4)
-			snprintf(who + off, sizeof(who) - (size_t)off, " and %u more", npids - 4);
+			snprintf(who + off, sizeof(who) - (size_t)off, " and others");
 		hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready but made no "
 				 "progress for %llu ms while holding %u queue%s of %s %s: it holds "
 				 "nobody until it moves", cl->pid_ns, cl->uid, cl->comm, q->qid,
