@@ -196,7 +196,7 @@ struct hsaqmd_list_queue {
 	uint64_t preemptions; /* commands to hold sent */
 	uint64_t held_ns;     /* time spent commanded to hold, the current hold included */
 	uint64_t stalls;      /* times its hold on others was released for want of progress */
-	uint32_t stalled;     /* 1 while it is ready without progress (it holds nobody) */
+	uint32_t stalled;     /* 1 while, not held itself, it lost its hold for want of progress */
 	uint32_t pad;
 	char mech[HSAQMD_MECH_LEN];
 };

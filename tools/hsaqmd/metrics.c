@@ -274,7 +274,8 @@ static void queues(FILE *f, struct hsaqmd *d, const struct dclient *req)
 		fprintf(f, "} %d\n", hsaqmd_queue_priority(q));
 	}
 	family(f, "hsaqmd_queue_state", "gauge",
-	       "A queue's state: 1 for the one it is in (stalled: ready without progress).");
+	       "A queue's state: 1 for the one it is in (stalled: a holder without progress, "
+	       "holding nobody).");
 	EACH_QUEUE(q)
 	{
 		int st = q->hold ? 2 : q->stalled ? 3 : q->active ? 1 : 0;
