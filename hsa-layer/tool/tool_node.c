@@ -623,12 +623,15 @@ int tool_node_start(const struct tool_node_host *host, int priority)
 		static int said;
 
 		pthread_mutex_unlock(&n.lock);
-		/* A socket in a directory others could write: the user must hear why the node's
-		 * priorities do not hold for this process (the client logged which directory). */
+		/*
+		 * A socket in a directory another user owns or could write: the user must hear
+		 * why the node's priorities do not hold for this process; the client library
+		 * logged which directory and which of the two (daemon-client/path.c).
+		 */
 		if (rc == -EPERM)
-			hsaqm_log_notice(&said, "hsaqmd: the daemon's socket is in a directory another "
-					 "user can write to: not connecting, scheduling in-process "
-					 "only (HSAQM_LOG=warn says which)");
+			hsaqm_log_notice(&said, "hsaqmd: not connecting: the daemon's socket is in a "
+					 "directory another user owns or can write to; scheduling "
+					 "in-process only (HSAQM_LOG=warn names the directory and why)");
 		else if (rc != -ENOENT)
 			hsaqm_log_warn("hsaqmd: cannot connect (%s): scheduling in-process only",
 				       strerror(-rc));
