@@ -990,6 +990,15 @@ int hsaqm_dclient_queue_progress(struct hsaqm_dclient_queue *q)
 	return 0;
 }
 
+int hsaqm_dclient_queue_dep_stalls(struct hsaqm_dclient_queue *q, uint32_t stalls)
+{
+	if (!q)
+		return -EINVAL;
+	/* Relaxed: a figure the daemon only shows; no other word rides on it. */
+	HSAQM_WRITE_ONCE(q->c->shm->dep_stalls[q->slot], stalls);
+	return 0;
+}
+
 int hsaqm_dclient_thread_realtime(struct hsaqm_dclient *c)
 {
 	int v;

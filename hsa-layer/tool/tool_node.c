@@ -323,9 +323,11 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 		 */
 		struct hsaqm_xq_deps deps;
 
-		if (ok && info.state != HSAQM_XQ_IDLE && hsaqm_xq_get_deps(tq->xq, &deps) == 0 &&
-		    deps.stalled)
-			info.state = HSAQM_XQ_IDLE;
+		if (ok && hsaqm_xq_get_deps(tq->xq, &deps) == 0) {
+			hsaqm_dclient_queue_dep_stalls(nq->dq, (uint32_t)deps.stalls);
+			if (deps.stalled)
+				info.state = HSAQM_XQ_IDLE;
+		}
 		if (ok && info.state == HSAQM_XQ_IDLE) {
 			hsaqm_dclient_queue_mark(nq->dq, false);
 			/* A count the watch thread reads; mark_lock orders the queue's own mark. */

@@ -31,6 +31,11 @@ sleep 0.3
   >"$tmp/high.out" 2>"$tmp/high.err" &
 hp=$!; pids="$pids $hp"
 wait $lp; lst=$?
+# The high process still waits (its host sets the value only once the file is there): what
+# the node shows of its stall now.
+"$ctl" --socket "$tmp/d.sock" list --json >"$tmp/list.json" 2>&1
+"$ctl" --socket "$tmp/d.sock" list >"$tmp/list.txt" 2>&1
+"$ctl" --socket "$tmp/d.sock" metrics >"$tmp/metrics.txt" 2>&1
 touch "$tmp/low.done"
 wait $hp; hst=$?
 "$ctl" --socket "$tmp/d.sock" stats --json >"$tmp/stats.json" 2>&1
@@ -45,8 +50,10 @@ check "the high queue's wait was seen (dep_waits ${waits:-?}) and bounded (dep_s
   "[ '${waits:-0}' -ge 1 ] && [ '${stalls:-0}' -ge 1 ]"
 dstalls=$(sed -n 's/.*"stalls": *\([0-9]*\).*/\1/p' "$tmp/stats.json" | head -1)
 check "the daemon's liveness rule did not have to act (stalls ${dstalls:-?})" "[ '${dstalls:-x}' = 0 ]"
+check "hsaqmctl list shows the high queue's stall (dep_stalls 1)" "grep -q '\"dep_stalls\": 1' '$tmp/list.json' && grep -q 'dep-stalls 1' '$tmp/list.txt'"
+check "the metrics count it" "grep -q '^hsaqmd_queue_dep_stalls_total{.*} 1\$' '$tmp/metrics.txt'"
 check "the tool said the stall once" "[ \$(grep -c 'no longer holds lower queues' '$tmp/high.err') -eq 1 ]"
 if [ $fail -ne 0 ]; then
-  for f in high.out high.err low.out low.err hsaqmd.out stats.json; do echo "--- $f"; tail -n 15 "$tmp/$f"; done
+  for f in high.out high.err low.out low.err hsaqmd.out stats.json list.txt; do echo "--- $f"; tail -n 15 "$tmp/$f"; done
 fi
 exit $fail

@@ -1135,6 +1135,8 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 				.stalls = q->stalls,
 				/* Only a holder is stalled (check_progress()). */
 				.stalled = q->stalled && !q->hold,
+				/* Relaxed: the client's figure, shown as it is. */
+				.dep_stalls = HSAQM_READ_ONCE(t->shm->dep_stalls[s]),
 			};
 
 			snprintf(lq.mech, sizeof(lq.mech), "%s",

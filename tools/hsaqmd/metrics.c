@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hsaqm/barrier.h"
 #include "hsaqm/hsaqm.h"
 #include "policy_text_internal.h"
 #include "registry_internal.h"
@@ -309,6 +310,15 @@ static void queues(FILE *f, struct hsaqmd *d, const struct dclient *req)
 		fprintf(f, "hsaqmd_queue_stalls_total{");
 		queue_labels(f, q);
 		fprintf(f, "} %llu\n", (unsigned long long)q->stalls);
+	}
+	family(f, "hsaqmd_queue_dep_stalls_total", "counter",
+	       "Times the queue's head waited past its process's dependency bound (the client's count).");
+	EACH_QUEUE(q)
+	{
+		fprintf(f, "hsaqmd_queue_dep_stalls_total{");
+		queue_labels(f, q);
+		/* Relaxed: the client's figure, shown as it is. */
+		fprintf(f, "} %u\n", HSAQM_READ_ONCE(q->cl->shm->dep_stalls[q->slot]));
 	}
 	family(f, "hsaqmd_queue_handoff_seconds", "histogram",
 	       "The queue's timed holds: another process's ready store to this queue's ack.");
