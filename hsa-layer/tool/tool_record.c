@@ -62,8 +62,13 @@ struct rec_queue {
 	uint64_t rec_end;            /* under the proxy's db_lock: the next packet to record */
 	uint64_t head;               /* written under db_lock; the writer reads it (acquire) */
 	uint64_t tail;               /* the writer's; producers read it (acquire) */
-	uint64_t lost;               /* atomic: packets not recorded */
-	uint64_t lost_said;          /* the writer's: lost already written as LOST records */
+	/*
+	 * Under db_lock (the writer reads them once producers stopped): packets not recorded,
+	 * and how many of them a LOST record in the ring says already. The producer writes the
+	 * LOST record before its next record, so the file has them in the order they happened.
+	 */
+	uint64_t lost;
+	uint64_t lost_said;
 	struct hsaqm_rec_record ring[REC_RING];
 };
 
@@ -180,8 +185,11 @@ static void block_add(const struct hsaqm_rec_record *r)
 		block_emit();
 }
 
-/* rec.lock held. Everything the rings hold to the file; drained queues that are gone freed. */
-static void flush_locked(void)
+/*
+ * rec.lock held. Everything the rings hold to the file; drained queues that are gone freed.
+ * @last: producers have stopped: losses no later record would report are written too.
+ */
+static void flush_locked(bool last)
 {
 	struct rec_queue **pp = &rec.queues;
 
@@ -194,18 +202,17 @@ static void flush_locked(void)
 		bool gone = hsaqm_load_acquire(&rq->gone) != 0;
 		/* Acquire: pairs with the producer's release of head: the records below are whole. */
 		uint64_t head = hsaqm_load_acquire(&rq->head), tail = rq->tail;
-		uint64_t lost = HSAQM_READ_ONCE(rq->lost);
 
 		for (; tail != head; tail++)
 			if (!rec.stopped)
 				block_add(&rq->ring[tail & (REC_RING - 1)]);
-		if (lost != rq->lost_said && !rec.stopped) {
+		if (last && HSAQM_READ_ONCE(rq->lost) != HSAQM_READ_ONCE(rq->lost_said) &&
+		    !rec.stopped) {
 			struct hsaqm_rec_record r;
 
 			rec_queue_fill(rq, &r, HSAQM_REC_LOST, hsaqm_mono_ns());
-			r.aux = (uint32_t)(lost - rq->lost_said);
+			r.aux = (uint32_t)(rq->lost - rq->lost_said);
 			block_add(&r);
-			rq->lost_said = lost;
 		}
 		/* Release: the producer may reuse these slots only after they were copied. */
 		hsaqm_store_release(&rq->tail, tail);
@@ -233,7 +240,7 @@ static void *writer_main(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
-		flush_locked();
+		flush_locked(false);
 	}
 	pthread_mutex_unlock(&rec.lock);
 	return NULL;
@@ -416,7 +423,7 @@ void tool_record_close(void)
 	pthread_mutex_lock(&rec.lock);
 	rec.running = false;
 	/* The last records (the writer's last drain may have come before them). */
-	flush_locked();
+	flush_locked(true);
 	while (rec.queues) {
 		struct rec_queue *rq = rec.queues;
 
@@ -500,13 +507,27 @@ void tool_record_queue_priority(struct hsaqm_hsa_proxy *p, int priority, int hsa
 	HSAQM_WRITE_ONCE(rq->hsa_prio, (uint32_t)hsa_prio);
 }
 
-/* db_lock held. Append @r's slot: NULL when the ring is full (the caller counts it lost). */
-static struct hsaqm_rec_record *ring_slot(struct rec_queue *rq, uint64_t head)
+/*
+ * db_lock held. The slot for the record at *@head, after a LOST record (at time @t) when
+ * packets were lost since the last one; *@head moves past the LOST record. NULL when the
+ * ring is full: the caller counts its packet lost.
+ */
+static struct hsaqm_rec_record *ring_slot(struct rec_queue *rq, uint64_t *head, uint64_t t)
 {
+	uint64_t pending = rq->lost - rq->lost_said;
+
 	/* Acquire: pairs with the writer's release of tail: the slots below it were copied. */
-	if (head - hsaqm_load_acquire(&rq->tail) >= REC_RING)
+	if (*head - hsaqm_load_acquire(&rq->tail) + (pending ? 2 : 1) > REC_RING)
 		return NULL;
-	return &rq->ring[head & (REC_RING - 1)];
+	if (pending) {
+		struct hsaqm_rec_record *r = &rq->ring[*head & (REC_RING - 1)];
+
+		rec_queue_fill(rq, r, HSAQM_REC_LOST, t);
+		r->aux = pending > UINT32_MAX ? UINT32_MAX : (uint32_t)pending;
+		HSAQM_WRITE_ONCE(rq->lost_said, rq->lost);
+		(*head)++;
+	}
+	return &rq->ring[*head & (REC_RING - 1)];
 }
 
 /* db_lock held: publish records up to @head; wake the writer when a quarter is waiting. */
@@ -535,11 +556,13 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
 	if (!rq)
 		return;
 	if (hsaqm_hsa_proxy_lock_live(p)) {
-		r = ring_slot(rq, rq->head);
+		uint64_t head = rq->head, t = hsaqm_mono_ns();
+
+		r = ring_slot(rq, &head, t);
 		if (r) {
-			rec_queue_fill(rq, r, HSAQM_REC_QUEUE_GONE, hsaqm_mono_ns());
+			rec_queue_fill(rq, r, HSAQM_REC_QUEUE_GONE, t);
 			r->index = rq->rec_end;
-			ring_publish(rq, rq->head + 1);
+			ring_publish(rq, head + 1);
 		}
 		pthread_mutex_unlock(&p->db_lock);
 	}
@@ -561,7 +584,7 @@ void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
 	i = rq->rec_end;
 	if (i < p->scan_end) {
 		/* Scanned without this pre-scan seeing them (see the top of the file). */
-		hsaqm_fetch_add(&rq->lost, p->scan_end - i);
+		HSAQM_WRITE_ONCE(rq->lost, rq->lost + (p->scan_end - i));
 		i = p->scan_end;
 	}
 	head = rq->head;
@@ -577,9 +600,9 @@ void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
 			break;
 		if (!t)
 			t = hsaqm_mono_ns(); /* one clock read per doorbell */
-		r = ring_slot(rq, head);
+		r = ring_slot(rq, &head, t);
 		if (!r) {
-			hsaqm_fetch_add(&rq->lost, 1);
+			HSAQM_WRITE_ONCE(rq->lost, rq->lost + 1);
 		} else {
 			r->t_ns = t;
 			r->index = i;
