@@ -61,11 +61,6 @@ static void shut_down(struct t_hsa *h, const char *const *env)
 	t_tool_close(h, env);
 }
 
-static const union hsaqm_aql_packet *body(const struct hsaqm_rec_record *r)
-{
-	return (const union hsaqm_aql_packet *)(const void *)r->body;
-}
-
 /* ---- A recording of known work ------------------------------------------------------------ */
 
 struct known {
@@ -202,7 +197,7 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_FATAL(k.id[0] && k.id[1] && k.id[2]);
 	for (size_t i = 0; i < f.nrecs; i++) {
 		const struct hsaqm_rec_record *r = &f.recs[i];
-		const union hsaqm_aql_packet *p = body(r);
+		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
 		int q = which(&k, r->queue);
 
 		CU_ASSERT(q >= 0);

@@ -90,7 +90,7 @@ static void dep(struct hsaqm_json *j, uint32_t pid, uint64_t signal)
 static void members(struct hsaqm_json *j, const struct item *it)
 {
 	const struct hsaqm_rec_record *r = it->r;
-	const union hsaqm_aql_packet *p = (const union hsaqm_aql_packet *)(const void *)r->body;
+	const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
 	uint32_t pid = it->f->hdr.pid;
 	const char *pk;
 
@@ -194,7 +194,7 @@ static void process_line(FILE *out, const struct hsaqm_record_file *f)
 
 static void note_producer(const struct item *it)
 {
-	const union hsaqm_aql_packet *p = (const union hsaqm_aql_packet *)(const void *)it->r->body;
+	const union hsaqm_aql_packet pkt = hsaqm_record_packet(it->r), *p = &pkt;
 	struct producer *s;
 
 	if (it->r->kind != HSAQM_REC_PACKET || !p->dispatch.completion_signal)
@@ -232,7 +232,7 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct hsaqm_rec_record *r = items[i].r;
-		const union hsaqm_aql_packet *p = (const union hsaqm_aql_packet *)(const void *)r->body;
+		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
 		char name[64];
 
 		if (r->kind == HSAQM_REC_QUEUE) {

@@ -127,7 +127,7 @@ const char *hsaqm_record_kind_name(uint16_t kind)
 
 const char *hsaqm_record_packet_kind(const struct hsaqm_rec_record *r)
 {
-	const union hsaqm_aql_packet *p = (const union hsaqm_aql_packet *)(const void *)r->body;
+	const union hsaqm_aql_packet pk = hsaqm_record_packet(r), *p = &pk;
 	uint32_t type = p->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
 
 	switch (type) {

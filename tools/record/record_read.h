@@ -10,7 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
+#include "hsaqm/aql.h"
 #include "record_format.h"
+
+/* A packet record's packet, copied out (an AQL packet is 64-byte aligned, a record's body not). */
+static inline union hsaqm_aql_packet hsaqm_record_packet(const struct hsaqm_rec_record *r)
+{
+	union hsaqm_aql_packet p;
+
+	memcpy(&p, r->body, sizeof(p));
+	return p;
+}
 
 struct hsaqm_record_file {
 	char path[4096];
