@@ -41,12 +41,14 @@
 #include "tool_internal.h"
 
 /*
- * Records a queue's ring holds between two drains (96 B each: 96 KiB per queue). At a
- * quarter full the writer is woken; a drain every 100 ms then keeps up with 2.5 million
- * packets a second per queue before a ring overflows. Assumption: enough (docs/replay.md).
+ * Records a queue's ring holds between two drains (96 B each: 384 KiB per queue). At an
+ * eighth full the writer is woken, so a ring overflows only when the writer thread waits
+ * for a CPU longer than 7/8 of a ring takes to fill: 9 ms at 400 000 packets a second on
+ * one queue (the benchmark's rate on the model). 1024 records lost most of the benchmark's
+ * packets on the loaded 2-core VM (docs/replay.md).
  */
-#define REC_RING 1024u
-#define REC_WAKE (REC_RING / 4)
+#define REC_RING 4096u
+#define REC_WAKE (REC_RING / 8)
 /* Queues are found by lib's id (from 1, never reused while the context lives), modulo this. */
 #define REC_TABLE 4096u
 #define REC_FLUSH_NS (100ull * 1000 * 1000)
