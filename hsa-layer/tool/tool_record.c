@@ -426,14 +426,22 @@ void tool_record_close(void)
 	rec.running = false;
 	/* The last records (the writer's last drain may have come before them). */
 	flush_locked(true);
+	for (unsigned int i = 0; i < REC_TABLE; i++)
+		HSAQM_WRITE_ONCE(rec.table[i], NULL);
 	while (rec.queues) {
 		struct rec_queue *rq = rec.queues;
 
 		rec.queues = rq->next;
+		/*
+		 * A doorbell of a live queue (another thread, at exit) finds its record under the
+		 * proxy's lock: once the lock was taken here, none holds this record any more, and
+		 * no later one finds it. A queue gone had its lock taken by remove(), and its proxy
+		 * may be freed: not touched.
+		 */
+		if (!hsaqm_load_acquire(&rq->gone) && hsaqm_hsa_proxy_lock_live(rq->proxy))
+			pthread_mutex_unlock(&rq->proxy->db_lock);
 		free(rq);
 	}
-	for (unsigned int i = 0; i < REC_TABLE; i++)
-		HSAQM_WRITE_ONCE(rec.table[i], NULL);
 	close(rec.fd);
 	rec.fd = -1;
 	pthread_cond_destroy(&rec.wake);
@@ -442,6 +450,7 @@ void tool_record_close(void)
 
 /* ---- Queues and doorbells ---------------------------------------------------------------- */
 
+/* @p's record, or NULL. Under @p's doorbell lock or rec.lock: close() frees behind both. */
 static struct rec_queue *lookup(const struct hsaqm_hsa_proxy *p)
 {
 	/* Acquire: pairs with queue_add's release: the record is whole. */
@@ -503,10 +512,14 @@ void tool_record_queue_priority(struct hsaqm_hsa_proxy *p, int priority, int hsa
 {
 	struct rec_queue *rq;
 
-	if (!HSAQM_READ_ONCE(tool_record_on) || !(rq = lookup(p)))
+	if (!HSAQM_READ_ONCE(tool_record_on) || !hsaqm_hsa_proxy_lock_live(p))
 		return;
-	HSAQM_WRITE_ONCE(rq->priority, (int32_t)priority);
-	HSAQM_WRITE_ONCE(rq->hsa_prio, (uint32_t)hsa_prio);
+	rq = lookup(p);
+	if (rq) {
+		HSAQM_WRITE_ONCE(rq->priority, (int32_t)priority);
+		HSAQM_WRITE_ONCE(rq->hsa_prio, (uint32_t)hsa_prio);
+	}
+	pthread_mutex_unlock(&p->db_lock);
 }
 
 /*
@@ -550,6 +563,7 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
 	struct rec_queue *rq;
 	struct hsaqm_rec_record *r;
 
+	/* rec.lock: close() cannot free the record meanwhile. */
 	pthread_mutex_lock(&rec.lock);
 	rq = rec.running ? lookup(p) : NULL;
 	if (rq)
@@ -557,6 +571,7 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
 	pthread_mutex_unlock(&rec.lock);
 	if (!rq)
 		return;
+	/* A doorbell that found it before the slot was cleared has finished once this is held. */
 	if (hsaqm_hsa_proxy_lock_live(p)) {
 		uint64_t head = rq->head, t = hsaqm_mono_ns();
 
@@ -574,13 +589,18 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
 
 void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
 {
-	struct rec_queue *rq = lookup(p);
+	struct rec_queue *rq;
 	uint64_t read, i, head, t = 0;
 	int32_t prio;
 	uint16_t hsa_prio;
 
-	if (!rq || !hsaqm_hsa_proxy_lock_live(p))
+	if (!hsaqm_hsa_proxy_lock_live(p))
 		return;
+	rq = lookup(p);
+	if (!rq) {
+		pthread_mutex_unlock(&p->db_lock);
+		return;
+	}
 	/* Acquire: as the scan's, pairs with release()'s store of the proxy's read index. */
 	read = hsaqm_load_acquire(&p->amd->read_dispatch_id);
 	i = rq->rec_end;
