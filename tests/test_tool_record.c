@@ -305,7 +305,7 @@ static void test_record_limit_stops_with_one_message_and_the_program_goes_on(voi
 	struct t_hsa h;
 	unsigned int batches = 0, after = 0, packets = 0;
 	uint64_t k, expect = 0;
-	bool limited = false;
+	bool limited = false, ordered = true;
 
 	path_in_dir(path, sizeof(path), "limit.rec");
 	snprintf(env_rec, sizeof(env_rec), "HSAQM_RECORD=%s", path);
@@ -361,8 +361,18 @@ static void test_record_limit_stops_with_one_message_and_the_program_goes_on(voi
 	CU_ASSERT_FATAL(f.nrecs > 0);
 	CU_ASSERT_EQUAL(f.recs[f.nrecs - 1].kind, HSAQM_REC_LIMIT);
 	CU_ASSERT_EQUAL(f.recs[f.nrecs - 1].aux, 1u);
-	for (size_t i = 0; i < f.nrecs; i++)
-		packets += f.recs[i].kind == HSAQM_REC_PACKET;
+	/* Each packet once, in order (the last block is cut to fit, never padded). */
+	for (size_t i = 0, next = 0; i < f.nrecs; i++) {
+		if (f.recs[i].kind == HSAQM_REC_LOST)
+			next += f.recs[i].aux;
+		if (f.recs[i].kind != HSAQM_REC_PACKET)
+			continue;
+		if (f.recs[i].index != next)
+			ordered = false;
+		next = f.recs[i].index + 1;
+		packets++;
+	}
+	CU_ASSERT(ordered);
 	CU_ASSERT(packets > 10000 && packets < expect);
 	hsaqm_record_file_free(&f);
 	unlink(path);
