@@ -331,6 +331,8 @@ static int reg_set_priority(void *arg, int priority)
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
 		hsaqm_xq_set_priority(q->xq, queue_priority(priority, q->hsa_prio));
 		spatial_apply(q, queue_priority(priority, q->hsa_prio));
+		tool_record_queue_priority(q->proxy, queue_priority(priority, q->hsa_prio),
+					   q->hsa_prio);
 	}
 	pthread_mutex_unlock(&g.lock);
 	/* Outside g.lock: a round trip to the daemon (when there is one). */
@@ -574,6 +576,9 @@ static hsaqm_hsa_status_t w_queue_create(struct hsaqm_hsa_agent agent, uint32_t 
 	spatial_apply(tq, queue_priority(g.priority, tq->hsa_prio));
 	if (HSAQM_READ_ONCE(g.suspended))
 		hsaqm_xq_suspend(tq->xq);
+	/* Recorded (HSAQM_RECORD) before the application has it, so from its first packet. */
+	tool_record_queue_add(p, device, name, queue_priority(g.priority, tq->hsa_prio),
+			      tq->hsa_prio);
 	pthread_mutex_unlock(&g.lock);
 	/* Registered (and held, when its process is held on that device: TC3) before the
 	 * application has the queue, so before its first packet. */
@@ -634,6 +639,7 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 	/* Out of the daemon's registry first: no callback acts on the queue being torn down. */
 	if (tq)
 		tool_node_queue_remove(tq);
+	tool_record_queue_remove(p);
 	/*
 	 * Outside g.lock: the drain waits for the hardware queue. lib lets go of everything held
 	 * or gated first (decision 4), so no gate stays closed and nothing is lost.
@@ -770,6 +776,8 @@ W_ADD(w_add_write_screlease, HSAQM_API_QUEUE_ADD_WRITE_INDEX_SCRELEASE)
 		if (__builtin_expect(p == NULL, 1))                                    \
 			NEXT(entry, hsaqm_hsa_signal_store_fn)(s, v);                  \
 		else {                                                                 \
+			/* The recorder reads what the scan is about to take. */       \
+			tool_record_doorbell(p);                                       \
 			/* Before: the daemon hears at once; after: lib's answer stands. */ \
 			tool_node_doorbell(p, false);                                  \
 			hsaqm_hsa_proxy_doorbell(p, v);                                \
@@ -862,6 +870,7 @@ static hsaqm_hsa_status_t w_set_priority(struct hsaqm_hsa_queue *queue,
 			if (g.priority != base)
 				hsaqm_xq_set_priority(q->xq, queue_priority(g.priority, prio));
 			spatial_apply(q, queue_priority(g.priority, prio));
+			tool_record_queue_priority(p, queue_priority(g.priority, prio), (int)prio);
 		}
 		pthread_mutex_unlock(&g.lock);
 		/* The daemon learns the queue's new adjustment (a round trip, no lock held). */
@@ -1004,6 +1013,7 @@ static void tool_atexit(void)
 {
 	/* lib's own exit path has let go of every queue already (it registered later). */
 	write_stats_file();
+	tool_record_close(); /* the last records, to the file */
 }
 
 static const char *env_get(const char *name)
@@ -1100,6 +1110,12 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 		return true;
 	}
 	g.rt_ok = true;
+	/*
+	 * HSAQM_RECORD: a recording is pass-through unless a level was asked for; one that
+	 * cannot be made leaves the process scheduled as without it.
+	 */
+	if (tool_record_open(&g.cfg, g.priority) && !g.cfg.level_asked)
+		g.cfg.level = HSAQM_TOOL_LEVEL_DEFAULT;
 	lv3_setup();
 	/* Before the runtime's first queue, or a ROCm 5.x process could never be suspended. */
 	if (g.cfg.level >= HSAQM_LEVEL_3)
@@ -1176,6 +1192,7 @@ TOOL_EXPORT void OnUnload(void)
 	}
 	tool_node_stop();
 	write_stats_file();
+	tool_record_close();
 	hsaqm_process_unregister(&reg_ops, NULL);
 	/* Wrappers still installed until ROCr resets the table pass everything through. */
 	hsaqm_store_release(&g.state, (uint32_t)TOOL_OFF);

@@ -166,6 +166,43 @@ static int parse_switch(const char *s, bool *on)
 	return -EINVAL;
 }
 
+/*
+ * HSAQM_RECORD and HSAQM_RECORD_MAX_MB (docs/replay.md, "Recording"). A bad value of either
+ * turns recording off (a recording the person did not ask for, or of a size they did not
+ * choose, is worse than none), said once. Recording is pass-through unless a level is asked
+ * for: it then does not change the timing it records.
+ */
+static void record_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
+{
+	const char *s = get("HSAQM_RECORD"), *m = get("HSAQM_RECORD_MAX_MB");
+	bool ok = true;
+	long long v;
+
+	cfg->record[0] = '\0';
+	cfg->record_max_mb = HSAQM_TOOL_RECORD_MAX_MB_DEFAULT;
+	if (m) {
+		if (hsaqm_parse_int(m, 10, 1, HSAQM_TOOL_RECORD_MAX_MB_MAX, &v) == 0) {
+			cfg->record_max_mb = (uint32_t)v;
+		} else {
+			refuse(cfg, "HSAQM_RECORD_MAX_MB", m, "an integer from 1 to 1048576 (MB)",
+			       s && *s ? "no recording" : "256");
+			ok = false;
+		}
+	}
+	if (!s)
+		return;
+	if (!*s || strlen(s) >= sizeof(cfg->record)) {
+		refuse(cfg, "HSAQM_RECORD", *s ? "(too long)" : "",
+		       "a file path shorter than 4096", "no recording");
+		return;
+	}
+	if (!ok)
+		return;
+	strcpy(cfg->record, s);
+	if (!cfg->level_asked)
+		cfg->level = HSAQM_LEVEL_NONE;
+}
+
 void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name))
 {
 	const char *s;
@@ -196,6 +233,7 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 	}
 
 	s = get("HSAQM_LEVEL");
+	cfg->level_asked = s != NULL;
 	if (s && hsaqm_tool_parse_level(s, &cfg->level))
 		refuse(cfg, "HSAQM_LEVEL", s, "none, lv1, lv2, lv3 or 0-3", "lv2");
 
@@ -281,4 +319,6 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 		       "off, or auto, static or dynamic with an optional :PERMILLE (1..999)",
 		       "off");
 	}
+
+	record_read(cfg, get);
 }

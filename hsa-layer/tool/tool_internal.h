@@ -53,6 +53,9 @@ struct hsaqm_tool_config {
 	bool gpu_profile_asked;
 	enum hsaqm_spatial spatial;    /* HSAQM_SPATIAL: off, auto, static, dynamic */
 	uint32_t spatial_reserve;      /* ... its reserve, permille */
+	bool level_asked;              /* HSAQM_LEVEL was given (valid or not) */
+	char record[4096];             /* HSAQM_RECORD ("" = not recording) */
+	uint32_t record_max_mb;        /* HSAQM_RECORD_MAX_MB */
 	unsigned int bad;              /* how many variables were refused (each said once) */
 };
 
@@ -68,6 +71,10 @@ int hsaqm_tool_parse_priority(const char *text, int *out);
 int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out);
 /* HSAQM_SPATIAL's syntax: off, or auto|static|dynamic[:PERMILLE] (1..999). 0 or -EINVAL. */
 int hsaqm_tool_parse_spatial(const char *text, enum hsaqm_spatial *mode, uint32_t *reserve);
+
+/* HSAQM_RECORD_MAX_MB: default and bounds (docs/replay.md, "Recording"). */
+#define HSAQM_TOOL_RECORD_MAX_MB_DEFAULT 256u
+#define HSAQM_TOOL_RECORD_MAX_MB_MAX (1024u * 1024u)
 
 /*
  * Spatial defaults: off (as before spatial existed: the model's W1 light runs worse with
@@ -145,6 +152,32 @@ char *tool_node_json(void);
 void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size);
 /* Whether a client is open (the status line says "node-wide scheduling via hsaqmd"). */
 bool tool_node_connected(void);
+
+/*
+ * The recorder (tool_record.c, docs/replay.md "Recording"): every packet each proxy's doorbell
+ * brings, appended to the queue's buffer under the proxy's doorbell lock (no syscall), written
+ * in checked blocks by a writer thread every 100 ms. All of it does nothing unless HSAQM_RECORD
+ * named a file that could be opened.
+ */
+/* OnLoad: open @cfg->record and write its header. 0, or -errno (said once; not recording). */
+int tool_record_open(const struct hsaqm_tool_config *cfg, int priority);
+/* A proxy queue was made (@name as the stats say); its packets are recorded from now on. */
+void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const char *name,
+			   int priority, int hsa_prio);
+/* The queue's xqueue priority or HIP priority changed: later packets carry it. */
+void tool_record_queue_priority(struct hsaqm_hsa_proxy *p, int priority, int hsa_prio);
+/* The queue is being destroyed: what it recorded is still written. */
+void tool_record_queue_remove(struct hsaqm_hsa_proxy *p);
+/* Flush, stop the writer, close (exit, OnUnload). Recording is off afterwards. */
+void tool_record_close(void);
+/* The doorbell of @p rang: record the packets its scan is about to read (before the scan). */
+extern uint32_t tool_record_on;
+void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p);
+static inline void tool_record_doorbell(struct hsaqm_hsa_proxy *p)
+{
+	if (__builtin_expect(HSAQM_READ_ONCE(tool_record_on) != 0, 0))
+		tool_record_doorbell_proxy(p);
+}
 
 /* tool.c: call @fn for every live queue under the tool's lock (the node registers them). */
 void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg);

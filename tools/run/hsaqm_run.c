@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: hsaqm-run [-p PRIORITY] [-l LEVEL] [--stats FILE] [--daemon SOCKET|off]\n"
-		"                 [--] COMMAND [ARG]...\n"
+		"                 [--record FILE] [--] COMMAND [ARG]...\n"
 		"Run COMMAND with hsaqm's HSA tool library: its GPU queues are scheduled by\n"
 		"priority with preemption. No change to the program, no LD_PRELOAD.\n"
 		"\n"
@@ -51,11 +51,14 @@ static void usage(FILE *f)
 		"      --daemon SOCKET      the hsaqmd socket that schedules across processes\n"
 		"                           (HSAQM_DAEMON; default: the user's, then the node's\n"
 		"                           daemon when one listens; off: this process alone)\n"
+		"      --record FILE        record every GPU packet of the process to FILE\n"
+		"                           (hsaqm-record-dump reads it); level none unless -l\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"Environment it sets: HSA_TOOLS_LIB (libhsaqm-tool.so, absolute path, after any tool\n"
 		"already named), HSA_TOOLS_ROCPROFILER_V1_TOOLS=1, HSAQM_PRIORITY, HSAQM_LEVEL,\n"
-		"HSAQM_STATS_FILE, HSAQM_DAEMON. Other HSAQM_* variables pass through (docs/tool.md).\n"
+		"HSAQM_STATS_FILE, HSAQM_DAEMON, HSAQM_RECORD. Other HSAQM_* variables pass through\n"
+		"(docs/tool.md).\n"
 		"Exit status: COMMAND's; 2 for a usage error; 126/127 when COMMAND cannot run.\n"
 		"\n"
 		"Without an AMD GPU, COMMAND can run on hsaqm's device model through the emulated\n"
@@ -159,11 +162,14 @@ int main(int argc, char **argv)
 		{ "level", required_argument, NULL, 'l' },
 		{ "stats", required_argument, NULL, 's' },
 		{ "daemon", required_argument, NULL, 'd' },
+		{ "record", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *priority = NULL, *level = NULL, *stats = NULL, *daemon_sock = NULL;
+	const char *record = NULL;
 	char tool[PATH_MAX], beside[PATH_MAX], esc[2 * PATH_MAX], stats_abs[PATH_MAX];
+	char record_abs[PATH_MAX];
 	const char *old;
 	char *list;
 	int c;
@@ -203,6 +209,9 @@ int main(int argc, char **argv)
 			}
 			daemon_sock = optarg;
 			break;
+		case 'r':
+			record = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -237,6 +246,15 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (record) {
+		int rc = absolute(record, record_abs, sizeof(record_abs));
+
+		if (rc) {
+			fprintf(stderr, "hsaqm-run: --record %s: %s\n", record, strerror(-rc));
+			return EXIT_USAGE;
+		}
+	}
+
 	escape(tool, esc, sizeof(esc));
 	old = getenv("HSA_TOOLS_LIB");
 	if (old && *old && !strstr(old, esc)) {
@@ -256,7 +274,9 @@ int main(int argc, char **argv)
 	    (priority && setenv("HSAQM_PRIORITY", priority, 1)) ||
 	    (level && setenv("HSAQM_LEVEL", level, 1)) ||
 	    (stats && setenv("HSAQM_STATS_FILE", stats_abs, 1)) ||
-	    (daemon_sock && setenv("HSAQM_DAEMON", daemon_sock, 1))) {
+	    (daemon_sock && setenv("HSAQM_DAEMON", daemon_sock, 1)) ||
+	    /* Pass-through unless a level is asked for (-l or HSAQM_LEVEL): the tool decides. */
+	    (record && setenv("HSAQM_RECORD", record_abs, 1))) {
 		perror("hsaqm-run: setenv");
 		return EXIT_NOEXEC;
 	}

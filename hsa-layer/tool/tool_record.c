@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool_record.c - the recorder (HSAQM_RECORD, hsaqm-run --record; docs/replay.md "Recording").
+ *
+ * What a doorbell costs while recording: the doorbell wrapper (tool.c) calls
+ * tool_record_doorbell() just before the scan; it takes the proxy's doorbell lock, reads the
+ * packets the scan is about to read (from where recording got to, up to the first INVALID
+ * header: the scan's own bounds), copies each into the queue's ring of fixed-size records,
+ * one clock read per doorbell, and lets go. No syscall, no allocation: a full ring counts the
+ * packets it could not hold (a LOST record says how many). A writer thread drains every
+ * queue's ring every 100 ms, or sooner when a ring is a quarter full, into blocks of records
+ * with a length and a CRC, one write() per block (record_format.h). A SIGKILL loses what the
+ * rings held since the last block; the file up to it reads whole.
+ *
+ * Why before the scan, and under the doorbell lock: proxy.c's scan reads each packet once and
+ * may release it to the hardware queue at once (lib at Lv0 does), after which the slot is
+ * given back to the application; packets at or past the scan's end cannot be released, so
+ * under the lock, before the scan, they are still there to be read. What this cannot see: a
+ * packet a second producer thread of the same queue publishes between this pre-scan and the
+ * scan (the scan then takes it and the next pre-scan finds it gone): counted as LOST, never
+ * silently missing. ROCclr rings each queue's doorbell under its queue lock, so HIP never
+ * does that. A hook inside the scan itself would close the window (docs/replay.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hsa_backend_internal.h"
+#include "hsaqm/aql.h"
+#include "hsaqm/barrier.h"
+#include "log_internal.h"
+#include "record_format.h"
+#include "time_internal.h"
+#include "tool_internal.h"
+
+/*
+ * Records a queue's ring holds between two drains (96 B each: 384 KiB per queue). At an
+ * eighth full the writer is woken, so a ring overflows only when the writer thread waits
+ * for a CPU longer than 7/8 of a ring takes to fill: 9 ms at 400 000 packets a second on
+ * one queue (the benchmark's rate on the model). 1024 records lost most of the benchmark's
+ * packets on the loaded 2-core VM (docs/replay.md).
+ */
+#define REC_RING 4096u
+#define REC_WAKE (REC_RING / 8)
+/* Queues are found by lib's id (from 1, never reused while the context lives), modulo this. */
+#define REC_TABLE 4096u
+#define REC_FLUSH_NS (100ull * 1000 * 1000)
+#define REC_BLOCK_MAX 1024u
+
+struct rec_queue {
+	struct rec_queue *next;      /* rec.queues, under rec.lock */
+	struct hsaqm_hsa_proxy *proxy;
+	uint32_t id;                 /* lib's id of the queue */
+	int32_t priority;            /* atomic: the xqueue priority now */
+	uint32_t hsa_prio;           /* atomic: the HIP priority now */
+	uint32_t gone;               /* atomic: the queue was destroyed; freed once drained */
+	uint64_t rec_end;            /* under the proxy's db_lock: the next packet to record */
+	uint64_t head;               /* written under db_lock; the writer reads it (acquire) */
+	uint64_t tail;               /* the writer's; producers read it (acquire) */
+	/*
+	 * Under db_lock (the writer reads them once producers stopped): packets not recorded,
+	 * and how many of them a LOST record in the ring says already. The producer writes the
+	 * LOST record before its next record, so the file has them in the order they happened.
+	 */
+	uint64_t lost;
+	uint64_t lost_said;
+	struct hsaqm_rec_record ring[REC_RING];
+};
+
+static struct {
+	pthread_mutex_t lock;        /* queues, the file, everything below */
+	pthread_cond_t wake;         /* the writer's (CLOCK_MONOTONIC) */
+	struct rec_queue *queues;
+	struct rec_queue *table[REC_TABLE]; /* atomic: the doorbell's lookup */
+	int fd;
+	char path[PATH_MAX + 32];
+	uint64_t written, max_bytes, seq;
+	uint32_t max_mb;
+	uint32_t level;              /* atomic: the level the queues ask for (HSAQM_LEVEL) */
+	bool running, stopping, stopped; /* stopped: the limit or an error ended the file */
+	pthread_t thread;
+	struct hsaqm_rec_block bh;
+	struct hsaqm_rec_record block[REC_BLOCK_MAX];
+	uint32_t nblock;
+} rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+uint32_t tool_record_on;
+static int slot_once, limit_once, write_once, fork_registered;
+
+static void rec_queue_fill(struct rec_queue *rq, struct hsaqm_rec_record *r, uint16_t kind,
+			   uint64_t t)
+{
+	memset(r, 0, sizeof(*r));
+	r->t_ns = t;
+	r->kind = kind;
+	r->queue = rq->id;
+	r->priority = HSAQM_READ_ONCE(rq->priority);
+	r->hsa_prio = (uint16_t)HSAQM_READ_ONCE(rq->hsa_prio);
+}
+
+/* ---- The writer ------------------------------------------------------------------------ */
+
+/* rec.lock held. Write all of @len or fail (a short write of a regular file: ENOSPC). */
+static int write_all(const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(rec.fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* rec.lock held. The file ends here: producers stop, the rings are dropped from now on. */
+static void rec_stop_locked(void)
+{
+	rec.stopped = true;
+	HSAQM_WRITE_ONCE(tool_record_on, 0u);
+}
+
+/* rec.lock held. One block of the records gathered, or, at the limit, what fits and LIMIT. */
+static void block_emit(void)
+{
+	uint64_t room;
+	uint32_t n = rec.nblock;
+	bool limit = false;
+	int rc;
+
+	rec.nblock = 0;
+	if (!n || rec.stopped)
+		return;
+	room = rec.max_bytes > rec.written ? rec.max_bytes - rec.written : 0;
+	/* Room is always kept for one more block holding the LIMIT record alone. */
+	if (room < 2 * sizeof(rec.bh) + (uint64_t)(n + 1) * HSAQM_REC_RECORD_SIZE) {
+		/* What fits, then the LIMIT record. */
+		uint64_t fit = room > sizeof(rec.bh) ? (room - sizeof(rec.bh)) / HSAQM_REC_RECORD_SIZE
+						     : 0;
+
+		n = fit > 1 ? (uint32_t)(fit - 1) : 0;
+		memset(&rec.block[n], 0, sizeof(rec.block[n]));
+		rec.block[n].t_ns = hsaqm_mono_ns();
+		rec.block[n].kind = HSAQM_REC_LIMIT;
+		rec.block[n].aux = rec.max_mb;
+		n++;
+		limit = true;
+	}
+	rec.bh.magic = HSAQM_REC_BLOCK_MAGIC;
+	rec.bh.nrec = n;
+	rec.bh.seq = rec.seq++;
+	rec.bh.bytes = n * HSAQM_REC_RECORD_SIZE;
+	rec.bh.crc = hsaqm_rec_block_crc(&rec.bh, rec.block);
+	rc = write_all(&rec.bh, sizeof(rec.bh));
+	if (!rc)
+		rc = write_all(rec.block, rec.bh.bytes);
+	if (rc) {
+		hsaqm_log_notice(&write_once, "HSAQM_RECORD: writing %s failed (%s): recording "
+				 "stopped, the program goes on", rec.path, strerror(-rc));
+		rec_stop_locked();
+		return;
+	}
+	rec.written += sizeof(rec.bh) + rec.bh.bytes;
+	if (limit) {
+		hsaqm_log_notice(&limit_once, "HSAQM_RECORD: %s reached HSAQM_RECORD_MAX_MB=%u: "
+				 "recording stopped, the program goes on", rec.path, rec.max_mb);
+		rec_stop_locked();
+	}
+}
+
+static void block_add(const struct hsaqm_rec_record *r)
+{
+	rec.block[rec.nblock++] = *r;
+	if (rec.nblock == REC_BLOCK_MAX)
+		block_emit();
+}
+
+/*
+ * rec.lock held. Everything the rings hold to the file; drained queues that are gone freed.
+ * @last: producers have stopped: losses no later record would report are written too.
+ */
+static void flush_locked(bool last)
+{
+	struct rec_queue **pp = &rec.queues;
+
+	while (*pp) {
+		struct rec_queue *rq = *pp;
+		/*
+		 * Acquire: pairs with remove's release of gone, made after it published its last
+		 * record: gone first, then head, so a queue freed below has had every record copied.
+		 */
+		bool gone = hsaqm_load_acquire(&rq->gone) != 0;
+		/* Acquire: pairs with the producer's release of head: the records below are whole. */
+		uint64_t head = hsaqm_load_acquire(&rq->head), tail = rq->tail;
+
+		for (; tail != head; tail++)
+			if (!rec.stopped)
+				block_add(&rq->ring[tail & (REC_RING - 1)]);
+		if (last && HSAQM_READ_ONCE(rq->lost) != HSAQM_READ_ONCE(rq->lost_said) &&
+		    !rec.stopped) {
+			struct hsaqm_rec_record r;
+
+			rec_queue_fill(rq, &r, HSAQM_REC_LOST, hsaqm_mono_ns());
+			r.aux = (uint32_t)(rq->lost - rq->lost_said);
+			block_add(&r);
+		}
+		/* Release: the producer may reuse these slots only after they were copied. */
+		hsaqm_store_release(&rq->tail, tail);
+		if (gone) {
+			*pp = rq->next;
+			free(rq);
+		} else {
+			pp = &rq->next;
+		}
+	}
+	block_emit();
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&rec.lock);
+	while (!rec.stopping) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)REC_FLUSH_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
+		flush_locked(false);
+	}
+	pthread_mutex_unlock(&rec.lock);
+	return NULL;
+}
+
+/* ---- Opening and closing --------------------------------------------------------------- */
+
+/* A fork child does not record into its parent's file (nor has the writer thread). */
+static void rec_atfork_child(void)
+{
+	HSAQM_WRITE_ONCE(tool_record_on, 0u);
+	pthread_mutex_init(&rec.lock, NULL);
+	if (rec.fd >= 0)
+		close(rec.fd);
+	rec.fd = -1;
+	rec.running = false;
+	rec.queues = NULL; /* the parent's (freed by the parent; leaked here, on purpose) */
+	memset(rec.table, 0, sizeof(rec.table));
+}
+
+static void read_line(const char *path, char *out, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	out[0] = '\0';
+	if (f) {
+		if (fgets(out, (int)size, f))
+			out[strcspn(out, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* @pattern with "%p" replaced by the pid. 0 or -ENAMETOOLONG. */
+static int expand(const char *pattern, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const char *s = pattern; *s; s++) {
+		int n = 1;
+
+		if (s[0] == '%' && s[1] == 'p') {
+			n = snprintf(out + o, size - o, "%ld", (long)getpid());
+			s++;
+		} else if (o + 1 < size) {
+			out[o] = *s;
+		}
+		if (n < 0 || o + (size_t)n >= size)
+			return -ENAMETOOLONG;
+		o += (size_t)n;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* Open @path for this process alone: 0 and rec.fd, -EWOULDBLOCK when another process has it. */
+static int open_locked_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	/* The lock dies with the process, SIGKILL included: a stale file is taken over. */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (ftruncate(fd, 0)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	rec.fd = fd;
+	return 0;
+}
+
+static int write_header(const struct hsaqm_tool_config *cfg, int priority)
+{
+	struct hsaqm_rec_file_header h;
+	struct timespec rt;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, HSAQM_REC_MAGIC, sizeof(h.magic));
+	h.version = HSAQM_REC_VERSION;
+	h.header_size = HSAQM_REC_HEADER_SIZE;
+	h.record_size = HSAQM_REC_RECORD_SIZE;
+	h.pid = (uint32_t)getpid();
+	h.start_mono_ns = hsaqm_mono_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	h.clock_id = CLOCK_MONOTONIC;
+	h.priority = priority;
+	h.level = (uint32_t)cfg->level;
+	h.max_mb = cfg->record_max_mb;
+	read_line("/proc/sys/kernel/random/boot_id", h.boot_id, sizeof(h.boot_id));
+	read_line("/proc/self/comm", h.comm, sizeof(h.comm));
+	if (gethostname(h.hostname, sizeof(h.hostname) - 1))
+		h.hostname[0] = '\0';
+	h.crc = hsaqm_rec_crc32(0, &h, offsetof(struct hsaqm_rec_file_header, crc));
+	rec.written = 0;
+	if (write_all(&h, sizeof(h)))
+		return -EIO;
+	rec.written = sizeof(h);
+	return 0;
+}
+
+int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
+{
+	pthread_condattr_t ca;
+	char path[PATH_MAX];
+	int rc;
+
+	if (!cfg->record[0])
+		return 0;
+	tool_record_close(); /* a second OnLoad: the first recording is finished */
+	pthread_mutex_lock(&rec.lock);
+	rc = expand(cfg->record, path, sizeof(path));
+	if (!rc) {
+		snprintf(rec.path, sizeof(rec.path), "%s", path);
+		rc = open_locked_file(rec.path);
+	}
+	if (rc == -EWOULDBLOCK) {
+		/* Another process of the same command line records there (a launcher's workers). */
+		snprintf(rec.path, sizeof(rec.path), "%s.%ld", path, (long)getpid());
+		rc = open_locked_file(rec.path);
+		if (!rc)
+			hsaqm_log_notice(NULL, "HSAQM_RECORD=%s is being written by another process: "
+					 "this one (pid %ld) records to %s", cfg->record,
+					 (long)getpid(), rec.path);
+	}
+	if (!rc) {
+		rec.max_mb = cfg->record_max_mb;
+		HSAQM_WRITE_ONCE(rec.level, (uint32_t)cfg->level);
+		rec.max_bytes = (uint64_t)cfg->record_max_mb << 20;
+		rec.seq = 0;
+		rec.nblock = 0;
+		rec.stopped = rec.stopping = false;
+		rc = write_header(cfg, priority);
+	}
+	if (!rc) {
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&rec.wake, &ca);
+		pthread_condattr_destroy(&ca);
+		rc = -pthread_create(&rec.thread, NULL, writer_main, NULL);
+		rec.running = rc == 0;
+	}
+	if (rc) {
+		hsaqm_log_notice(NULL, "HSAQM_RECORD=%s: cannot record to %s: %s: not recording",
+				 cfg->record, rec.path[0] ? rec.path : cfg->record, strerror(-rc));
+		if (rec.fd >= 0)
+			close(rec.fd);
+		rec.fd = -1;
+		pthread_mutex_unlock(&rec.lock);
+		return rc;
+	}
+	if (!fork_registered && pthread_atfork(NULL, NULL, rec_atfork_child) == 0)
+		fork_registered = 1;
+	/* Release: the state above is seen by any doorbell that sees recording on. */
+	hsaqm_store_release(&tool_record_on, 1u);
+	pthread_mutex_unlock(&rec.lock);
+	hsaqm_log_info("recording to %s (at most %u MB)", rec.path, rec.max_mb);
+	return 0;
+}
+
+void tool_record_close(void)
+{
+	pthread_mutex_lock(&rec.lock);
+	HSAQM_WRITE_ONCE(tool_record_on, 0u);
+	if (!rec.running) {
+		pthread_mutex_unlock(&rec.lock);
+		return;
+	}
+	rec.stopping = true;
+	pthread_cond_signal(&rec.wake);
+	pthread_mutex_unlock(&rec.lock);
+	pthread_join(rec.thread, NULL);
+	pthread_mutex_lock(&rec.lock);
+	rec.running = false;
+	/* The last records (the writer's last drain may have come before them). */
+	flush_locked(true);
+	for (unsigned int i = 0; i < REC_TABLE; i++)
+		HSAQM_WRITE_ONCE(rec.table[i], NULL);
+	while (rec.queues) {
+		struct rec_queue *rq = rec.queues;
+
+		rec.queues = rq->next;
+		/*
+		 * A doorbell of a live queue (another thread, at exit) finds its record under the
+		 * proxy's lock: once the lock was taken here, none holds this record any more, and
+		 * no later one finds it. A queue gone had its lock taken by remove(), and its proxy
+		 * may be freed: not touched.
+		 */
+		if (!hsaqm_load_acquire(&rq->gone) && hsaqm_hsa_proxy_lock_live(rq->proxy))
+			pthread_mutex_unlock(&rq->proxy->db_lock);
+		free(rq);
+	}
+	close(rec.fd);
+	rec.fd = -1;
+	pthread_cond_destroy(&rec.wake);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+/* ---- Queues and doorbells ---------------------------------------------------------------- */
+
+/* @p's record, or NULL. Under @p's doorbell lock or rec.lock: close() frees behind both. */
+static struct rec_queue *lookup(const struct hsaqm_hsa_proxy *p)
+{
+	/* Acquire: pairs with queue_add's release: the record is whole. */
+	struct rec_queue *rq = hsaqm_load_acquire(&rec.table[p->dep_id & (REC_TABLE - 1)]);
+
+	return rq && rq->proxy == p ? rq : NULL;
+}
+
+void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const char *name,
+			   int priority, int hsa_prio)
+{
+	struct rec_queue *rq;
+	struct hsaqm_rec_record *r;
+	struct hsaqm_rec_queue_body body;
+	uint32_t slot;
+
+	if (!HSAQM_READ_ONCE(tool_record_on))
+		return;
+	rq = calloc(1, sizeof(*rq));
+	if (!rq)
+		return;
+	rq->proxy = p;
+	rq->id = p->dep_id;
+	rq->priority = priority;
+	rq->hsa_prio = (uint32_t)hsa_prio;
+	/* Its first record, before anyone can see the queue. */
+	r = &rq->ring[0];
+	rec_queue_fill(rq, r, HSAQM_REC_QUEUE, hsaqm_mono_ns());
+	r->index = hsaqm_hsa_proxy_queue(p)->id;
+	r->aux = device;
+	memset(&body, 0, sizeof(body));
+	body.size = p->size;
+	body.device = device;
+	body.hsa_queue = r->index;
+	snprintf(body.name, sizeof(body.name), "%s", name);
+	body.level = HSAQM_READ_ONCE(rec.level);
+	memcpy(r->body, &body, sizeof(body));
+	rq->head = 1;
+	slot = p->dep_id & (REC_TABLE - 1);
+	pthread_mutex_lock(&rec.lock);
+	if (!rec.running || rec.table[slot]) {
+		bool running = rec.running;
+
+		pthread_mutex_unlock(&rec.lock);
+		if (running)
+			hsaqm_log_notice(&slot_once, "HSAQM_RECORD: queue %s is not recorded (more "
+					 "than %u queues at once)", name, REC_TABLE);
+		free(rq);
+		return;
+	}
+	rq->next = rec.queues;
+	rec.queues = rq;
+	/* Release: the record above is whole for the doorbell that finds it (lookup()). */
+	hsaqm_store_release(&rec.table[slot], rq);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+void tool_record_queue_priority(struct hsaqm_hsa_proxy *p, int priority, int hsa_prio)
+{
+	struct rec_queue *rq;
+
+	if (!HSAQM_READ_ONCE(tool_record_on) || !hsaqm_hsa_proxy_lock_live(p))
+		return;
+	rq = lookup(p);
+	if (rq) {
+		HSAQM_WRITE_ONCE(rq->priority, (int32_t)priority);
+		HSAQM_WRITE_ONCE(rq->hsa_prio, (uint32_t)hsa_prio);
+	}
+	pthread_mutex_unlock(&p->db_lock);
+}
+
+/*
+ * db_lock held. The slot for the record at *@head, after a LOST record (at time @t) when
+ * packets were lost since the last one; *@head moves past the LOST record. NULL when the
+ * ring is full: the caller counts its packet lost.
+ */
+static struct hsaqm_rec_record *ring_slot(struct rec_queue *rq, uint64_t *head, uint64_t t)
+{
+	uint64_t pending = rq->lost - rq->lost_said;
+
+	/* Acquire: pairs with the writer's release of tail: the slots below it were copied. */
+	if (*head - hsaqm_load_acquire(&rq->tail) + (pending ? 2 : 1) > REC_RING)
+		return NULL;
+	if (pending) {
+		struct hsaqm_rec_record *r = &rq->ring[*head & (REC_RING - 1)];
+
+		rec_queue_fill(rq, r, HSAQM_REC_LOST, t);
+		r->aux = pending > UINT32_MAX ? UINT32_MAX : (uint32_t)pending;
+		HSAQM_WRITE_ONCE(rq->lost_said, rq->lost);
+		(*head)++;
+	}
+	return &rq->ring[*head & (REC_RING - 1)];
+}
+
+/* db_lock held: publish records up to @head; wake the writer when a quarter is waiting. */
+static void ring_publish(struct rec_queue *rq, uint64_t head)
+{
+	uint64_t old = rq->head, tail = HSAQM_READ_ONCE(rq->tail);
+
+	if (head == old)
+		return;
+	/* Release: the records written are whole for the writer that loads head (acquire). */
+	hsaqm_store_release(&rq->head, head);
+	if (old - tail < REC_WAKE && head - tail >= REC_WAKE)
+		pthread_cond_signal(&rec.wake); /* once per REC_WAKE records at most */
+}
+
+void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
+{
+	struct rec_queue *rq;
+	struct hsaqm_rec_record *r;
+
+	/* rec.lock: close() cannot free the record meanwhile. */
+	pthread_mutex_lock(&rec.lock);
+	rq = rec.running ? lookup(p) : NULL;
+	if (rq)
+		HSAQM_WRITE_ONCE(rec.table[p->dep_id & (REC_TABLE - 1)], NULL);
+	pthread_mutex_unlock(&rec.lock);
+	if (!rq)
+		return;
+	/* A doorbell that found it before the slot was cleared has finished once this is held. */
+	if (hsaqm_hsa_proxy_lock_live(p)) {
+		uint64_t head = rq->head, t = hsaqm_mono_ns();
+
+		r = ring_slot(rq, &head, t);
+		if (r) {
+			rec_queue_fill(rq, r, HSAQM_REC_QUEUE_GONE, t);
+			r->index = rq->rec_end;
+			ring_publish(rq, head + 1);
+		}
+		pthread_mutex_unlock(&p->db_lock);
+	}
+	/* Release: after its last record: the writer frees it once it drained them. */
+	hsaqm_store_release(&rq->gone, 1u);
+}
+
+void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
+{
+	struct rec_queue *rq;
+	uint64_t read, i, head, t = 0;
+	int32_t prio;
+	uint16_t hsa_prio;
+
+	if (!hsaqm_hsa_proxy_lock_live(p))
+		return;
+	rq = lookup(p);
+	if (!rq) {
+		pthread_mutex_unlock(&p->db_lock);
+		return;
+	}
+	/* Acquire: as the scan's, pairs with release()'s store of the proxy's read index. */
+	read = hsaqm_load_acquire(&p->amd->read_dispatch_id);
+	i = rq->rec_end;
+	if (i < p->scan_end) {
+		/* Scanned without this pre-scan seeing them (see the top of the file). */
+		HSAQM_WRITE_ONCE(rq->lost, rq->lost + (p->scan_end - i));
+		i = p->scan_end;
+	}
+	head = rq->head;
+	prio = HSAQM_READ_ONCE(rq->priority);
+	hsa_prio = (uint16_t)HSAQM_READ_ONCE(rq->hsa_prio);
+	while (i - read < p->size) {
+		const union hsaqm_aql_packet *pkt = &p->ring[i & p->mask];
+		/* Acquire: pairs with the application's release of the header: the body is whole. */
+		uint32_t w = hsaqm_aql_slot_load_header(pkt);
+		struct hsaqm_rec_record *r;
+
+		if ((w & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH)) == HSAQM_AQL_TYPE_INVALID)
+			break;
+		if (!t)
+			t = hsaqm_mono_ns(); /* one clock read per doorbell */
+		r = ring_slot(rq, &head, t);
+		if (!r) {
+			HSAQM_WRITE_ONCE(rq->lost, rq->lost + 1);
+		} else {
+			r->t_ns = t;
+			r->index = i;
+			r->kind = HSAQM_REC_PACKET;
+			r->hsa_prio = hsa_prio;
+			r->queue = rq->id;
+			r->priority = prio;
+			r->aux = 0;
+			memcpy(r->body + 4, pkt->bytes + 4, sizeof(r->body) - 4);
+			memcpy(r->body, &w, 4); /* the header word the load above saw */
+			head++;
+		}
+		i++;
+	}
+	rq->rec_end = i;
+	ring_publish(rq, head);
+	/*
+	 * The slots the next doorbells write were last read by the writer thread, on another
+	 * core: ask for them with write intent now, so that their transfer overlaps the
+	 * application's work between doorbells instead of stalling the next copy (without it,
+	 * recording cost +160 ns a dispatch in hsaqm-bench-tool whenever the writer ran beside
+	 * it, +37 ns when it did not read the ring). A hint: no ordering, nothing to order.
+	 */
+	{
+		const char *next = (const char *)&rq->ring[(head + 4) & (REC_RING - 1)];
+
+		__builtin_prefetch(next, 1, 3);
+		__builtin_prefetch(next + 64, 1, 3);
+	}
+	pthread_mutex_unlock(&p->db_lock);
+}
