@@ -17,6 +17,24 @@
 #include <immintrin.h>
 #endif
 
+/*
+ * ThreadSanitizer does not model fences (gcc says so with -Wtsan, and then reports races the
+ * fence prevents). Under it, and only there, the full fence hsaqm_smp_mb() is a seq_cst
+ * read-modify-write of one word all fences share: every store-load pair here has
+ * hsaqm_smp_mb() on both sides, and two seq_cst RMWs of the same word are ordered and
+ * synchronise, which orders the same stores before the same loads, in a way TSan follows.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define HSAQM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HSAQM_TSAN 1
+#endif
+#endif
+#ifdef HSAQM_TSAN
+__attribute__((weak, visibility("hidden"))) unsigned int hsaqm_tsan_fence_word;
+#endif
+
 #ifdef __cplusplus
 /*
  * C++ (headers that declare extern "C", e.g. hsaqm/aql.h and hsaqm/ring.h, are read by C++
@@ -51,7 +69,11 @@ template <typename T> static inline const std::atomic<T> *hsaqm_atomic_ptr(const
 	(hsaqm_atomic_ptr(p)->compare_exchange_strong(*(expected), (desired),              \
 						       std::memory_order_acq_rel,         \
 						       std::memory_order_acquire))
+#ifdef HSAQM_TSAN
+#define hsaqm_smp_mb() ((void)hsaqm_atomic_ptr(&hsaqm_tsan_fence_word)->fetch_add(0u, std::memory_order_seq_cst))
+#else
 #define hsaqm_smp_mb() std::atomic_thread_fence(std::memory_order_seq_cst)
+#endif
 #define HSAQM_SIGNAL_FENCE() std::atomic_signal_fence(std::memory_order_seq_cst)
 
 #else /* C11 */
@@ -89,7 +111,13 @@ template <typename T> static inline const std::atomic<T> *hsaqm_atomic_ptr(const
 						memory_order_acq_rel, memory_order_acquire)
 
 /* Full fence: orders earlier stores against later loads (store-load), which acquire/release do not. */
+#ifdef HSAQM_TSAN
+#define hsaqm_smp_mb()                                                                    \
+	((void)atomic_fetch_add_explicit(HSAQM_ATOMIC_PTR(&hsaqm_tsan_fence_word), 0u,      \
+					 memory_order_seq_cst))
+#else
 #define hsaqm_smp_mb() atomic_thread_fence(memory_order_seq_cst)
+#endif
 #define HSAQM_SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
 #endif /* __cplusplus */
 
