@@ -3,19 +3,27 @@
  * t_sim.h - helpers the device-model tests share: a hardware queue on a ring in model
  * memory, written the way a producer writes it (reserve an index, write the body, release
  * the header, ring the doorbell with the packet's index), and packet builders.
+ * Also a process of the KFD face through kfd-ioctl (struct t_kfd_env, as test-sim-kfd-* use it).
  * Header-only: each test binary includes it once.
  */
 #ifndef T_SIM_H
 #define T_SIM_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
+#include "hsaqm/kfd.h"
 #include "hsaqm/sim.h"
+#include "kfd_face_internal.h"
 #include "sim_internal.h"
+#include "t_cunit.h"
 
 /* HSA statuses the model reports (hsa.h). */
 #define T_ST_INVALID_ARGUMENT 0x1001
@@ -203,6 +211,211 @@ static inline struct hsaqm_sim *t_sim_virtual(unsigned int ndev)
 	if (hsaqm_sim_create(&cfg, &sim))
 		return NULL;
 	return sim;
+}
+
+/* ==== A process of the KFD face, through kfd-ioctl =========================================== */
+
+#define T_KFD_DB_SLICE 8192u
+#define T_EC(x) HSAQM_KFD_EC_MASK(HSAQM_KFD_EC_##x)
+#define T_KFD_INVALID HSAQM_KFD_DBG_QUEUE_INVALID_MASK
+#define T_KFD_ERRBIT HSAQM_KFD_DBG_QUEUE_ERROR_MASK
+
+struct t_kfd_env {
+	struct hsaqm_sim *sim;
+	const struct hsaqm_kfd_transport *tp;
+	struct hsaqm_kfd *kfd;
+	uint32_t gpu_id;
+};
+
+/* A queue as ROCr makes one: ring and indices in model memory, doorbell page mapped. */
+struct t_kfd_q {
+	union hsaqm_aql_packet *ring;
+	uint64_t *wr, *rd;
+	uint32_t slots;
+	uint32_t id;
+	uint64_t doorbell_offset;
+	volatile uint64_t *db;
+};
+
+/* Workgroup bookkeeping of a model kernel. */
+struct t_wg_rec {
+	uint32_t count;
+	uint32_t per_wg[256];
+};
+
+static inline void t_wg_rec_cb(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
+{
+	struct t_wg_rec *r = arg;
+
+	(void)dispatch_id, (void)kernarg;
+	/* Engine thread in REAL mode: the test reads them after a completion-signal wait. */
+	hsaqm_fetch_add(&r->count, 1u);
+	if (wg < 256)
+		hsaqm_fetch_add(&r->per_wg[wg], 1u);
+}
+
+static inline bool t_wg_each_once(struct t_wg_rec *r, uint32_t n)
+{
+	/* Acquire: pairs with the engine's increments (the callers waited for completion). */
+	for (uint32_t i = 0; i < n; i++)
+		if (hsaqm_load_acquire(&r->per_wg[i]) != 1)
+			return false;
+	return hsaqm_load_acquire(&r->count) == n;
+}
+
+static inline uint64_t t_kfd_kernel(struct hsaqm_sim *sim, uint64_t dur, uint32_t waves,
+				    struct t_wg_rec *r)
+{
+	struct hsaqm_sim_kernel_desc d = { .name = "k",
+					   .duration_ns = dur,
+					   .waves_per_wg = waves,
+					   .wg_callback = r ? t_wg_rec_cb : NULL,
+					   .wg_callback_arg = r };
+	uint64_t k = 0;
+
+	if (r)
+		memset(r, 0, sizeof(*r));
+	CU_ASSERT_EQUAL(hsaqm_sim_kernel_register(sim, &d, &k), 0);
+	return k;
+}
+
+static inline int t_kfd_env_open_cfg(struct t_kfd_env *e, const struct hsaqm_sim_config *cfg)
+{
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	err = hsaqm_sim_create(cfg, &e->sim);
+	if (err)
+		return err;
+	e->tp = hsaqm_sim_kfd_transport(e->sim);
+	if (!e->tp)
+		return -ENOMEM;
+	e->gpu_id = sim_kfd_gpu_id(e->sim, 0);
+	return hsaqm_kfd_open(e->tp, &e->kfd);
+}
+
+static inline int t_kfd_env_open(struct t_kfd_env *e)
+{
+	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_VIRTUAL };
+
+	return t_kfd_env_open_cfg(e, &cfg);
+}
+
+static inline void t_kfd_env_close(struct t_kfd_env *e)
+{
+	if (e->kfd)
+		CU_ASSERT_EQUAL(hsaqm_kfd_close(e->kfd), 0);
+	hsaqm_sim_destroy(e->sim);
+	memset(e, 0, sizeof(*e));
+}
+
+static inline void t_kfd_q_args(struct t_kfd_env *e, struct t_kfd_q *q, uint32_t slots,
+				uint32_t prio, uint32_t pct, struct hsaqm_kfd_create_queue_args *a)
+{
+	memset(q, 0, sizeof(*q));
+	q->slots = slots;
+	q->ring = hsaqm_sim_mem_alloc(e->sim, (size_t)slots * 64, 64);
+	q->wr = hsaqm_sim_mem_alloc(e->sim, 64, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q->ring);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q->wr);
+	q->rd = q->wr + 1;
+	for (uint32_t i = 0; i < slots; i++)
+		q->ring[i].u32[0] = HSAQM_AQL_INVALID_WORD;
+	memset(a, 0, sizeof(*a));
+	a->ring_base_address = (uint64_t)(uintptr_t)q->ring;
+	a->write_pointer_address = (uint64_t)(uintptr_t)q->wr;
+	a->read_pointer_address = (uint64_t)(uintptr_t)q->rd;
+	a->ring_size = slots * 64;
+	a->gpu_id = e->gpu_id;
+	a->queue_type = HSAQM_KFD_QUEUE_TYPE_COMPUTE_AQL;
+	a->queue_percentage = pct;
+	a->queue_priority = prio;
+	a->ctl_stack_size = 8192; /* the MI308X node's, per XCC (docs/kfd-ioctl.md) */
+}
+
+static inline int t_kfd_q_create(struct t_kfd_env *e, struct t_kfd_q *q, uint32_t slots,
+				 uint32_t prio)
+{
+	struct hsaqm_kfd_create_queue_args a;
+	int err;
+
+	t_kfd_q_args(e, q, slots, prio, 100, &a);
+	err = hsaqm_kfd_queue_create(e->kfd, &a);
+	q->id = a.queue_id;
+	q->doorbell_offset = a.doorbell_offset;
+	return err;
+}
+
+/* Map the queue's doorbell page through the KFD handle, as libhsakmt does. */
+static inline int t_kfd_q_map(struct t_kfd_env *e, struct t_kfd_q *q)
+{
+	void *page = NULL;
+	int err = hsaqm_kfd_mmap(e->kfd, NULL, T_KFD_DB_SLICE, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 (off_t)(q->doorbell_offset & ~(uint64_t)(T_KFD_DB_SLICE - 1)),
+				 &page);
+
+	if (!err)
+		q->db = (volatile uint64_t *)((char *)page +
+					      (q->doorbell_offset & (T_KFD_DB_SLICE - 1)));
+	return err;
+}
+
+/*
+ * Reserve, publish with the ring protocol, ring the mapped doorbell, tell the model.
+ * Returns the packet's index, or UINT64_MAX if the packet could not be published (no
+ * CUnit assertion here: other threads submit too).
+ */
+static inline uint64_t t_kfd_q_submit(struct t_kfd_env *e, struct t_kfd_q *q,
+				      const union hsaqm_aql_packet *p)
+{
+	/* acq_rel: the reservation, as a producer makes it; the packet processor acquires it. */
+	uint64_t idx = hsaqm_fetch_add(q->wr, 1ull);
+
+	if (hsaqm_aql_publish(&q->ring[idx & (q->slots - 1)], p))
+		return UINT64_MAX;
+	/* Release: the published packet before the doorbell value that covers it. */
+	hsaqm_store_release((uint64_t *)q->db, idx);
+	e->tp->doorbell_written(e->tp->ctx, -1, q->db, idx);
+	return idx;
+}
+
+static inline struct sim_hwq *t_kfd_hwq(struct t_kfd_env *e, const struct t_kfd_q *q)
+{
+	/* The layer keeps its handle private; the face's first handle is its base, 1000. */
+	return sim_kfd_face_hwq(e->sim, 1000, q->id);
+}
+
+/* Clear EC_QUEUE_NEW on every queue (a snapshot with the clear mask), as a debugger does. */
+static inline void t_kfd_clear_new(struct t_kfd_env *e)
+{
+	uint32_t n = 0;
+
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_queue_snapshot(e->kfd, T_EC(QUEUE_NEW), NULL, &n), 0);
+	struct hsaqm_kfd_queue_snapshot_entry *ent = calloc(n ? n : 1, sizeof(*ent));
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_queue_snapshot(e->kfd, T_EC(QUEUE_NEW), ent, &n), 0);
+	free(ent);
+}
+
+static inline int t_kfd_dbg_trap_raw(struct t_kfd_env *e, uint32_t op,
+				     struct hsaqm_kfd_dbg_trap_args *a)
+{
+	a->pid = (uint32_t)getpid();
+	a->op = op;
+	return hsaqm_kfd_ioctl(e->kfd, HSAQM_KFD_IOC_DBG_TRAP, a);
+}
+
+static inline struct hsaqm_kfd_queue_snapshot_entry t_kfd_snapshot_of(struct t_kfd_env *e,
+									      uint32_t id)
+{
+	struct hsaqm_kfd_queue_snapshot_entry ent[8], none;
+	uint32_t n = 8;
+
+	memset(&none, 0xff, sizeof(none));
+	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_queue_snapshot(e->kfd, 0, ent, &n), 0);
+	for (uint32_t i = 0; i < n && i < 8; i++)
+		if (ent[i].queue_id == id)
+			return ent[i];
+	return none;
 }
 
 #endif /* T_SIM_H */
