@@ -18,6 +18,7 @@
 
 #include "hsaqm/kfd_lv3.h"
 #include "log_internal.h"
+#include "text_internal.h"
 
 #define PROFILE_MAGIC "hsaqm-gpu-profile"
 
@@ -48,8 +49,26 @@ static struct hsaqm_kfd_profile_gpu *gpu_slot(struct hsaqm_kfd_profile *p, uint3
 	return g;
 }
 
-/* One "gpu ..." line. 0, -EBADMSG, or -E2BIG. */
-static int parse_gpu_line(struct hsaqm_kfd_profile *p, char *line)
+/*
+ * A gpu_id: "0x" and hex digits, as hsaqm_kfd_profile_save() writes it, or decimal, as the
+ * topology's gpu_id file has it. A leading 0 without the x is refused: read with base 0 it was
+ * octal ("010" was 8), a GPU nobody meant.
+ */
+static int gpu_id_parse(const char *s, uint32_t *id)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	unsigned long long v;
+
+	if (!hex && s[0] == '0')
+		return -EINVAL;
+	if (hsaqm_parse_uint(s, hex ? 16 : 10, 1, UINT32_MAX, &v))
+		return -EINVAL;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* One "gpu ..." line. 0, -EBADMSG (*bad: the field at fault, when one is), or -E2BIG. */
+static int parse_gpu_line(struct hsaqm_kfd_profile *p, char *line, const char **bad)
 {
 	char *save = NULL, *tok[6];
 	int n = 0;
@@ -59,26 +78,33 @@ static int parse_gpu_line(struct hsaqm_kfd_profile *p, char *line)
 	if (n != 6 || strtok_r(NULL, " \t", &save) || strcmp(tok[0], "gpu"))
 		return -EBADMSG;
 
-	char *end;
-	unsigned long id = strtoul(tok[1], &end, 0);
+	unsigned long long stop, restart;
 	enum hsaqm_kfd_mech m;
+	uint32_t id;
 	int8_t v;
 
-	if (*end || !id || id > UINT32_MAX || mech_parse(tok[2], &m))
+	*bad = tok[1];
+	if (gpu_id_parse(tok[1], &id))
 		return -EBADMSG;
+	*bad = tok[2];
+	if (mech_parse(tok[2], &m))
+		return -EBADMSG;
+	*bad = tok[3];
 	if (!strcmp(tok[3], "supported"))
 		v = HSAQM_KFD_PROFILE_YES;
 	else if (!strcmp(tok[3], "not_supported"))
 		v = HSAQM_KFD_PROFILE_NO;
 	else
 		return -EBADMSG;
-	uint64_t stop = strtoull(tok[4], &end, 10);
-	if (*end || tok[4][0] == '-')
+	/* Nanoseconds: the one rule for numbers a person may have edited (text_internal.h). */
+	*bad = tok[4];
+	if (hsaqm_parse_uint(tok[4], 10, 0, UINT64_MAX, &stop))
 		return -EBADMSG;
-	uint64_t restart = strtoull(tok[5], &end, 10);
-	if (*end || tok[5][0] == '-')
+	*bad = tok[5];
+	if (hsaqm_parse_uint(tok[5], 10, 0, UINT64_MAX, &restart))
 		return -EBADMSG;
-	struct hsaqm_kfd_profile_gpu *g = gpu_slot(p, (uint32_t)id);
+	*bad = NULL;
+	struct hsaqm_kfd_profile_gpu *g = gpu_slot(p, id);
 	if (!g)
 		return -E2BIG;
 	g->verdict[m] = v;
@@ -89,7 +115,7 @@ static int parse_gpu_line(struct hsaqm_kfd_profile *p, char *line)
 
 int hsaqm_kfd_profile_load(const char *path, struct hsaqm_kfd_profile *out)
 {
-	char line[512];
+	char line[512], field[64] = "";
 	unsigned int lineno = 0;
 	bool magic = false;
 	int err = 0;
@@ -133,14 +159,19 @@ int hsaqm_kfd_profile_load(const char *path, struct hsaqm_kfd_profile *out)
 			magic = true;
 			continue;
 		}
-		err = parse_gpu_line(out, s);
+		const char *bad = NULL;
+
+		err = parse_gpu_line(out, s, &bad);
+		/* Copied: the line buffer is reused, the message comes after the loop. */
+		if (err && bad)
+			snprintf(field, sizeof(field), "\"%s\": ", bad);
 	}
 	fclose(f);
 	if (!err && !magic)
 		err = -EBADMSG;
 	if (err == -EBADMSG)
-		hsaqm_log_err("GPU profile %s:%u: not a line of an hsaqm-gpu-profile %d file "
-			      "(docs/probe-report.md); profile ignored", path, lineno,
+		hsaqm_log_err("GPU profile %s:%u: %snot a line of an hsaqm-gpu-profile %d file "
+			      "(docs/probe-report.md); profile ignored", path, lineno, field,
 			      HSAQM_KFD_PROFILE_VERSION);
 	else if (err == -E2BIG)
 		hsaqm_log_err("GPU profile %s:%u: more than %d GPUs; profile ignored", path, lineno,

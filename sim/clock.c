@@ -79,12 +79,3 @@ uint64_t sim_clock_deadline(const struct hsaqm_sim *sim, uint64_t rel_ns)
 
 	return rel_ns >= UINT64_MAX - now ? UINT64_MAX : now + rel_ns;
 }
-
-uint64_t sim_gpu_clock(const struct hsaqm_sim *sim)
-{
-	if (!sim || !sim->ndev)
-		return 0;
-	/* clocks = ns x MHz / 1000, split so it does not overflow for centuries of model time. */
-	uint64_t now = sim_clock_now(sim), mhz = sim->dev[0]->prof.max_engine_clk_mhz;
-	return now / 1000 * mhz + now % 1000 * mhz / 1000;
-}

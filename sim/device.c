@@ -31,6 +31,7 @@
 
 #include "engine_internal.h"
 #include "log_internal.h"
+#include "text_internal.h"
 
 static _Thread_local unsigned int engine_depth;
 
@@ -443,13 +444,11 @@ static uint64_t engine_spin_ns(void)
 {
 	static int once;
 	const char *s = getenv("HSAQM_SIM_ENGINE_SPIN_US");
-	char *end;
-	unsigned long us;
+	unsigned long long us;
 
 	if (!s || !*s)
 		return 0;
-	us = strtoul(s, &end, 10);
-	if (*end || us > 1000) {
+	if (hsaqm_parse_uint(s, 10, 0, 1000, &us)) { /* the one rule: text_internal.h */
 		hsaqm_log_notice(&once, "HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
 				 s);
 		return 0;

@@ -172,7 +172,7 @@ struct sim_kernel {
 	char name[64];
 };
 
-/* A registered kernel of arena @a, or NULL (sim_kernel_lookup() on one arena). */
+/* A registered kernel of arena @a (a queue's memory, sim_hwq_mem()), or NULL. */
 const struct sim_kernel *sim_kernel_lookup_in(const struct sim_arena *a, uint64_t kernel_object);
 
 /* One workgroup's duration (>= 1 ns), drawn from the device's PRNG. */

@@ -15,8 +15,8 @@
  *     slot, and a model's table points at the copies of its slot.
  *
  * Values: HSA enumerations are redefined here (SIM_HSA_*) with the values of hsa.h and
- * hsa_ext_amd.h, so the model builds without ROCm headers; tests/test_sim_hsa.c compares
- * them with the installed headers when there are some.
+ * hsa_ext_amd.h, so the model builds without ROCm headers; tests/test_sim_hsa_table.c
+ * compares them with the installed headers when there are some.
  */
 #ifndef HSAQM_SIM_HSA_FACE_INTERNAL_H
 #define HSAQM_SIM_HSA_FACE_INTERNAL_H

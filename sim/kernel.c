@@ -124,11 +124,6 @@ int hsaqm_sim_kernel_register(struct hsaqm_sim *sim, const struct hsaqm_sim_kern
 	return 0;
 }
 
-const struct sim_kernel *sim_kernel_lookup(const struct hsaqm_sim *sim, uint64_t kernel_object)
-{
-	return sim ? sim_kernel_lookup_in(&sim->arena, kernel_object) : NULL;
-}
-
 const struct sim_kernel *sim_kernel_lookup_in(const struct sim_arena *a, uint64_t kernel_object)
 {
 	struct sim_kernel *k = (struct sim_kernel *)(uintptr_t)kernel_object;

@@ -23,6 +23,7 @@
 
 #include "engine_internal.h"
 #include "log_internal.h"
+#include "text_internal.h"
 
 /* Model memory reserved per model (sparse: only touched pages cost memory). */
 #define SIM_ARENA_DEFAULT_MB 4096u
@@ -31,12 +32,11 @@ static size_t arena_size(void)
 {
 	static int once;
 	const char *s = getenv("HSAQM_SIM_ARENA_MB");
-	char *end;
+	unsigned long long mb;
 
 	if (!s || !*s)
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
-	unsigned long mb = strtoul(s, &end, 10);
-	if (*end || mb < 16 || mb > (1ul << 20)) {
+	if (hsaqm_parse_uint(s, 10, 16, 1ull << 20, &mb)) { /* the one rule: text_internal.h */
 		hsaqm_log_notice(&once, "HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
 				 SIM_ARENA_DEFAULT_MB);
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;

@@ -175,12 +175,6 @@ int sim_signal_async_handler(struct hsaqm_sim *sim, struct sim_signal *s, enum s
 			     int64_t compare, sim_signal_handler_fn fn, void *arg);
 
 /* ------------------------------------------------------------------------------------
- * Kernels (kernel.c): registered model kernels, looked up by the packet processor.
- */
-struct sim_kernel;
-const struct sim_kernel *sim_kernel_lookup(const struct hsaqm_sim *sim, uint64_t kernel_object);
-
-/* ------------------------------------------------------------------------------------
  * Hardware queues (device.c, pp.c, hws.c): what the CP and the HWS see of a queue (an MQD).
  */
 
@@ -278,7 +272,6 @@ int sim_hwq_get_info(const struct sim_hwq *q, struct sim_hwq_info *info);
 /* Device-wide view for the KFD face (sysfs, "other processes present"). */
 const struct sim_profile *sim_device_profile(const struct hsaqm_sim *sim, unsigned int dev);
 unsigned int sim_device_count(const struct hsaqm_sim *sim);
-uint64_t sim_gpu_clock(const struct hsaqm_sim *sim); /* model time in GPU clocks */
 
 /* Trace (trace.c): no-ops when the model has no trace file. */
 void sim_trace_instant(struct hsaqm_sim *sim, unsigned int dev, uint32_t track, const char *name,

@@ -327,6 +327,19 @@ static const struct bad bads[] = {
 	{ HEAD "[pass]\noffline_throughput = 1.5\n", 9, "out of range" },
 	{ HEAD "[pass]\nonline_max_ms = 0\n", 9, "online_max_ms: 0 is out of range" },
 	{ HEAD "[pass]\noffline_loss = 2\n", 9, "offline_loss: 2 is out of range" },
+	/* Fractions follow lib/text_internal.h's one rule; the message names the value. */
+	{ HEAD "[pass]\nonline_p99 = +1.1\n", 9, "online_p99: '+1.1' is not a number" },
+	{ HEAD "[pass]\nonline_p99 = nan\n", 9, "online_p99: 'nan' is not a number" },
+	{ HEAD "[pass]\nonline_p99 = 0x1p0\n", 9, "online_p99: '0x1p0' is not a number" },
+	{ HEAD "[pass]\nonline_p99 = 1.1x\n", 9, "online_p99: '1.1x' is not a number" },
+	{ HEAD "[pass]\nonline_p99 = 1e999\n", 9, "online_p99: 1e999 is out of range" },
+	{ HEAD "stream = name=s create=+1s\n", 8, "stream create: '+1s' is not a duration" },
+	{ HEAD "stream = name=s create=1e999s\n", 8, "stream create: '1e999s' is not a duration" },
+	{ HEAD "stream = name=s create=nans\n", 8, "stream create: 'nans' is not a duration" },
+	{ HEAD "stream = name=s create=0x1s\n", 8, "stream create: '0x1s' is not a duration" },
+	{ HEAD "stream = name=s create=5es\n", 8, "stream create: '5es' is not a duration" },
+	{ HEAD "[reference standalone]\np.latency_p99_ms = +3\n", 9, "'+3' is not a positive number" },
+	{ HEAD "[reference standalone]\np.latency_p99_ms = 3..inf\n", 9, "LOW <= HIGH" },
 	{ HEAD "stream = name=s create=5\n", 8, "stream create: '5' needs a unit" },
 	{ HEAD "stream = name=s create=-1s\n", 8, "stream create: '-1s' is not a duration" },
 	{ HEAD "[process q]\nstream = name=s create=2s\ntask = name=u stream=s model=k "
@@ -388,6 +401,25 @@ static void test_every_error_names_its_line_and_problem(void)
 	}
 }
 
+/* The fractions taken before the one rule still are: an exponent, a bare ".5", a leading 0. */
+static void test_fractions_written_as_before_still_parse(void)
+{
+	static const char text[] = HEAD "[process q]\nstream = name=s create=1.5e3us\n"
+				   "task = name=u stream=s model=k arrival=closed start=2ms\n"
+				   "[reference standalone]\np.latency_p99_ms = .5..02.5\n"
+				   "[pass]\nonline_p99 = 2.5e0\n";
+
+	int rc = hsaqm_wl_parse(text, "t", &wl, err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "\n%s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(wl.procs[1].streams[0].create_ns, 1500000);
+	CU_ASSERT_DOUBLE_EQUAL(wl.refs[0].lo, 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(wl.refs[0].hi, 2.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(wl.pass_online_p99, 2.5, 1e-12);
+}
+
 static void test_long_line_and_null_input_are_refused(void)
 {
 	char *text = malloc(3000);
@@ -431,6 +463,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_minimal_file_gets_defaults),
 	T_CASE(test_dump_json_is_produced),
 	T_CASE(test_every_error_names_its_line_and_problem),
+	T_CASE(test_fractions_written_as_before_still_parse),
 	T_CASE(test_a_process_takes_64_streams_and_64_tasks_and_says_the_65th),
 	T_CASE(test_long_line_and_null_input_are_refused),
 	T_CASE(test_shipped_workload_files_parse),

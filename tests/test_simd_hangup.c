@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hsa_face_internal.h"
@@ -28,18 +27,20 @@
 #include "hsaqm/hsa_abi.h"
 #include "hsaqm/sim.h"
 #include "t_cunit.h"
-
-#define T_MS 1000000ull
+#include "t_time.h"
 
 static const char *g_simd;
 static char g_dir[40];
 
-static uint64_t mono_ns(void)
+/* Does a connection to @a succeed (the device process is listening)? */
+static bool can_connect(const struct sockaddr_un *a)
 {
-	struct timespec ts;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof(*a)) == 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
 /* hsaqm-simd on @path; waits until a connection succeeds. The pid, or -1. */
@@ -56,14 +57,11 @@ static pid_t simd_start(const char *path)
 		_exit(127);
 	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%.100s", path);
-	for (int i = 0; pid > 0 && i < 1000; i++) {
-		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		int ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-
-		close(fd);
-		if (ok)
-			return pid;
-		usleep(10000);
+	if (pid > 0 && T_UNTIL(can_connect(&a), 10 * T_NS_PER_S))
+		return pid;
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 	}
 	return -1;
 }
@@ -131,7 +129,7 @@ static void client_main(const char *path, int to_parent, int from_parent)
 		goto out;
 	}
 	uint64_t kobj = 0;
-	struct hsaqm_sim_kernel_desc kd = { .name = "minute", .duration_ns = 60000 * T_MS };
+	struct hsaqm_sim_kernel_desc kd = { .name = "minute", .duration_ns = 60 * T_NS_PER_S };
 
 	r.step = 3;
 	if (hsaqm_sim_kernel_register(sim, &kd, &kobj)) {
@@ -165,18 +163,17 @@ static void client_main(const char *path, int to_parent, int from_parent)
 		goto out;
 	}
 	(void)from_parent;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = t_mono_ns();
 
 	r.wait_value = core->hsa_signal_wait_scacquire_fn(done, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0,
 							  UINT64_MAX,
 							  HSAQM_HSA_WAIT_STATE_BLOCKED);
-	r.wait_ns = mono_ns() - t0;
+	r.wait_ns = t_mono_ns() - t0;
 	/*
-	 * The error callback runs on the face's handler thread: give it a moment. Acquire,
-	 * both: pair with on_queue_error's release there.
+	 * The error callback runs on the face's handler thread: wait for it (10 s is where the
+	 * test gives up). Acquire, both: pair with on_queue_error's release there.
 	 */
-	for (int i = 0; i < 2000 && !hsaqm_load_acquire(&status); i++)
-		usleep(1000);
+	T_UNTIL(hsaqm_load_acquire(&status) != 0, 10 * T_NS_PER_S);
 	r.queue_status = hsaqm_load_acquire(&status);
 	/* Control calls of a lost device fail, they do not wait for it. */
 	r.step = 5;
@@ -219,7 +216,12 @@ static void test_device_death_fails_the_clients_work_instead_of_hanging(void)
 
 	CU_ASSERT_FATAL(poll(&pf, 1, 30000) == 1 && read(up[0], &c, 1) == 1);
 	if (c == 'r') {
-		usleep(200000); /* the client is in its wait by now (it does not matter if not) */
+		/*
+		 * Time passing on purpose, not a wait for a condition the parent could see: the
+		 * kill should come while the client sleeps in its wait, which it is in by now (it
+		 * does not matter if not).
+		 */
+		t_sleep_ms(200);
 		kill(simd, SIGKILL);
 		waitpid(simd, &status, 0);
 	} else {

@@ -26,6 +26,7 @@
  * Every figure it writes is a MODEL FIGURE.
  */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -1233,12 +1234,18 @@ static int write_json(struct run *r, FILE *f, double wall_s)
 
 static int parse_dur_arg(const char *s, uint64_t *out)
 {
-	char *end;
-	double x = strtod(s, &end);
-	double mult = !strcmp(end, "ms") ? 1e6 : !strcmp(end, "us") ? 1e3
-		      : !strcmp(end, "s") || !*end ? 1e9 : -1;
+	const char *end;
+	double x, mult;
 
-	if (end == s || mult < 0 || !(x >= 0))
+	if (hsaqm_parse_double_unit(s, 0, DBL_MAX, &x, &end))
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "s") || !*end)
+		mult = 1e9;
+	else
 		return -EINVAL;
 	*out = (uint64_t)llround(x * mult);
 	return 0;
@@ -1284,7 +1291,6 @@ static int parse_args(int argc, char **argv, struct wl_args *a, struct run *r)
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		unsigned long long u;
-		char *end;
 
 		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
 			usage(stdout, argv[0]);
@@ -1333,8 +1339,7 @@ static int parse_args(int argc, char **argv, struct wl_args *a, struct run *r)
 			if (parse_dur_arg(v, &a->warmup))
 				return bad_arg(argv[0], o, v, "a duration (e.g. 1s, 0)");
 		} else if (!strcmp(o, "--time-scale")) {
-			a->scale = strtod(v, &end);
-			if (*end || end == v || !(a->scale >= 0.01 && a->scale <= 1000))
+			if (hsaqm_parse_double(v, 0.01, 1000, &a->scale))
 				return bad_arg(argv[0], o, v, "a number from 0.01 to 1000");
 		} else {
 			fprintf(stderr, "hsaqm-wl: %s: unknown option\n", o);

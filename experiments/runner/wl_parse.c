@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -114,15 +115,13 @@ static int parse_int(struct parser *p, const char *key, const char *v, int min, 
 static int parse_double(struct parser *p, const char *key, const char *v, double min, double max,
 			double *out)
 {
-	char *end;
 	double x;
+	int rc = hsaqm_parse_double(v, min, max, &x);
 
-	errno = 0;
-	x = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(x))
+	if (rc == -ERANGE)
+		return fail(p, "%s: %s is out of range (%g..%g)", key, v, min, max);
+	if (rc)
 		return fail(p, "%s: '%s' is not a number", key, v);
-	if (x < min || x > max)
-		return fail(p, "%s: %g is out of range (%g..%g)", key, x, min, max);
 	*out = x;
 	return 0;
 }
@@ -134,12 +133,10 @@ static int parse_duration(struct parser *p, const char *key, const char *v, bool
 	static const struct { const char *unit; double mult; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 },
 	};
-	char *end;
+	const char *end;
 	double x;
 
-	errno = 0;
-	x = strtod(v, &end);
-	if (errno || end == v || !isfinite(x) || x < 0)
+	if (hsaqm_parse_double_unit(v, 0, DBL_MAX, &x, &end))
 		return fail(p, "%s: '%s' is not a duration (e.g. 40us, 2.5ms, 60s)", key, v);
 	if (!*end)
 		return fail(p, "%s: '%s' needs a unit (ns, us, ms, s, min)", key, v);
@@ -643,7 +640,7 @@ static int reference_key(struct parser *p, const char *key, char *v)
 {
 	struct hsaqm_wl_ref *r;
 	const char *dot = strrchr(key, '.');
-	char *dd, *end;
+	char *dd;
 	bool known = false;
 
 	if (p->wl->nrefs == HSAQM_WL_MAX_REFS)
@@ -664,14 +661,11 @@ static int reference_key(struct parser *p, const char *key, char *v)
 	dd = strstr(v, "..");
 	if (dd)
 		*dd = '\0';
-	errno = 0;
-	r->lo = strtod(v, &end);
-	if (errno || end == v || *end || !(r->lo > 0))
+	if (hsaqm_parse_double(v, 0, DBL_MAX, &r->lo) || !(r->lo > 0))
 		return fail(p, "reference %s: '%s' is not a positive number", key, v);
 	r->hi = r->lo;
 	if (dd) {
-		r->hi = strtod(dd + 2, &end);
-		if (errno || end == dd + 2 || *end || !(r->hi >= r->lo))
+		if (hsaqm_parse_double(dd + 2, r->lo, DBL_MAX, &r->hi))
 			return fail(p, "reference %s: the range must be LOW..HIGH, LOW <= HIGH",
 				    key);
 	}

@@ -25,6 +25,22 @@ check "hsaqm-wl --seed -1: exit 2" "[ \$? -eq 2 ]"
 check "hsaqm-wl --length 0: exit 2, named" "[ \$? -eq 2 ] && grep -q -- '--length \"0\"' '$tmp/err'"
 "$wl" "$file" --time-scale 3x >/dev/null 2>"$tmp/err"
 check "hsaqm-wl --time-scale 3x: exit 2" "[ \$? -eq 2 ] && grep -q -- '--time-scale' '$tmp/err'"
+# Fractional numbers follow lib/text_internal.h's one rule (hsaqm_parse_double): decimal,
+# finite, the whole argument, no leading space or '+'; each refusal names the value.
+for v in " 5" "+5" "1e999" "nan" "inf" "0x2" "2x" "2.5.1"; do
+  "$wl" "$file" --time-scale "$v" --check >/dev/null 2>"$tmp/err"
+  check "hsaqm-wl --time-scale '$v': exit 2, named" \
+    "[ \$? -eq 2 ] && grep -q -F -- '--time-scale \"$v\"' '$tmp/err'"
+done
+for v in " 1s" "+1s" "1e999s" "nans" "0x1s" "1sx" "5es"; do
+  "$wl" "$file" --length "$v" --check >/dev/null 2>"$tmp/err"
+  check "hsaqm-wl --length '$v': exit 2, named" \
+    "[ \$? -eq 2 ] && grep -q -F -- '--length \"$v\"' '$tmp/err'"
+done
+"$wl" "$file" --time-scale 2.5 --length 1.5 --warmup 250ms --check >/dev/null 2>"$tmp/err"
+check "hsaqm-wl --time-scale 2.5 --length 1.5 --warmup 250ms: taken as before (exit 0)" "[ \$? -eq 0 ]"
+"$wl" "$file" --time-scale 1e-2 --length 2e3ms --warmup .5s --check >/dev/null 2>"$tmp/err"
+check "hsaqm-wl --time-scale 1e-2 --length 2e3ms --warmup .5s: exponents and a bare fraction (exit 0)" "[ \$? -eq 0 ]"
 "$wl" "$file" --out "$tmp/no/such/dir/x.json" >/dev/null 2>"$tmp/err"
 check "hsaqm-wl --out into a missing folder: said before running, exit 2" \
   "[ \$? -eq 2 ] && grep -q -- '--out .*No such file' '$tmp/err'"

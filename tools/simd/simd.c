@@ -6,6 +6,7 @@
  * "Shared mode".
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,13 +90,12 @@ int main(int argc, char **argv)
 		case 't':
 			cfg.timing_path = optarg;
 			break;
-		case 'x': {
-			char *end;
-			cfg.time_scale = strtod(optarg, &end);
-			if (*end || !(cfg.time_scale > 0))
+		case 'x':
+			/* Above 0: 0 would be the model's default (1.0), not what was asked. */
+			if (hsaqm_parse_double(optarg, 0, DBL_MAX, &cfg.time_scale) ||
+			    !(cfg.time_scale > 0))
 				goto bad;
 			break;
-		}
 		case 'T':
 			cfg.trace_path = optarg;
 			break;
