@@ -7,6 +7,10 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 MESON      ?= meson
 TEST_ARGS  ?=
+# WERROR=1: every warning fails the build (CI sets it: .ci/run). Applies when a build
+# directory is set up; `make clean` first to change it.
+WERROR     ?=
+SETUP_ARGS  = $(if $(WERROR),--werror)
 
 # Sanitizer runs must fail loudly: UBSan otherwise only prints and carries on.
 SAN_ENV  = ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -21,16 +25,16 @@ deps:
 	@scripts/ensure-deps
 
 build: deps
-	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD)
+	@test -f $(BUILD)/build.ninja || $(MESON) setup $(SETUP_ARGS) $(BUILD)
 	$(MESON) compile -C $(BUILD)
 
 build-san: deps
-	@test -f $(SAN_BUILD)/build.ninja || $(MESON) setup $(SAN_BUILD) \
+	@test -f $(SAN_BUILD)/build.ninja || $(MESON) setup $(SETUP_ARGS) $(SAN_BUILD) \
 	  -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=undefined
 	$(MESON) compile -C $(SAN_BUILD)
 
 build-tsan: deps
-	@test -f $(TSAN_BUILD)/build.ninja || $(MESON) setup $(TSAN_BUILD) -Db_sanitize=thread -Db_lundef=false
+	@test -f $(TSAN_BUILD)/build.ninja || $(MESON) setup $(SETUP_ARGS) $(TSAN_BUILD) -Db_sanitize=thread -Db_lundef=false
 	$(MESON) compile -C $(TSAN_BUILD)
 
 test-normal: build

@@ -196,6 +196,7 @@ static bool handoff_harvest(struct hsaqmd *d, struct dqueue *q)
 
 	if (!q->pend)
 		return true;
+	/* Acquire: pairs with the client's release of its ack (after its ack_ns stamp). */
 	if (!shm || hsaqm_load_acquire(&shm->slot[q->slot].ack) != q->pend_cmd)
 		return false;
 	/* After the acquire above: the client stores the stamp before the ack. */
@@ -1129,6 +1130,7 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 				.prio_adj = q->prio_adj,
 				.state = q->hold ? HSAQMD_QSTATE_PREEMPTED
 						 : q->active ? HSAQMD_QSTATE_READY : HSAQMD_QSTATE_IDLE,
+				/* Acquire: pairs with the client's release of its ack; shown only. */
 				.acked = hsaqm_load_acquire(&t->shm->slot[s].ack) == q->cmd,
 				.group = q->group, .share = q->share, .preemptions = q->preemptions,
 				.held_ns = q->held_ns + (q->hold ? now_ns() - q->hold_since_ns : 0),
