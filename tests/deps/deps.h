@@ -68,6 +68,7 @@ extern "C" __global__ void hsaqm_dep_busy(int *p)
 // What the program waits for now: the watchdog prints it. Written before each wait, read from
 // the signal handler (a plain buffer: the handler only write()s it).
 static char dep_what[512] = "starting";
+static char dep_tag[128]; // said before dep_what (dep_mix.hip: its seed and round)
 static int dep_failures;
 
 static void dep_set_what(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -89,6 +90,7 @@ static void dep_watchdog_fire(int sig)
 
 	(void)sig;
 	r = write(1, a, sizeof a - 1);
+	r = write(1, dep_tag, strnlen(dep_tag, sizeof dep_tag));
 	r = write(1, dep_what, strnlen(dep_what, sizeof dep_what));
 	r = write(1, "\n", 1);
 	(void)r;
@@ -102,6 +104,8 @@ static void dep_watchdog_start(void)
 	const char *s = getenv("DEPS_WATCHDOG_S");
 	unsigned int secs = s && atoi(s) > 0 ? (unsigned int)atoi(s) : 25;
 
+	// Line-buffered: what was printed before the watchdog's _exit() is in the log.
+	setvbuf(stdout, 0, _IOLBF, 0);
 	signal(SIGALRM, dep_watchdog_fire);
 	alarm(secs);
 	printf("note watchdog %u s\n", secs);
@@ -165,6 +169,10 @@ struct dep_streams {
 	int least, greatest, normal_prio; // normal_prio == least when the range has no middle
 	hipStream_t low, normal, high;
 };
+
+// Low kernels before the awaited event or write (dep_mix.hip varies it).
+static int dep_nlow = 6;
+static struct dep_streams d;
 
 static void dep_streams_create(struct dep_streams *d)
 {
