@@ -193,6 +193,9 @@ static int be_release(void *bq, const struct hsaqm_release *rel)
 			out_put(&o, &p->guard_pkt, p->guard_pkt.u32[0] | (word & HEADER_BARRIER_BIT));
 			next_guard += interval;
 		}
+		/* A waiting packet: remember where it went (lib's head_waits(), hsa_dep.c). */
+		if (__builtin_expect((word & 0xffu) != HSAQM_AQL_TYPE_KERNEL_DISPATCH, 0))
+			hsaqm_hsa_dep_released(p, slot, word, o.first + o.m);
 		out_put(&o, slot, word);
 	}
 	if (marker)
@@ -496,6 +499,11 @@ int hsaqm_hsa_pass_through(struct hsaqm_hsa_proxy *p, uint64_t end)
 	return rc;
 }
 
+static int be_head_waits(void *bq)
+{
+	return bq ? hsaqm_hsa_dep_head_waits(bq) : -EINVAL;
+}
+
 const struct hsaqm_backend_ops hsaqm_hsa_backend_ops = {
 	.release = be_release,
 	.gate_close = be_gate_close,
@@ -506,4 +514,5 @@ const struct hsaqm_backend_ops hsaqm_hsa_backend_ops = {
 	.detached = be_detached,
 	.mechanism = be_mechanism,
 	.cu_confine = be_cu_confine,
+	.head_waits = be_head_waits,
 };

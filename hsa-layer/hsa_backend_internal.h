@@ -63,6 +63,32 @@ struct hsaqm_hsa_lv3_node {
 
 #define HSAQM_HSA_LV3_MAX_NODES 64
 
+/*
+ * Producers of completion signals (hsa_dep.c): which queue and packet will fire a signal.
+ * 4096 slots (128 KiB per process): a wait finds its producer unless another signal took its
+ * slot since, which only makes the wait unattributed (the bound applies). Assumption: enough
+ * for the signals a process has in flight at once (HIP keeps a pool of a few hundred).
+ */
+#define HSAQM_HSA_DEP_SLOTS 4096u
+
+struct hsaqm_hsa_dep_slot {
+	uint64_t seq;    /* odd while written */
+	uint64_t handle; /* the signal */
+	uint64_t upto;   /* its packet's index + 1 in that queue */
+	uint32_t xq_id;  /* lib's id of the queue (hsaqm_xq_get_id()) */
+	uint32_t pad;
+};
+
+/* A released waiting packet of a proxy, kept to tell whether the hardware queue stands at it. */
+#define HSAQM_HSA_WAIT_RECS 8u
+
+struct hsaqm_hsa_wait_rec {
+	uint64_t hw_index;            /* its slot's index in the hardware queue */
+	uint32_t type;                /* HSAQM_AQL_TYPE_* */
+	uint32_t used;                /* the record holds a packet */
+	union hsaqm_aql_packet pkt;   /* its body as released */
+};
+
 /* The runtime's mutable state (struct hsaqm_hsa_runtime is filled once and then read only). */
 struct hsaqm_hsa_rt_private {
 	const struct hsaqm_hsa_runtime *rt;
@@ -95,6 +121,8 @@ struct hsaqm_hsa_rt_private {
 	 * a debugger, hsaqm_kfd_proc_queue_new).
 	 */
 	pthread_mutex_t create_lock;
+	/* Dependencies: the producers of completion signals (hsa_dep.c). */
+	struct hsaqm_hsa_dep_slot producers[HSAQM_HSA_DEP_SLOTS];
 };
 
 enum hsaqm_hsa_lv3_state {
@@ -131,6 +159,10 @@ struct hsaqm_hsa_proxy {
 
 	/* The release side (lib serialises it under its device lock). */
 	uint64_t released;  /* proxy packets moved to the hardware ring */
+	/* Dependencies (hsa_dep.c): lib's id of this queue; its released waiting packets. */
+	uint32_t dep_id;
+	uint32_t waits_next;
+	struct hsaqm_hsa_wait_rec *waits; /* HSAQM_HSA_WAIT_RECS, allocated at the first wait */
 
 	/* The hardware queue. */
 	struct hsaqm_hsa_queue *hwq;
@@ -297,5 +329,25 @@ enum { HSAQM_HSA_SLOT_APP = 0, HSAQM_HSA_SLOT_GUARD = 1, HSAQM_HSA_SLOT_MARKER =
 extern void (*hsaqm_hsa_release_hook)(struct hsaqm_hsa_proxy *p, uint64_t hw_first, uint32_t n,
 				      const uint8_t *kinds, const uint64_t *app_index);
 extern void (*hsaqm_hsa_gate_hook)(struct hsaqm_hsa_proxy *p, bool closed);
+
+/* hsa_dep.c: dependencies between queues (docs/hsa-backend.md "Dependencies"). */
+/* The packet that fires @signal is packet @upto - 1 of queue @xq_id (a scan saw it). */
+void hsaqm_hsa_dep_note(struct hsaqm_hsa_rt_private *rtp, uint64_t signal, uint32_t xq_id,
+			uint64_t upto);
+/* Who fires @signal, if the table knows: true and *@xq_id, *@upto. */
+bool hsaqm_hsa_dep_find(struct hsaqm_hsa_rt_private *rtp, uint64_t signal, uint32_t *xq_id,
+			uint64_t *upto);
+/* The dependencies of waiting packet @pkt (of @type) that do not hold yet: bit i = dep_signal[i]
+ * (bit 0 for a barrier-value packet); 0 when it would not wait. */
+uint32_t hsaqm_hsa_dep_pending(const struct hsaqm_hsa_runtime *rt, const union hsaqm_aql_packet *pkt,
+			       uint32_t type);
+/* The scan found waiting packet @pkt at proxy index @index: tell lib what it waits on. */
+void hsaqm_hsa_dep_scan_wait(struct hsaqm_hsa_proxy *p, const union hsaqm_aql_packet *pkt,
+			     uint32_t type, uint64_t index);
+/* release() put application packet @pkt (header @word) at hardware index @hw_index. */
+void hsaqm_hsa_dep_released(struct hsaqm_hsa_proxy *p, const union hsaqm_aql_packet *pkt,
+			    uint32_t word, uint64_t hw_index);
+/* lib's head_waits(): the hardware queue stands at a released waiting packet not satisfied. */
+int hsaqm_hsa_dep_head_waits(struct hsaqm_hsa_proxy *p);
 
 #endif /* HSAQM_HSA_BACKEND_INTERNAL_H */

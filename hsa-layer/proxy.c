@@ -214,12 +214,27 @@ void hsaqm_hsa_proxy_doorbell(struct hsaqm_hsa_proxy *p, hsaqm_hsa_signal_value_
 	 * packet below @value may still be in writing. Stop at the first INVALID header.
 	 */
 	while (end - read < p->size) {
-		uint32_t w = hsaqm_aql_slot_load_header(&p->ring[end & p->mask]);
+		const union hsaqm_aql_packet *pkt = &p->ring[end & p->mask];
+		/* Acquire: pairs with the application's release of the header: the body is whole. */
+		uint32_t w = hsaqm_aql_slot_load_header(pkt);
 
 		uint32_t type = w & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
 
 		if (type == HSAQM_AQL_TYPE_INVALID)
 			break;
+		/*
+		 * Dependencies (hsa_dep.c), in the scan that reads every packet anyway: who will
+		 * fire each completion signal, and what a waiting packet waits on (lib must know
+		 * before the packet is reported, so a lower queue it needs is not held).
+		 * Every packet type keeps its completion signal at byte 56.
+		 */
+		if (!p->detached) {
+			if (__builtin_expect(type != HSAQM_AQL_TYPE_KERNEL_DISPATCH, 0))
+				hsaqm_hsa_dep_scan_wait(p, pkt, type, end);
+			if (pkt->dispatch.completion_signal)
+				hsaqm_hsa_dep_note(p->rtp, pkt->dispatch.completion_signal, p->dep_id,
+						   end + 1);
+		}
 		end++;
 	}
 	if (end != p->scan_end) {
@@ -428,6 +443,7 @@ static void proxy_free(struct hsaqm_hsa_proxy *p)
 	if (p->doorbell.handle)
 		rt->signal_destroy(p->doorbell);
 	free(p->ring); /* the descriptor with it */
+	free(p->waits);
 	pthread_mutex_destroy(&p->db_lock);
 	pthread_mutex_destroy(&p->lv3_lock);
 	p->magic = 0;
@@ -552,6 +568,7 @@ int hsaqm_hsa_proxy_create(const struct hsaqm_hsa_runtime *rt, struct hsaqm_ctx 
 	rc = hsaqm_xq_attach(ctx, &cfg->xq, &hsaqm_hsa_backend_ops, p, &p->xq);
 	if (rc)
 		goto err_lookup;
+	p->dep_id = hsaqm_xq_get_id(p->xq);
 	/* From here the marker handler reports this queue's completions to lib. */
 	pthread_mutex_lock(&p->mslot->lock);
 	p->mslot->proxy = p;

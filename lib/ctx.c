@@ -70,6 +70,25 @@ static bool stamp_clock_asked(void)
 	return false;
 }
 
+/*
+ * HSAQM_DEP_BOUND_MS: the bound on a wait hsaqm cannot attribute (hsaqm_ctx_set_dep_bound()),
+ * whole milliseconds from 1 to 60000; anything else is said once and the default stands.
+ */
+static uint64_t dep_bound_env(void)
+{
+	static int once;
+	const char *v = getenv("HSAQM_DEP_BOUND_MS");
+	unsigned long long ms;
+
+	if (!v || !*v)
+		return HSAQM_DEP_BOUND_DEFAULT_NS;
+	if (hsaqm_parse_uint(v, 10, 1, 60000, &ms) == 0)
+		return ms * 1000000ull;
+	hsaqm_log_notice(&once, "HSAQM_DEP_BOUND_MS=\"%s\" is not a whole number of milliseconds "
+			 "from 1 to 60000: using %llu", v, HSAQM_DEP_BOUND_DEFAULT_NS / 1000000ull);
+	return HSAQM_DEP_BOUND_DEFAULT_NS;
+}
+
 static void stamp_calibrate(struct hsaqm_ctx *ctx)
 {
 	if (stamp_clock_asked() || !HSAQM_HAVE_TSC || !clocksource_is_tsc())
@@ -206,6 +225,7 @@ int hsaqm_ctx_create_opts(struct hsaqm_ctx **out, const struct hsaqm_ctx_opts *o
 	ctx->clock = opts && opts->clock ? opts->clock : clock_monotonic;
 	ctx->clock_arg = opts ? opts->clock_arg : NULL;
 	ctx->timer_next = HSAQM_NO_DEADLINE;
+	ctx->dep_bound_ns = dep_bound_env();
 	if (ctx->clock == clock_monotonic)
 		stamp_calibrate(ctx);
 
@@ -294,6 +314,7 @@ struct hsaqm_dev *hsaqm_dev_get(struct hsaqm_ctx *ctx, uint32_t id, bool create)
 	dev->policy.kind = HSAQM_POLICY_HPF;
 	dev->policy_deadline = HSAQM_NO_DEADLINE;
 	dev->retry_deadline = HSAQM_NO_DEADLINE;
+	dev->dep_deadline = HSAQM_NO_DEADLINE;
 	pthread_mutex_init(&dev->lock, NULL);
 	dev->next = ctx->devs;
 	ctx->devs = dev;

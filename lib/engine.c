@@ -19,7 +19,25 @@ static uint64_t xq_outstanding(const struct hsaqm_xq *xq)
 bool hsaqm_engine_wants_run(const struct hsaqm_xq *xq)
 {
 	return xq->failed_open || xq->level_eff == HSAQM_LEVEL_NONE || xq->dev->exiting ||
-	       (xq->run && !xq->by_hand);
+	       (xq->run && !xq->by_hand) || xq->inherit_only;
+}
+
+/*
+ * What may go out now: everything held, unless the queue runs only for a waiter (priority
+ * inheritance), which gets the packets up to the one the waiter needs and keeps the rest.
+ */
+static uint64_t engine_releasable(const struct hsaqm_xq *xq)
+{
+	uint64_t held = hsaqm_xq_held(xq);
+
+	if (xq->inherit_only && !xq->failed_open && xq->level_eff != HSAQM_LEVEL_NONE &&
+	    !xq->dev->exiting && !(xq->run && !xq->by_hand)) {
+		uint64_t room = xq->inh_upto > xq->released ? xq->inh_upto - xq->released : 0;
+
+		if (held > room)
+			held = room;
+	}
+	return held;
 }
 
 enum hsaqm_xq_state hsaqm_engine_state(const struct hsaqm_xq *xq)
@@ -312,10 +330,10 @@ static void engine_cover_tail(struct hsaqm_xq *xq)
 /* Lv1: keep fewer than `threshold` in flight; a marker after every `batch` packets. */
 static void engine_pump_lv1(struct hsaqm_xq *xq)
 {
-	while (hsaqm_xq_held(xq) > 0 && !xq->failed_open) {
+	while (engine_releasable(xq) > 0 && !xq->failed_open) {
 		uint64_t inflight = hsaqm_xq_inflight(xq);
 		uint64_t unmarked = xq->released - xq->marked;
-		uint64_t held = hsaqm_xq_held(xq);
+		uint64_t held = engine_releasable(xq);
 		uint32_t flags = 0;
 		uint64_t n;
 
@@ -349,8 +367,8 @@ static void engine_pump_all(struct hsaqm_xq *xq)
 	if (!xq->failed_open && !xq->dev->exiting &&
 	    (xq->level_eff == HSAQM_LEVEL_2 || (xq->level_eff == HSAQM_LEVEL_3 && !xq->lv3_proven)))
 		flags |= HSAQM_RELEASE_GUARDED;
-	while (hsaqm_xq_held(xq) > 0) {
-		uint64_t n = hsaqm_xq_held(xq);
+	while (engine_releasable(xq) > 0) {
+		uint64_t n = engine_releasable(xq);
 		uint32_t f = flags;
 
 		if (n > HSAQM_RELEASE_CHUNK_MAX)

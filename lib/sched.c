@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log_internal.h"
 #include "xq_internal.h"
 
 /* A queue in group 0 is a group of its own: a key no explicit group id can take. */
@@ -21,12 +22,17 @@ void hsaqm_dev_arm(struct hsaqm_dev *dev)
 	uint64_t at = dev->policy_deadline < dev->retry_deadline ? dev->policy_deadline
 								 : dev->retry_deadline;
 
+	if (dev->dep_deadline < at)
+		at = dev->dep_deadline;
+
 	if (at != HSAQM_NO_DEADLINE)
 		hsaqm_timer_arm(dev->ctx, at);
 }
 
 void hsaqm_dev_decide(struct hsaqm_dev *dev, uint64_t now)
 {
+	/* Waits first: who stalled past the bound (no demand), who inherits (docs/lib.md). */
+	hsaqm_dep_resolve(dev, now);
 	for (uint32_t i = 0; i < dev->nxq; i++) {
 		const struct hsaqm_xq *xq = dev->xqs[i];
 		struct hsaqm_policy_queue *pq = &dev->pq[i];
@@ -34,34 +40,52 @@ void hsaqm_dev_decide(struct hsaqm_dev *dev, uint64_t now)
 		pq->priority = xq->priority;
 		pq->group = xq_group_key(xq);
 		pq->share_permille = xq->share;
-		/* A queue held by hand does not compete: it must not keep others down. */
-		pq->active = !hsaqm_xq_idle(xq) && !xq->by_hand;
+		/*
+		 * A queue held by hand does not compete: it must not keep others down; nor does
+		 * one whose head waited past the bound on what no queue here can end.
+		 */
+		pq->active = !hsaqm_xq_idle(xq) && !xq->by_hand && !xq->stalled;
 	}
 	dev->policy_deadline = hsaqm_policy_decide(&dev->policy, &dev->pstate, dev->pq, dev->nxq,
 						   now);
 	hsaqm_dev_arm(dev);
+	/*
+	 * The policy's answer, then inheritance on top: a queue a running waiter needs runs
+	 * although the policy (or a hand) holds it, released only up to what the waiter needs.
+	 */
+	for (uint32_t i = 0; i < dev->nxq; i++) {
+		struct hsaqm_xq *xq = dev->xqs[i];
+		bool only = xq->inherit && (!dev->pq[i].run || xq->by_hand);
+
+		xq->dec_was_running = hsaqm_engine_wants_run(xq);
+		xq->run = dev->pq[i].run;
+		if (only && !xq->inherit_only) {
+			xq->dep_inherited++;
+			hsaqm_log_info("queue %s: runs up to packet %llu for a higher queue that waits "
+				       "on it (priority %d)", xq->name,
+				       (unsigned long long)xq->inh_upto, xq->inh_prio);
+		}
+		xq->inherit_only = only;
+	}
 	/* Preempt before resuming: stopping the lower queues is what the reaction is for. */
 	for (uint32_t i = 0; i < dev->nxq; i++) {
 		struct hsaqm_xq *xq = dev->xqs[i];
 
-		if (xq->run && !dev->pq[i].run) {
-			xq->run = false;
+		if (xq->dec_was_running && !hsaqm_engine_wants_run(xq))
 			hsaqm_engine_apply(xq, now);
-		}
 	}
+	/* Then what may go: newly let run, or inheriting with more to release than before. */
 	for (uint32_t i = 0; i < dev->nxq; i++) {
 		struct hsaqm_xq *xq = dev->xqs[i];
 
-		if (!xq->run && dev->pq[i].run) {
-			xq->run = true;
+		if (hsaqm_engine_wants_run(xq) && (!xq->dec_was_running || xq->inherit_only))
 			hsaqm_engine_apply(xq, now);
-		}
 	}
 }
 
 void hsaqm_dev_timer(struct hsaqm_dev *dev, uint64_t now)
 {
-	if (dev->policy_deadline <= now)
+	if (dev->policy_deadline <= now || dev->dep_deadline <= now)
 		hsaqm_dev_decide(dev, now);
 	if (dev->retry_deadline <= now) {
 		dev->retry_deadline = HSAQM_NO_DEADLINE;

@@ -159,6 +159,12 @@ static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t no
 	hsaqm_json_uint(j, "guardians", st.guardians);
 	hsaqm_json_uint(j, "markers", st.markers);
 	hsaqm_json_uint(j, "priority_conflicts", st.priority_conflicts);
+	/* Dependencies (docs/lib.md): what waits told lib, and what lib did about them. */
+	hsaqm_json_uint(j, "dep_waits", xq->dep_waits);
+	hsaqm_json_uint(j, "dep_inherited", xq->dep_inherited);
+	hsaqm_json_uint(j, "dep_stalls", xq->dep_stalls);
+	hsaqm_json_bool(j, "dep_inheriting", xq->inherit_only);
+	hsaqm_json_bool(j, "dep_stalled", xq->stalled);
 	hsaqm_json_begin_object(j, "latency_ns");
 	hsaqm_json_uint(j, "count", st.latency_count);
 	hsaqm_json_uint(j, "min", xq->hist.min_ns);

@@ -469,8 +469,11 @@ int hsaqm_xq_marker_done(struct hsaqm_xq *xq, uint64_t marker_seq)
 	hsaqm_engine_completed(xq, xq->mk_cover[marker_seq % HSAQM_XQ_MARKERS],
 			       hsaqm_ctx_stamp(dev->ctx, now));
 	went_idle = !was_idle && hsaqm_xq_idle(xq);
-	/* Gone idle: the queues it kept down may resume (the decision applies this one too). */
-	if (went_idle && !xq->by_hand)
+	/*
+	 * Gone idle: the queues it kept down may resume (the decision applies this one too).
+	 * Done what a waiter needed of it: it may be held again, and the waiter goes on.
+	 */
+	if ((went_idle && !xq->by_hand) || (xq->inherit_only && xq->completed >= xq->inh_upto))
 		hsaqm_dev_decide(dev, now);
 	hsaqm_engine_apply(xq, now);
 	pthread_mutex_unlock(&dev->lock);

@@ -41,6 +41,19 @@
 /* Retry after -EAGAIN when no marker is outstanding to trigger it. */
 #define HSAQM_RETRY_NS 200000u
 #define HSAQM_NO_DEADLINE UINT64_MAX
+/*
+ * Live waits a queue keeps (hsaqm_xq_depend()). Streams rarely have more than a few
+ * cross-queue waits outstanding; a wait beyond these is kept only as "some wait" (deps_lost),
+ * to which the bound still applies.
+ */
+#define HSAQM_XQ_DEPS 8u
+
+/* One live wait: packet @index of the queue waits on queue @on_id up to its packet @upto. */
+struct hsaqm_xq_dep {
+	uint64_t index;
+	uint64_t upto;
+	uint32_t on_id; /* 0: not attributable; only the bound applies */
+};
 
 struct hsaqm_ctx;
 
@@ -109,6 +122,27 @@ struct hsaqm_xq {
 	char why_fallback[128]; /* the Lv3 fallback's reason */
 	char why_failopen[96]; /* the fail-open reason */
 
+	/*
+	 * Dependencies (docs/lib.md "Dependencies and priority inheritance"): the waits the
+	 * backend reported, what they make this queue do for others (inherit: run up to
+	 * inh_upto although the policy holds it), and the bound on its own head's wait.
+	 */
+	struct hsaqm_xq_dep deps[HSAQM_XQ_DEPS];
+	uint32_t ndeps;
+	bool deps_lost;        /* a wait found no room: "some wait", bound only */
+	bool inherit;          /* decide(): a live waiter needs this queue's packets */
+	bool inherit_only;     /* it runs only because of that: released up to inh_upto */
+	bool stalled;          /* its head waited past the bound: it counts as no demand */
+	bool dec_was_running;  /* decide(): hsaqm_engine_wants_run() before this decision */
+	int inh_prio;          /* decide(): the highest waiter priority through the chain */
+	uint64_t inh_upto;     /* decide(): the farthest packet a waiter needs */
+	uint64_t wait_since;   /* when its head was first seen waiting (0: not waiting) */
+	uint64_t wait_progress; /* its waits' producers' completions when last looked at */
+	uint64_t dep_waits;
+	uint64_t dep_inherited;
+	uint64_t dep_stalls;
+	int stall_notice;
+
 	/* Spatial (hsaqm_xq_set_spatial): a share of the CUs kept free of this queue. */
 	uint8_t spatial;       /* enum hsaqm_spatial asked for */
 	bool confined;         /* cu_confine(reserve) in force */
@@ -132,6 +166,7 @@ struct hsaqm_dev {
 	uint32_t cap;
 	uint64_t policy_deadline;
 	uint64_t retry_deadline;
+	uint64_t dep_deadline; /* the next look at heads that wait (the bound) */
 };
 
 struct hsaqm_ctx_opts {
@@ -151,6 +186,7 @@ struct hsaqm_ctx {
 	/* Latency stamps: the TSC (ns = ticks * stamp_mult >> 32) or, if !stamp_tsc, the clock. */
 	bool stamp_tsc;
 	uint64_t stamp_mult;
+	uint64_t dep_bound_ns; /* hsaqm_ctx_set_dep_bound() */
 
 	pthread_mutex_t timer_lock;
 	pthread_cond_t timer_cond;
@@ -221,6 +257,10 @@ void hsaqm_dev_timer(struct hsaqm_dev *dev, uint64_t now);
 void hsaqm_dev_arm(struct hsaqm_dev *dev);
 int hsaqm_dev_add(struct hsaqm_dev *dev, struct hsaqm_xq *xq);
 void hsaqm_dev_remove(struct hsaqm_dev *dev, struct hsaqm_xq *xq);
+
+/* dep.c: called with dev->lock held. */
+/* Prune the waits that are over, apply the bound, work out who inherits (decide's first step). */
+void hsaqm_dep_resolve(struct hsaqm_dev *dev, uint64_t now);
 
 /* engine.c: called with dev->lock held. */
 static inline uint64_t hsaqm_xq_held(const struct hsaqm_xq *xq)

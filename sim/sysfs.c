@@ -2,7 +2,8 @@
 /*
  * sysfs.c - the generated sysfs tree that stands in for /sys: what the KFD publishes about
  * its topology and what amdgpu publishes about its module parameters, for the model's
- * devices. Created in a temporary folder on first use, removed at hsaqm_sim_destroy().
+ * devices. Created in a temporary folder on first use, removed at hsaqm_sim_destroy(), and
+ * never outliving its process (see "Lifetime" below sysfs_init's helpers).
  *
  * Layout (amdkfd kfd_topology.c, amdgpu_drv.c), under the root:
  *   class/kfd/kfd/topology/generation_id       "%u\n"
@@ -28,13 +29,18 @@
  * GWS, and the SVM API bit cleared (the model has no SVM ranges). module/amdgpu/initstate
  * says "live", as for a loaded module (rocminfo checks it).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +61,9 @@
 
 struct sysfs_state {
 	char root[PATH_MAX];
+	int owner_fd;              /* the tree's owner file, locked while this process lives */
+	pid_t pid;                 /* the process that made the tree (a forked child did not) */
+	struct sysfs_state *next;  /* the process's live trees (sysfs_live) */
 };
 
 uint32_t sim_kfd_gpu_id(const struct hsaqm_sim *sim, unsigned int dev)
@@ -570,17 +579,124 @@ int sim_sysfs_proc_write(struct hsaqm_sim *sim, const struct sim_proc_queue *q, 
 	return err;
 }
 
+/*
+ * Lifetime. A tree must not outlive its process: the model is rarely destroyed before a
+ * process exits (a HIP program never closes the KFD, tests exit with the model running), and
+ * a day of tests used to leave a thousand folders in /tmp. Readers open paths under the root
+ * for as long as the model lives (the emulated /dev/kfd redirects /sys there, the probe and
+ * kfd-ioctl read topology and kfd/proc), so the tree cannot be unlinked early. Two ways out:
+ *  - at exit, an ELF destructor removes the trees this process made and still has. It runs in
+ *    _dl_fini, after every atexit handler (a runtime's own exit path may still read /sys
+ *    through the emulation), and skips the trees of the parent in a forked child (pid);
+ *  - when a process dies without exit handlers (SIGKILL, a crash, _exit), its tree stays; the
+ *    next process that makes a tree sweeps it. Each tree holds an owner file whose flock its
+ *    process keeps until it dies (the kernel drops it even on SIGKILL), so "nobody holds the
+ *    lock" means "the owner is gone", whatever pid namespace or pid reuse says. The file is
+ *    locked before it gets its name (rename), so a tree being made is never swept; a tree
+ *    without the file (an older build's, or one on a file system without flock) is left
+ *    alone.
+ */
+#define SYSFS_PREFIX "hsaqm-sim-sysfs-"
+#define SYSFS_OWNER "hsaqm-owner.lock"
+
+static pthread_mutex_t sysfs_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sysfs_state *sysfs_live;
+static bool sysfs_swept;   /* under sysfs_live_lock */
+static pthread_once_t sysfs_once = PTHREAD_ONCE_INIT;
+
+/* fork() while another thread holds the list's lock must not leave it locked in the child. */
+static void sysfs_fork_prepare(void)
+{
+	pthread_mutex_lock(&sysfs_live_lock);
+}
+
+static void sysfs_fork_after(void)
+{
+	pthread_mutex_unlock(&sysfs_live_lock);
+}
+
+/* Remove the trees under @tmp whose owner is gone (see "Lifetime"). */
+static void sysfs_sweep(const char *tmp)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d = opendir(tmp);
+	int fd;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, SYSFS_PREFIX, strlen(SYSFS_PREFIX)))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/" SYSFS_OWNER, tmp, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		/* Only our own trees (another user's cannot be removed from a sticky /tmp). */
+		if (fstat(fd, &sb) == 0 && sb.st_uid == geteuid() &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", tmp, de->d_name);
+			hsaqm_log_debug("sim sysfs: removing %s, left by a process that is gone", path);
+			remove_tree(path);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+static void sysfs_once_init(void)
+{
+	pthread_atfork(sysfs_fork_prepare, sysfs_fork_after, sysfs_fork_after);
+}
+
+/* The owner file, locked, then named: -errno. */
+static int sysfs_own(struct sysfs_state *st)
+{
+	char tmp_name[PATH_MAX], name[PATH_MAX];
+	int fd;
+
+	if (snprintf(tmp_name, sizeof(tmp_name), "%s/.owner.tmp", st->root) >=
+		    (int)sizeof(tmp_name) ||
+	    snprintf(name, sizeof(name), "%s/" SYSFS_OWNER, st->root) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	fd = open(tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_SH) || rename(tmp_name, name)) {
+		int err = -errno;
+
+		unlink(tmp_name);
+		close(fd);
+		return err;
+	}
+	st->owner_fd = fd;
+	return 0;
+}
+
 static void *sysfs_init(struct hsaqm_sim *sim)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct sysfs_state *st = calloc(1, sizeof(*st));
+	bool sweep;
 	int n, err;
 
 	if (!st)
 		return NULL;
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	n = snprintf(st->root, sizeof(st->root), "%s/hsaqm-sim-sysfs-XXXXXX", tmp);
+	pthread_once(&sysfs_once, sysfs_once_init);
+	/* Once per process: the leftovers of killed processes go before this one adds its own. */
+	pthread_mutex_lock(&sysfs_live_lock);
+	sweep = !sysfs_swept;
+	sysfs_swept = true;
+	pthread_mutex_unlock(&sysfs_live_lock);
+	if (sweep)
+		sysfs_sweep(tmp);
+	st->owner_fd = -1;
+	n = snprintf(st->root, sizeof(st->root), "%s/" SYSFS_PREFIX "XXXXXX", tmp);
 	if (n < 0 || (size_t)n >= sizeof(st->root) || !mkdtemp(st->root)) {
 		hsaqm_log_err("sim sysfs: cannot make a folder under %s: %s", tmp,
 			      n > 0 ? strerror(errno) : "path too long");
@@ -594,6 +710,16 @@ static void *sysfs_init(struct hsaqm_sim *sim)
 		free(st);
 		return NULL;
 	}
+	/* Without an owner file the tree still works; only a SIGKILL would leave it behind. */
+	err = sysfs_own(st);
+	if (err)
+		hsaqm_log_debug("sim sysfs: no owner lock in %s (%s): not swept if killed",
+				st->root, strerror(-err));
+	st->pid = getpid();
+	pthread_mutex_lock(&sysfs_live_lock);
+	st->next = sysfs_live;
+	sysfs_live = st;
+	pthread_mutex_unlock(&sysfs_live_lock);
 	hsaqm_log_debug("sim sysfs tree at %s", st->root);
 	return st;
 }
@@ -603,8 +729,34 @@ static void sysfs_fini(struct hsaqm_sim *sim, void *state)
 	struct sysfs_state *st = state;
 
 	(void)sim;
-	remove_tree(st->root);
+	pthread_mutex_lock(&sysfs_live_lock);
+	for (struct sysfs_state **pp = &sysfs_live; *pp; pp = &(*pp)->next) {
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sysfs_live_lock);
+	/* A forked child destroying its copy of the parent's model leaves the parent's tree. */
+	if (st->pid == getpid())
+		remove_tree(st->root);
+	if (st->owner_fd >= 0)
+		close(st->owner_fd);
 	free(st);
+}
+
+/*
+ * Process exit with models alive: remove their trees (see "Lifetime"). The states stay
+ * allocated: a thread still running reads only their paths, and finds them gone.
+ */
+__attribute__((destructor)) static void sysfs_at_exit(void)
+{
+	pthread_mutex_lock(&sysfs_live_lock);
+	for (struct sysfs_state *st = sysfs_live; st; st = st->next) {
+		if (st->pid == getpid())
+			remove_tree(st->root);
+	}
+	pthread_mutex_unlock(&sysfs_live_lock);
 }
 
 const char *hsaqm_sim_sysfs_root(const struct hsaqm_sim *sim)

@@ -2,12 +2,14 @@
 # hsa-queue-probe as a user runs it: exit codes (0 hardware, 1 failure, 2 usage, 3 model), the
 # JSON report against the documented schema, Markdown, no colour on a pipe, the model timing
 # file, and SIGINT while the Lv3 check holds a queue suspended (the probe resumes it, says so
-# and exits 1 promptly).
-# usage: probe-cli.sh PROBE SOURCE_ROOT [PYTHON3]
+# and exits 1 promptly). The SIGINT case runs PROBE_TEST, tests/'s build of the same main.c with
+# the one test hook (a pause inside the Lv3 suspended window); the installed PROBE has none.
+# usage: probe-cli.sh PROBE SOURCE_ROOT PYTHON3|'' PROBE_TEST
 set -u
 probe=$1
 src=$2
 py=${3:-}
+probe_test=$4
 tmp=$(mktemp -d /tmp/hsaqm-probe-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -101,8 +103,15 @@ else
 	echo "skip: no python3, JSON schema not checked"
 fi
 
+# The shipped probe reads no test-only variable: the pause's name is only in the test build.
+n=$(grep -a -c HSAQM_PROBE_TEST "$probe")
+[ "$n" -eq 0 ] && ok "the installed probe has no HSAQM_PROBE_TEST_* variable" ||
+	bad "the installed probe contains HSAQM_PROBE_TEST ($n lines of $probe)"
+grep -a -q HSAQM_PROBE_TEST_PAUSE_LV3_MS "$probe_test" && ok "the test build has the pause hook" ||
+	bad "$probe_test lacks HSAQM_PROBE_TEST_PAUSE_LV3_MS: the SIGINT case below would not pause"
+
 # SIGINT while a queue is suspended: the probe resumes it and exits 1 within a second or two.
-HSAQM_PROBE_TEST_PAUSE_LV3_MS=5000 "$probe" --sim --quick --trials 1 --check lv3 \
+HSAQM_PROBE_TEST_PAUSE_LV3_MS=5000 "$probe_test" --sim --quick --trials 1 --check lv3 \
 	>"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!
 i=0

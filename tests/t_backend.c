@@ -253,6 +253,47 @@ static int t_mechanism(void *p, char *why, uint32_t len)
 	return m;
 }
 
+static bool wait_blocks(const struct t_bq *bq, const struct t_entry *e)
+{
+	if (!bq->wait_set || e->kind != T_KERNEL || e->val != bq->wait_index)
+		return false;
+	return bq->wait_on ? bq->wait_on->ran < bq->wait_upto : !bq->wait_host_done;
+}
+
+/* The packet processor stands at the waiting packet (open guardians in front are passed). */
+static int t_head_waits(void *q)
+{
+	struct t_bq *bq = q;
+	int waits = 0;
+
+	pthread_mutex_lock(&bq->lock);
+	for (uint64_t i = bq->head; i < bq->tail; i++) {
+		const struct t_entry *e = &bq->ring[i];
+
+		if (e->kind == T_GUARD && !bq->gate_closed)
+			continue;
+		waits = !bq->suspended && wait_blocks(bq, e);
+		break;
+	}
+	pthread_mutex_unlock(&bq->lock);
+	return waits;
+}
+
+int t_bq_wait(struct t_bq *bq, uint64_t index, struct t_bq *on, uint64_t upto)
+{
+	struct hsaqm_dep dep = { .index = index, .upto = upto };
+
+	pthread_mutex_lock(&bq->lock);
+	bq->wait_set = true;
+	bq->wait_index = index;
+	bq->wait_on = on;
+	bq->wait_upto = upto;
+	bq->wait_host_done = false;
+	pthread_mutex_unlock(&bq->lock);
+	dep.on_id = on ? hsaqm_xq_get_id(on->xq) : 0;
+	return hsaqm_xq_depend(bq->xq, &dep);
+}
+
 const struct hsaqm_backend_ops t_backend_ops_spatial = {
 	.release = t_release,
 	.gate_close = t_gate_close,
@@ -263,6 +304,7 @@ const struct hsaqm_backend_ops t_backend_ops_spatial = {
 	.detached = t_detached,
 	.mechanism = t_mechanism,
 	.cu_confine = t_cu_confine,
+	.head_waits = t_head_waits,
 };
 
 const struct hsaqm_backend_ops t_backend_ops = {
@@ -273,6 +315,7 @@ const struct hsaqm_backend_ops t_backend_ops = {
 	.resume = t_resume,
 	.max_level = t_max_level,
 	.detached = t_detached,
+	.head_waits = t_head_waits,
 };
 
 int t_bq_submit(struct t_bq *bq, uint64_t n)
@@ -299,7 +342,7 @@ uint64_t t_bq_run(struct t_bq *bq, uint64_t max_kernels)
 				break;
 			bq->head++;
 		} else if (e.kind == T_KERNEL) {
-			if (ran == max_kernels)
+			if (ran == max_kernels || wait_blocks(bq, &e))
 				break;
 			if (e.val != bq->ran)
 				violation(bq, "kernel %llu ran after %llu", (unsigned long long)e.val,

@@ -57,6 +57,16 @@ struct t_bq {
 
 	/* The application's side. */
 	uint64_t submitted;
+	/*
+	 * A waiting packet (t_bq_wait()): the kernel at wait_index stands for a barrier packet
+	 * that holds the queue until wait_on has run wait_upto kernels, or, with no wait_on,
+	 * until the test sets wait_host_done (a signal the host sets).
+	 */
+	bool wait_set;
+	uint64_t wait_index;
+	struct t_bq *wait_on;
+	uint64_t wait_upto;
+	bool wait_host_done;
 
 	/* The hardware ring. */
 	struct t_entry *ring;
@@ -101,6 +111,14 @@ uint64_t t_bq_run(struct t_bq *bq, uint64_t max_kernels);
 
 /* Kernels released but not run yet. */
 uint64_t t_bq_pending(struct t_bq *bq);
+
+/*
+ * Kernel @index of @bq (not submitted yet) will wait until @on has run @upto kernels, or, with
+ * @on NULL, until bq->wait_host_done is set; told to lib with hsaqm_xq_depend(). One wait per
+ * queue; single-threaded tests only (the run reads @on's count without its lock).
+ * Returns hsaqm_xq_depend()'s result.
+ */
+int t_bq_wait(struct t_bq *bq, uint64_t index, struct t_bq *on, uint64_t upto);
 
 /* A consistent copy of the counters (threads). */
 void t_bq_snapshot(struct t_bq *bq, struct t_bq *copy);

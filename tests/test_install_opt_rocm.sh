@@ -15,8 +15,13 @@
 #     the emulated /dev/kfd, the last under hsaqm-run at Lv2 and Lv3.
 # Usage: test_install_opt_rocm.sh SOURCE_ROOT WORK_DIR B_SANITIZE
 # Skips (77) with the reason: sanitizer build, not root, no rocm-5.2 root, no package registry.
+# Any clone passes: the checkout may sit where only its owner can enter (root's clone under
+# /root, mode 700), which neither the unprivileged ensure-deps step nor the root's own /root
+# (an empty tmpfs there) can reach. So the test works on a copy of the sources in a staging
+# folder under /var/tmp that every user can read; WORK_DIR/stage names it while it lives, and it
+# is kept (with every log) when a check fails.
 set -u
-src=$1 work=$2 sanitize=$3
+orig=$1 meson_work=$2 sanitize=$3
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$sanitize" = none ] || skip "sanitizer build (b_sanitize=$sanitize): the test builds its own" \
 	"tree inside a Debian root; the normal build runs it"
@@ -24,16 +29,29 @@ skip() { echo "SKIP: $*"; exit 77; }
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 command -v unshare >/dev/null 2>&1 || skip "no unshare (util-linux)"
-why=$("$src/scripts/debian-root" why-not rocm-5.2)
+why=$("$orig/scripts/debian-root" why-not rocm-5.2)
 [ -z "$why" ] || skip "no rocm-5.2 root: $why"
-"$src/scripts/debian-root" ensure rocm-5.2 >/dev/null || { echo "FAIL scripts/debian-root ensure rocm-5.2"; exit 1; }
+"$orig/scripts/debian-root" ensure rocm-5.2 >/dev/null || { echo "FAIL scripts/debian-root ensure rocm-5.2"; exit 1; }
 
-rm -rf "$work"
-mkdir -p "$work"
+# The staging folder: the sources (without build trees and .git) and everything the test makes.
+rm -rf "$meson_work"
+mkdir -p "$meson_work" || { echo "FAIL cannot make $meson_work"; exit 1; }
+work=$(mktemp -d /var/tmp/hsaqm-install-opt-rocm.XXXXXX) || { echo "FAIL mktemp under /var/tmp"; exit 1; }
+chmod 755 "$work"
+ln -s "$work" "$meson_work/stage"
+# Gone on a pass or a skip; a failure (exit 1) keeps it for its logs.
+trap 'rc=$?; [ $rc -eq 1 ] || rm -rf "$work" "$meson_work"' EXIT
+src=$work/src
+mkdir -m 755 "$src"
+(cd "$orig" && tar --exclude='./build*' --exclude=./.git --exclude=./.cache -cf - .) |
+	tar -C "$src" -xf - || { echo "FAIL copying $orig to $src"; exit 1; }
+# Readable whatever the clone's modes were (its top folder 700, a umask 077 checkout).
+chmod -R u+rwX,go+rX "$src"
+echo "sources copied to $src (readable by every user, wherever the clone is)"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 inroot() {
-	"$src/scripts/debian-root" run rocm-5.2 --bind "$src" --bind "$work" --overlay "$work/overlay" \
+	"$orig/scripts/debian-root" run rocm-5.2 --bind "$src" --bind "$work" --overlay "$work/overlay" \
 		-- "$@"
 }
 
@@ -97,8 +115,9 @@ for d in /usr/include/hsa /usr/include/hip /usr/include/hsakmt.h; do
 	[ -e \$d ] && echo "left-in-usr \$d"
 done
 echo "libhsa \$(ldconfig -p | sed -n 's/.*libhsa-runtime64.so.1 .*=> //p' | head -n 1)"
-# ensure-deps as a user (it then only prints what it would install).
-setpriv --reuid=65534 --regid=65534 --clear-groups sh "$src/scripts/ensure-deps" >"$work/deps.log" 2>&1
+# ensure-deps as a user (it then only prints what it would install), from the staged copy a
+# user can read, in a folder it can enter.
+(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups sh "$src/scripts/ensure-deps") >"$work/deps.log" 2>&1
 echo "deps-found \$(grep -c 'ROCm found at /opt/rocm' "$work/deps.log")"
 echo "deps-rocm-missing \$(grep 'missing Debian packages' "$work/deps.log" | grep -c -E 'libhsa-runtime-dev|libhsakmt-dev|rocminfo|hipcc|libamdhip64-dev')"
 cat "$work/deps.log"
@@ -145,5 +164,5 @@ check "the hipcc-built HIP program links /opt/rocm's HIP" \
 for t in $tests; do
 	check "meson test $t: OK (not skipped)" "grep -qE '^ *[0-9]+/[0-9]+ [^ ]* / $t +OK ' '$b'"
 done
-[ $fail -eq 0 ] && rm -rf "$work"
+[ $fail -eq 0 ] || echo "the staging folder is kept: $work"
 exit $fail

@@ -249,7 +249,8 @@ static void test_stats_json_parses_and_has_the_documented_fields(void)
 		"\"held_by_hand\":", "\"failed_open\":false", "\"lv1_threshold\":", "\"lv1_batch\":",
 		"\"lv2_interval\":", "\"submitted\":", "\"released\":", "\"completed\":",
 		"\"preemptions\":", "\"preempted_ns\":", "\"guardians\":", "\"markers\":",
-		"\"priority_conflicts\":0,",
+		"\"priority_conflicts\":0,", "\"dep_waits\":0,", "\"dep_inherited\":0,",
+		"\"dep_stalls\":0,", "\"dep_inheriting\":false,", "\"dep_stalled\":false,",
 		"\"latency_ns\":", "\"count\":", "\"min\":", "\"p50\":", "\"p99\":", "\"p999\":",
 		"\"max\":",
 	};

@@ -315,6 +315,17 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 			nq->completed = info.completed;
 			hsaqm_dclient_queue_progress(nq->dq);
 		}
+		/*
+		 * A queue whose head waited past the bound on what no queue of this process
+		 * can end (a signal another process sets: an IPC event) is no demand for the
+		 * node either: told idle, it holds no other process (docs/lib.md
+		 * "Dependencies"); its next doorbell marks it again.
+		 */
+		struct hsaqm_xq_deps deps;
+
+		if (ok && info.state != HSAQM_XQ_IDLE && hsaqm_xq_get_deps(tq->xq, &deps) == 0 &&
+		    deps.stalled)
+			info.state = HSAQM_XQ_IDLE;
 		if (ok && info.state == HSAQM_XQ_IDLE) {
 			hsaqm_dclient_queue_mark(nq->dq, false);
 			/* A count the watch thread reads; mark_lock orders the queue's own mark. */

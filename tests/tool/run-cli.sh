@@ -55,6 +55,8 @@ check "stats: 3 queues, priority 50 (high), one HIP-high queue at 60" \
 check "stats: every dispatch submitted" "[ \$(grep -o '\"submitted\":40,' '$tmp/stats.json' | wc -l) -eq 3 ]"
 if [ -n "$py" ]; then
   check "stats: valid JSON" "'$py' -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"tool\"][\"active\"] and len(d[\"queues\"])==3' '$tmp/stats.json'"
+else
+  echo "note: python3 not installed (apt-get install python3): the stats file is not parsed as JSON"
 fi
 # Work the program saw complete is counted complete in the file written at exit (the last
 # marker's handler may not have run yet when the program exits): five short runs.

@@ -24,7 +24,7 @@ released_ms() { tr=$(field "$2" released); awk "BEGIN{printf \"%.3f\", (${tr:-0}
 
 "$simd" -s "$tmp/sim.sock" >"$tmp/simd.out" 2>&1 &
 pids="$pids $!"
-wait_sock "$tmp/sim.sock" || { echo "SKIP: hsaqm-simd did not start: $(cat "$tmp/simd.out")"; exit 77; }
+wait_sock "$tmp/sim.sock" || { echo "FAIL hsaqm-simd did not start: $(cat "$tmp/simd.out")"; exit 1; }
 export HSAQM_SIM_DEVICE="$tmp/sim.sock"
 export HSAQM_LEVEL=lv3 HSAQM_LV2_INTERVAL=1 HSAQM_GPU_PROFILE=/nonexistent/hsaqm-gpu-profile
 printf 'cap.default = 100\nsocket_mode = 0600\n' >"$tmp/hsaqmd.conf"

@@ -21,7 +21,7 @@ T=1000          # low kernel length, us (model)
 
 "$simd" -s "$tmp/sim.sock" >"$tmp/simd.out" 2>&1 &
 pids="$pids $!"
-wait_sock "$tmp/sim.sock" || { echo "SKIP: hsaqm-simd did not start: $(cat "$tmp/simd.out")"; exit 77; }
+wait_sock "$tmp/sim.sock" || { echo "FAIL hsaqm-simd did not start: $(cat "$tmp/simd.out")"; exit 1; }
 export HSAQM_SIM_DEVICE="$tmp/sim.sock"
 export HSAQM_LEVEL=lv2 HSAQM_LV2_INTERVAL=1
 printf 'cap.default = 100\nsocket_mode = 0600\n' >"$tmp/hsaqmd.conf"

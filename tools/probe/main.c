@@ -251,7 +251,6 @@ static const char *bad_option_name(int argc, char **argv)
 static int parse_args(int argc, char **argv, struct cli *cl)
 {
 	int c, idx = 0;
-	unsigned long v;
 
 	memset(cl, 0, sizeof(*cl));
 	cl->o.device = -1;
@@ -291,9 +290,18 @@ static int parse_args(int argc, char **argv, struct cli *cl)
 			argv[optind]);
 		return HSAQM_PROBE_EXIT_USAGE;
 	}
+#ifdef HSAQM_PROBE_TEST_BUILD
+	/*
+	 * Only in tests/'s build of this file (hsa-queue-probe-test): a pause inside the Lv3
+	 * suspended window, so that the test's SIGINT lands while a queue is suspended. The
+	 * installed probe reads no test-only variable.
+	 */
 	const char *pause = getenv("HSAQM_PROBE_TEST_PAUSE_LV3_MS");
+	unsigned long v;
+
 	if (pause && *pause && parse_uint(pause, 600000, &v) == 0)
 		cl->o.test_pause_lv3_ms = (unsigned int)v;
+#endif
 	return -1;
 }
 

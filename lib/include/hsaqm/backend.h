@@ -114,6 +114,31 @@ struct hsaqm_backend_ops {
 	 * and says why (a failed give-back is logged, and retried when lib lets go). Optional.
 	 */
 	int (*cu_confine)(void *bq, uint32_t reserve_permille);
+	/*
+	 * Dependencies: whether the queue's packet processor stands at a packet of the
+	 * application that waits (a barrier-AND, barrier-OR or barrier-value packet) whose
+	 * condition does not hold yet. lib asks only while the queue has waits it was told of
+	 * (hsaqm_xq_depend()), to apply the bound on waits it cannot attribute (docs/lib.md
+	 * "Dependencies and priority inheritance"). Must be cheap (loads; called under the device
+	 * lock by the timer). Return: 1 yes, 0 no, or -errno (counts as no). Optional: without it
+	 * a queue with a live wait is taken to stand at it.
+	 */
+	int (*head_waits)(void *bq);
+};
+
+/*
+ * What a waiting packet waits for, as hsaqm_xq_depend() is told: "packet @index of this
+ * queue waits on queue @on_id up to its packet @upto". lib keeps no signal, value or packet:
+ * the backend, which reads the packets, turns its runtime's dependencies (a completion signal
+ * another of its queues will decrement) into this form.
+ */
+struct hsaqm_dep {
+	uint64_t index; /* the waiting packet's index in this queue (as hsaqm_xq_submitted counts) */
+	uint64_t upto;  /* with @on_id: the wait ends once that queue completed every packet below @upto */
+	uint32_t on_id; /* the queue whose packet ends the wait (hsaqm_xq_get_id()), or 0: none hsaqm
+			 * schedules on this device (a signal the host sets, memory a kernel writes,
+			 * another process or device): only the bound applies */
+	uint32_t reserved; /* 0 */
 };
 
 /**
@@ -126,6 +151,21 @@ struct hsaqm_backend_ops {
  * an index behind one already reported.
  */
 HSAQM_API int hsaqm_xq_submitted(struct hsaqm_xq *xq, uint64_t end_index);
+
+/**
+ * hsaqm_xq_depend() - the backend saw that packet @dep->index of @xq, not yet reported with
+ * hsaqm_xq_submitted() or reported already, waits on something that has not happened yet.
+ * Call it before reporting the packet: lib decides at once, so a lower queue the wait needs
+ * runs (priority inheritance: only as far as @dep->upto where the level can hold the rest),
+ * and a wait nobody scheduled here can end is bounded (hsaqm_ctx_set_dep_bound()). A wait
+ * lib has no room for (more than HSAQM_XQ_DEPS live at once) is kept as "some wait": only the
+ * bound applies to it. docs/lib.md "Dependencies and priority inheritance".
+ *
+ * Return: 0; -EINVAL for a NULL or foreign queue, a NULL @dep, a waiting packet already
+ * known complete, or @dep->on_id naming @xq itself (a queue never waits on itself: its
+ * packets run in order).
+ */
+HSAQM_API int hsaqm_xq_depend(struct hsaqm_xq *xq, const struct hsaqm_dep *dep);
 
 /**
  * hsaqm_xq_marker_done() - the marker released with @marker_seq has completed: every

@@ -203,6 +203,23 @@ HSAQM_API int hsaqm_ctx_foreach_xq(struct hsaqm_ctx *ctx, int (*fn)(struct hsaqm
  */
 HSAQM_API int hsaqm_ctx_set_idle_hook(struct hsaqm_ctx *ctx, void (*fn)(void *arg), void *arg);
 
+/* The default bound on a wait hsaqm cannot attribute (docs/lib.md "Dependencies"). */
+#define HSAQM_DEP_BOUND_DEFAULT_NS (10ull * 1000 * 1000)
+/* The shortest bound that may be set: below it the check would cost more than it saves. */
+#define HSAQM_DEP_BOUND_MIN_NS (100ull * 1000)
+
+/**
+ * hsaqm_ctx_set_dep_bound() - how long a queue's head may wait on a dependency before the
+ * queue stops counting as demand: it then holds no lower queue until it moves again, so a
+ * wait on something hsaqm cannot attribute (a signal the host sets later, memory a lower
+ * queue's kernel writes, another process) never becomes a deadlock. Each time it happens is
+ * counted per queue (dep_stalls) and said once per queue on stderr. The default is
+ * HSAQM_DEP_BOUND_DEFAULT_NS, or HSAQM_DEP_BOUND_MS from the environment when the context is
+ * created (docs/environment.md).
+ * Return: 0; -EINVAL for a foreign @ctx or a bound below HSAQM_DEP_BOUND_MIN_NS.
+ */
+HSAQM_API int hsaqm_ctx_set_dep_bound(struct hsaqm_ctx *ctx, uint64_t bound_ns);
+
 /* ---------------------------------------------------------------------------------------
  * xqueues: one per hardware queue
  */
@@ -334,6 +351,28 @@ struct hsaqm_xq_info {
 
 /** hsaqm_xq_get_info() - Return: 0; -EINVAL for NULL arguments or a foreign handle. */
 HSAQM_API int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info);
+
+/**
+ * hsaqm_xq_get_id() - the queue's id within its context (from 1, never reused while the
+ * context lives): what a backend names in struct hsaqm_dep's on_id.
+ * Return: the id; 0 for a NULL or foreign @xq.
+ */
+HSAQM_API uint32_t hsaqm_xq_get_id(const struct hsaqm_xq *xq);
+
+/* Dependencies of a queue and what they made hsaqm do (docs/lib.md "Dependencies"). */
+struct hsaqm_xq_deps {
+	uint64_t waits;      /* waits the backend reported (hsaqm_xq_depend()) */
+	uint64_t inherited;  /* times the queue ran, held otherwise, because a higher queue waited on it */
+	uint64_t stalls;     /* times its head waited past the bound and it stopped counting as demand */
+	uint32_t live;       /* waits not over yet */
+	int inheriting;      /* runs now only for a queue that waits on it, up to upto */
+	int stalled;         /* its head waits past the bound now: it holds nobody */
+	uint32_t waiting_on; /* the id of a queue its oldest live wait needs, 0 if none or unknown */
+	uint64_t upto;       /* while inheriting: it is released up to this packet */
+};
+
+/** hsaqm_xq_get_deps() - Return: 0; -EINVAL for NULL arguments or a foreign handle. */
+HSAQM_API int hsaqm_xq_get_deps(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps);
 
 /* ---------------------------------------------------------------------------------------
  * Statistics
