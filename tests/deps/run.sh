@@ -27,7 +27,7 @@
 #           (tests/deps/deps_stats.py: dep_inherited on the low queue where a higher stream waits
 #           on a lower one's event, dep_stalls where it waits on the host, no inheritance where a
 #           lower waits on a higher one), and the high stream's median latency (model µs, HIP
-#           events) is within 3 x native + 10 ms.
+#           events) is within 3 x native + 10 ms (+ the bound where the wait cannot be attributed).
 # OUT_DIR/summary.txt holds the table printed at the end. Every figure is a model figure.
 # Exit: 0 when no cell failed, 1 otherwise, 77 when this row cannot run here (the reason on stdout).
 set -u
@@ -54,11 +54,13 @@ printf '%s\n' "# name per-workgroup-ns (model time)" "hsaqm_dep_low 200000" \
 	"hsaqm_dep_normal 100000" "hsaqm_dep_high 20000" "hsaqm_dep_busy 1000000" > "$table"
 # GPU_STREAMOPS_CP_WAIT=1: ROCclr waits on memory with an AMD BARRIER_VALUE packet (which the
 # emulation's front honours) instead of its __amd_rocclr_streamOpsWait kernel (which it does not
-# perform: the wait would end at once). HSAQM_DEP_BOUND_MS: the fix's bound, short here so the
-# host case's low stream moves within a few ms of model time.
+# perform: the wait would end at once). HSAQM_DEP_BOUND_MS: how long a head may wait on what hsaqm
+# cannot attribute before it stops counting as demand (docs/lib.md "Dependencies"), lib's
+# default said here because the latency bound of those cases adds it.
 base_env="LD_PRELOAD=$preload HSAQM_KFDEMU_KERNELS=$table HSAQM_LOG= GPU_STREAMOPS_CP_WAIT=1
 	DEPS_WATCHDOG_S=${DEPS_WATCHDOG_S:-20}"
-tool_env="HSAQM_DEP_BOUND_MS=${HSAQM_DEP_BOUND_MS:-20}"
+bound_ms=${HSAQM_DEP_BOUND_MS:-10}
+tool_env="HSAQM_DEP_BOUND_MS=$bound_ms"
 seed=${DEPS_SEED:-$(date +%s)}
 T_ROOT_TIMEOUT=120
 
@@ -152,12 +154,15 @@ run_case() {
 		fi
 		_sum=$(python3 "$src/tests/deps/deps_stats.py" "$st" --summary)
 		if ! _why=$(python3 "$src/tests/deps/deps_stats.py" "$st" "$expect"); then
-			cell "$name/$l" FAIL "completed, but: $_why"
+			cell "$name/$l" FAIL "completed (median $(lat_of "$log") us vs native $nat us), but: $_why"
 			continue
 		fi
 		med=$(lat_of "$log")
-		if [ "$latcheck" = lat ] && [ "$med" -gt $((3 * nat + 10000)) ]; then
-			cell "$name/$l" FAIL "high stream median $med us against native $nat us (model): worse than 3 x native + 10 ms; $_sum"
+		# A wait hsaqm cannot attribute costs the high stream up to the bound, by design.
+		_lim=$((3 * nat + 10000))
+		[ "$latcheck" = lat+bound ] && _lim=$((_lim + bound_ms * 1000))
+		if [ "$latcheck" != - ] && [ "$med" -gt "$_lim" ]; then
+			cell "$name/$l" FAIL "high stream median $med us against native $nat us (model): above $_lim us (3 x native + 10 ms${latcheck#lat}); $_sum"
 			continue
 		fi
 		cell "$name/$l" PASS "median $med us vs native $nat us (model); $_sum"
@@ -168,8 +173,10 @@ run_case busy-first inherit lat dep_event busy-first
 run_case backlog-first inherit lat dep_event backlog-first
 run_case chain3 inherit lat dep_event chain3
 run_case low-waits-high none lat dep_event low-waits-high
-run_case copy32 inherit-or-stall lat dep_value copy32
-run_case memset64 inherit-or-stall lat dep_value memset64
+# A barrier-value on memory a copy or memset writes is not attributed (docs/lib.md): the bound
+# ends it; inheritance is accepted too (the stats say which).
+run_case copy32 inherit-or-stall lat+bound dep_value copy32
+run_case memset64 inherit-or-stall lat+bound dep_value memset64
 # The host case's latency is the host's choice (it writes once the low stream is done): not compared.
 run_case host stall - dep_value host
 run_case graph any lat dep_graph
