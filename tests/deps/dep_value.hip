@@ -13,8 +13,10 @@
 //             something only the host can end (the bound's path)
 //
 // Prints "lat CASE US" per repetition (model µs from the high stream's first event to its last)
-// and checks the wait was honoured: the high stream's kernel does not complete before the
-// write, and the bytes are the ones written (copies and memsets really move bytes here).
+// and checks the wait was honoured: the high stream's kernel does not complete before the low
+// stream reached the copy or memset (its event just before it; the one just after may come
+// later, when a scheduler holds the low queue again), nor before the host wrote its value; and
+// the bytes are the ones written (copies and memsets really move bytes here).
 // Run with GPU_STREAMOPS_CP_WAIT=1 (cases_value.h says why); the memory waited on is an HSA
 // signal's value (hipMallocSignalMemory).
 #include "cases_value.h"

@@ -17,6 +17,8 @@ EXPECT:
   inherit-or-stall either (a wait on memory a lower queue's copy or memset writes)
   none             no queue inherited (a lower queue waits on a higher one)
   any              some queue inherited or passed the bound
+  seen             a high queue's wait was seen (dep_waits >= 1): nothing else asked (Lv1, where the
+                   producer's packets may all be released before the wait: run.sh says when)
 """
 import json
 import sys
@@ -66,6 +68,7 @@ def main():
         "inherit-or-stall": low["dep_inherited"] >= 1 or high["dep_stalls"] >= 1,
         "none": inherited == 0,
         "any": inherited + stalls >= 1,
+        "seen": high["dep_waits"] >= 1,
     }
     if expect not in ok:
         print(f"unknown expectation {expect}")
