@@ -689,6 +689,23 @@ static void client_free(struct hsaqm_dclient *c)
 	free(c);
 }
 
+/*
+ * A bad HSAQM_REALTIME, said once as every other variable's, when the open fails: no thread
+ * of ours then runs at all, and the user's typo must not pass unseen. Once connected the
+ * tool says it itself, with whether SCHED_FIFO was permitted (hsa-layer/tool/tool_node.c),
+ * so this stays quiet then: one line either way.
+ */
+static void realtime_bad_notice(void)
+{
+	static int said;
+	int prio = HSAQM_RT_PRIO_CLIENT, bad = 0;
+
+	hsaqm_rt_from_env(&prio, &bad);
+	if (bad)
+		hsaqm_log_notice(&said, "HSAQM_REALTIME=\"%s\" is not valid (auto, on, off or "
+				 "1..99): using auto", getenv("HSAQM_REALTIME"));
+}
+
 int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg, struct hsaqm_dclient **out)
 {
 	struct hsaqm_dclient *c;
@@ -751,6 +768,7 @@ int hsaqm_dclient_open(const struct hsaqm_dclient_config *cfg, struct hsaqm_dcli
 	}
 	if (rc) {
 		client_free(c);
+		realtime_bad_notice();
 		return rc;
 	}
 	*out = c;
@@ -969,6 +987,15 @@ int hsaqm_dclient_queue_progress(struct hsaqm_dclient_queue *q)
 	/* Only the change matters to the daemon: no other word rides on it. The slot never
 	 * moves and the memory is always mapped (the daemon's, or a stand-in). */
 	hsaqm_fetch_add(&q->c->shm->slot[q->slot].progress, 1u);
+	return 0;
+}
+
+int hsaqm_dclient_queue_dep_stalls(struct hsaqm_dclient_queue *q, uint32_t stalls)
+{
+	if (!q)
+		return -EINVAL;
+	/* Relaxed: a figure the daemon only shows; no other word rides on it. */
+	HSAQM_WRITE_ONCE(q->c->shm->dep_stalls[q->slot], stalls);
 	return 0;
 }
 

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include "log_internal.h"
 #include "path_internal.h"
 
 static int put(char *buf, size_t size, int n)
@@ -26,23 +28,61 @@ int hsaqm_sock_default_daemon(char *buf, size_t size)
 	return put(buf, size, snprintf(buf, size, "/tmp/hsaqm-%u/hsaqmd.sock", (unsigned int)geteuid()));
 }
 
-int hsaqm_sock_find(char *buf, size_t size, bool *named)
+/*
+ * Why @env cannot name a daemon's socket, or NULL when it can: an absolute path short enough
+ * for a socket address, at which there is a socket or nothing yet (a daemon that starts
+ * later; the client then finds no daemon, quietly). Anything else there (a file, a
+ * directory) is a typo, never a daemon.
+ */
+static const char *env_not_a_socket(const char *env)
 {
-	const char *env = getenv("HSAQM_DAEMON");
 	struct stat st;
 
-	*named = false;
-	if (env && *env) {
-		if (!strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none"))
-			return -ENOENT;
-		*named = true;
-		return put(buf, size, snprintf(buf, size, "%s", env));
-	}
-	/* The user's own daemon first (where it would listen), then the node's. */
+	if (*env != '/')
+		return "not an absolute path";
+	if (strlen(env) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return "longer than a socket's path may be";
+	if (stat(env, &st) < 0)
+		return errno == ENOTDIR ? "a part of it is not a directory" : NULL;
+	if (S_ISSOCK(st.st_mode))
+		return NULL;
+	return S_ISDIR(st.st_mode) ? "a directory, not a socket"
+	       : S_ISREG(st.st_mode) ? "a file, not a socket" : "not a socket";
+}
+
+/* The user's own daemon first (where it would listen), then the node's. */
+static int default_search(char *buf, size_t size)
+{
+	struct stat st;
+
 	if (geteuid() != 0 && hsaqm_sock_default_daemon(buf, size) == 0 && stat(buf, &st) == 0 &&
 	    S_ISSOCK(st.st_mode))
 		return 0;
 	return put(buf, size, snprintf(buf, size, "%s", HSAQM_SOCK_NODE));
+}
+
+int hsaqm_sock_find(char *buf, size_t size, bool *named)
+{
+	static int said;
+	const char *env = getenv("HSAQM_DAEMON"), *why;
+	int rc;
+
+	*named = false;
+	if (!env || !*env)
+		return default_search(buf, size);
+	if (!strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none"))
+		return -ENOENT;
+	why = env_not_a_socket(env);
+	if (!why) {
+		*named = true;
+		return put(buf, size, snprintf(buf, size, "%s", env));
+	}
+	/* As every other variable: one line naming it and its value, and the default stands. */
+	rc = default_search(buf, size);
+	hsaqm_log_notice(&said, "HSAQM_DAEMON=\"%s\" is not valid (%s; a socket's absolute path, or "
+			 "off, 0, none): using the default, %s", env, why,
+			 rc ? HSAQM_SOCK_NODE : buf);
+	return rc;
 }
 
 static int refuse(char *why, size_t len, const char *dir, const char *what)
@@ -78,9 +118,14 @@ int hsaqm_sock_dir_check(const char *sock_path, uid_t owner, char *why, size_t l
 			return -errno;
 		if (!S_ISDIR(st.st_mode))
 			return refuse(why, len, real, "is not a directory");
+		/* Each refusal says its own reason: whose it is, or who else can write in it. */
 		if (st.st_uid != 0 && (owner == (uid_t)-1 ? false : st.st_uid != owner)) {
-			snprintf(msg, sizeof(msg), "is owned by uid %u, not by uid %u or root",
-				 (unsigned int)st.st_uid, (unsigned int)owner);
+			if (owner == 0)
+				snprintf(msg, sizeof(msg), "is owned by uid %u, not by root",
+					 (unsigned int)st.st_uid);
+			else
+				snprintf(msg, sizeof(msg), "is owned by uid %u, not by uid %u or root",
+					 (unsigned int)st.st_uid, (unsigned int)owner);
 			return refuse(why, len, real, msg);
 		}
 		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -88,7 +133,9 @@ int hsaqm_sock_dir_check(const char *sock_path, uid_t owner, char *why, size_t l
 			 * keep in it. The socket's own directory must be ours alone. */
 			if (own || !(st.st_mode & S_ISVTX) || st.st_uid != 0) {
 				snprintf(msg, sizeof(msg), "is writable by %s (mode %04o)",
-					 st.st_mode & S_IWOTH ? "others" : "its group",
+					 (st.st_mode & (S_IWGRP | S_IWOTH)) == (S_IWGRP | S_IWOTH)
+						 ? "its group and others"
+					 : st.st_mode & S_IWOTH ? "others" : "its group",
 					 (unsigned int)(st.st_mode & 07777));
 				return refuse(why, len, real, msg);
 			}

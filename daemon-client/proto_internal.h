@@ -196,8 +196,8 @@ struct hsaqmd_list_queue {
 	uint64_t preemptions; /* commands to hold sent */
 	uint64_t held_ns;     /* time spent commanded to hold, the current hold included */
 	uint64_t stalls;      /* times its hold on others was released for want of progress */
-	uint32_t stalled;     /* 1 while it is ready without progress (it holds nobody) */
-	uint32_t pad;
+	uint32_t stalled;     /* 1 while, not held itself, it lost its hold for want of progress */
+	uint32_t dep_stalls;  /* the client's count: its head waited past the dependency bound */
 	char mech[HSAQMD_MECH_LEN];
 };
 
@@ -358,6 +358,12 @@ struct hsaqmd_shm {
 	uint32_t pad[8];
 	struct hsaqmd_shm_slot slot[HSAQMD_SLOTS];
 	struct hsaqmd_shm_stamp stamp[HSAQMD_SLOTS];
+	/*
+	 * Client writes: how many times the queue's head waited past its process's dependency
+	 * bound (lib's dep_stalls, docs/lib.md "Dependencies"): shown by list and the metrics,
+	 * never used to decide. Last in the page, so the words before it keep their places.
+	 */
+	uint32_t dep_stalls[HSAQMD_SLOTS];
 };
 
 #define HSAQMD_SHM_SIZE 4096u

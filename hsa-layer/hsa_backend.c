@@ -29,17 +29,6 @@ void (*hsaqm_hsa_gate_hook)(struct hsaqm_hsa_proxy *p, bool closed);
 
 #define HEADER_BARRIER_BIT (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)
 
-void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
-			   const union hsaqm_aql_packet *pkts, uint32_t n)
-{
-	/*
-	 * The ring writer's batch sequence (bodies, headers 1..n-1, header 0 last, each header a
-	 * release store), without its type check: an application packet of a reserved type
-	 * must reach the packet processor, which reports it to the application as ROCr's would.
-	 */
-	__hsaqm_ring_publish_seq(&p->hw_ring, first, pkts, n, NULL);
-}
-
 struct release_out {
 	const struct hsaqm_ring *ring;
 	uint64_t first; /* hardware index of the chunk's first packet */
@@ -51,7 +40,10 @@ static inline void out_flush(struct release_out *o)
 {
 	if (!o->m)
 		return;
-	/* Type checks skipped on purpose, as in hsaqm_hsa_publish_raw(). */
+	/*
+	 * Type checks skipped on purpose: an application packet of a reserved type must reach
+	 * the packet processor, which reports it to the application as ROCr's would.
+	 */
 	__hsaqm_ring_publish_headers(o->ring, o->first, o->hdr, 1, o->m, NULL);
 	o->first += o->m;
 	o->m = 0;

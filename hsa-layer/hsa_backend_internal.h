@@ -65,18 +65,19 @@ struct hsaqm_hsa_lv3_node {
 
 /*
  * Producers of completion signals (hsa_dep.c): which queue and packet will fire a signal.
- * 4096 slots (128 KiB per process): a wait finds its producer unless another signal took its
+ * 4096 slots (64 KiB per process): a wait finds its producer unless another signal took its
  * slot since, which only makes the wait unattributed (the bound applies). Assumption: enough
  * for the signals a process has in flight at once (HIP keeps a pool of a few hundred).
  */
 #define HSAQM_HSA_DEP_SLOTS 4096u
 
+/* A producer: the signal, and (packet index + 1) << HSAQM_HSA_DEP_ID_BITS | lib's queue id. */
+#define HSAQM_HSA_DEP_ID_BITS 20u
+#define HSAQM_HSA_DEP_ID_MAX ((1u << HSAQM_HSA_DEP_ID_BITS) - 1)
+
 struct hsaqm_hsa_dep_slot {
-	uint64_t seq;    /* odd while written */
-	uint64_t handle; /* the signal */
-	uint64_t upto;   /* its packet's index + 1 in that queue */
-	uint32_t xq_id;  /* lib's id of the queue (hsaqm_xq_get_id()) */
-	uint32_t pad;
+	uint64_t handle;
+	uint64_t packed;
 };
 
 /* A released waiting packet of a proxy, kept to tell whether the hardware queue stands at it. */
@@ -291,10 +292,6 @@ int hsaqm_hsa_lv3_set_priority(struct hsaqm_hsa_proxy *p, hsaqm_hsa_amd_queue_pr
 
 /* hsa_backend.c */
 extern const struct hsaqm_backend_ops hsaqm_hsa_backend_ops;
-/* Publish @n packet images at hardware index @first without type checks (proxy packets are
- * the application's: a malformed one must reach the packet processor, which reports it). */
-void hsaqm_hsa_publish_raw(struct hsaqm_hsa_proxy *p, uint64_t first,
-			   const union hsaqm_aql_packet *pkts, uint32_t n);
 
 /*
  * After lib let go of the queue (detached): move the proxy packets up to @end straight to the

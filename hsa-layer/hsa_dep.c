@@ -15,10 +15,14 @@
  *     on (hsaqm_xq_depend()): the producer's queue and packet from the table, or nobody (a
  *     signal the host or another process sets, memory a kernel writes: only the bound then).
  *
- * The table is lossy by design: a slot another signal took, or one two scans wrote at once,
- * only turns a wait into an unattributed one, which the bound still keeps from hanging. It is
- * written by the doorbells of every queue of the process at once, so each slot is a small
- * sequence lock: writers that find it busy skip, readers that see it change give up.
+ * The table is lossy by design: a slot another signal took since only turns a wait into an
+ * unattributed one, which the bound still keeps from hanging. It is written by the doorbells
+ * of every queue of the process at once, without a lock or a locked instruction (this is the
+ * dispatch path): a slot is two words, the signal and (queue, packet) packed, each stored
+ * whole; the writer invalidates the signal word first and publishes it last, and a reader
+ * takes the pair only when it read the same signal before and after the packed word. The
+ * only mix a reader can take is two producers of the same signal racing, where either
+ * answer is one of its producers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,41 +44,36 @@ void hsaqm_hsa_dep_note(struct hsaqm_hsa_rt_private *rtp, uint64_t signal, uint3
 			uint64_t upto)
 {
 	struct hsaqm_hsa_dep_slot *s = &rtp->producers[slot_of(signal)];
-	/* Relaxed: only a hint; the CAS below decides. */
-	uint64_t seq = HSAQM_READ_ONCE(s->seq);
 
-	if ((seq & 1) || !hsaqm_cas(&s->seq, &seq, seq + 1))
-		return; /* another writer has it: this producer stays unknown */
-	HSAQM_WRITE_ONCE(s->handle, signal);
-	HSAQM_WRITE_ONCE(s->upto, upto);
-	HSAQM_WRITE_ONCE(s->xq_id, xq_id);
-	/* Release: the fields above before the even sequence a reader checks them against. */
-	hsaqm_store_release(&s->seq, seq + 2);
+	if (xq_id > HSAQM_HSA_DEP_ID_MAX || upto >> (64 - HSAQM_HSA_DEP_ID_BITS))
+		return; /* not representable: this producer stays unknown */
+	/* Relaxed: a reader that sees 0 here, or a signal that changes, drops the slot. */
+	HSAQM_WRITE_ONCE(s->handle, 0);
+	/*
+	 * Release: whoever acquires this packed word also sees the 0 above (or what followed
+	 * it), so a reader that took a packed word of ours never re-reads the old signal.
+	 */
+	hsaqm_store_release(&s->packed, (upto << HSAQM_HSA_DEP_ID_BITS) | xq_id);
+	/* Release: the packed word before the signal a reader checks it against. */
+	hsaqm_store_release(&s->handle, signal);
 }
 
 bool hsaqm_hsa_dep_find(struct hsaqm_hsa_rt_private *rtp, uint64_t signal, uint32_t *xq_id,
 			uint64_t *upto)
 {
 	struct hsaqm_hsa_dep_slot *s = &rtp->producers[slot_of(signal)];
-	/* Acquire: pairs with the writer's release of an even sequence: its fields are whole. */
-	uint64_t seq = hsaqm_load_acquire(&s->seq);
-	uint64_t h, u;
-	uint32_t id;
+	uint64_t packed;
 
-	if (seq & 1)
+	/* Acquire: pairs with the writer's release of the signal: its packed word is there. */
+	if (hsaqm_load_acquire(&s->handle) != signal)
 		return false;
-	h = HSAQM_READ_ONCE(s->handle);
-	u = HSAQM_READ_ONCE(s->upto);
-	id = HSAQM_READ_ONCE(s->xq_id);
-	/*
-	 * The field loads before the sequence is read again: a writer that took the slot in
-	 * between (its CAS is acq_rel, so its field stores follow its odd sequence) changed it.
-	 */
-	hsaqm_smp_mb();
-	if (HSAQM_READ_ONCE(s->seq) != seq || h != signal || !id)
+	/* Acquire: pairs with the packed word's release (see hsaqm_hsa_dep_note()). */
+	packed = hsaqm_load_acquire(&s->packed);
+	/* Relaxed after the acquire above: a writer that replaced the pair changed the signal. */
+	if (HSAQM_READ_ONCE(s->handle) != signal || !(packed & HSAQM_HSA_DEP_ID_MAX))
 		return false;
-	*xq_id = id;
-	*upto = u;
+	*xq_id = (uint32_t)(packed & HSAQM_HSA_DEP_ID_MAX);
+	*upto = packed >> HSAQM_HSA_DEP_ID_BITS;
 	return true;
 }
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,14 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon_internal.h"
 #include "hsaqm/barrier.h"
+#include "path_internal.h"
 #include "policy_internal.h"
 #include "policy_text_internal.h"
 #include "proto_internal.h"
@@ -942,6 +945,170 @@ static void test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_m
 	t_client_stop(&lo);
 }
 
+/* Lines of @path containing @needle; the first one into @first. */
+static int log_lines(const char *path, const char *needle, char *first, size_t len)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (first && len)
+		first[0] = '\0';
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, needle))
+			continue;
+		if (!n++ && first)
+			snprintf(first, len, "%s", line);
+	}
+	fclose(f);
+	return n;
+}
+
+/* The "stalled" value of queue q@qid in a `list --json` text: 1 true, 0 false, -1 absent. */
+static int queue_stalled(const char *json, unsigned int qid)
+{
+	char key[32];
+	const char *q, *end, *v;
+
+	snprintf(key, sizeof(key), "\"queue\": \"q%u\"", qid);
+	q = strstr(json, key);
+	end = q ? strchr(q, '}') : NULL;
+	v = q ? strstr(q, "\"stalled\": ") : NULL;
+	if (!v || v > end)
+		return -1;
+	return !strncmp(v + 11, "true", 4);
+}
+
+/* A holder whose work moves: a thread bumping a raw client's progress word every 20 ms. */
+struct mover {
+	struct raw_client *rc;
+	pthread_t thread;
+	int run; /* atomic: cleared to stop (the word then freezes, as a SIGSTOPped process's) */
+};
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+
+	while (__atomic_load_n(&m->run, __ATOMIC_RELAXED)) {
+		/* The daemon only compares the word with its last reading: no order needed. */
+		__atomic_fetch_add(&m->rc->shm->slot[0].progress, 1u, __ATOMIC_RELAXED);
+		usleep(20000);
+	}
+	return NULL;
+}
+
+/*
+ * Issue 24 item 4: the progress rule is about holders. A low process held by a busy high one
+ * makes no progress by design: it is never stalled, counted or named, however long the
+ * hold. When the high one stops moving it is the one found stalled, counted and named (with
+ * whom it held), and the low one is released; when it moves again it holds again and its
+ * stalled flag clears. The high one is a raw client whose progress word this test moves.
+ */
+static void test_only_a_holder_without_progress_is_stalled_never_the_held(void)
+{
+	static const unsigned int gpu[] = { 17001 };
+	struct raw_client hi = { .fd = -1, .kick = -1, .shm = MAP_FAILED };
+	struct t_daemon saved = dmn;
+	struct t_client lo;
+	char line[1024], out[8192], name[64];
+	unsigned int lo_qid = 0;
+	pid_t lo_pid;
+	int fd;
+
+	/* A daemon of its own: a small hold_progress_ms, its stderr in a file, its counters. */
+	CU_ASSERT_FATAL(t_daemon_init(&dmn) == 0);
+	snprintf(dmn.config, sizeof(dmn.config), "%s/hsaqmd.conf", dmn.dir);
+	fd = open(dmn.config, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "hold_progress_ms = 500\n", 23) == 23);
+	close(fd);
+	snprintf(dmn.log, sizeof(dmn.log), "%s/hsaqmd.log", dmn.dir);
+	dmn.uid = T_SAME_UID;
+	if (t_daemon_start_as(&dmn) != 0) {
+		/* The cases after this one need the suite's daemon back. */
+		CU_FAIL("hsaqmd with hold_progress_ms = 500 did not start");
+		unlink(dmn.log);
+		t_daemon_fini(&dmn);
+		dmn = saved;
+		return;
+	}
+
+	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 0) == 0);
+	lo_pid = lo.pid;
+	t_client_send(&lo, "add %u", gpu[0]);
+	CU_ASSERT_FATAL(t_client_expect(&lo, "added 0", WAIT_MS, line, sizeof(line)) == 0);
+	CU_ASSERT_FATAL(sscanf(line, "added 0 qid=%u", &lo_qid) == 1);
+	t_client_send(&lo, "ready 0");
+	CU_ASSERT_FATAL(raw_client_open(&hi, gpu[0], 10) == 0);
+	/* It moves from before it holds anyone until (2): however slow the checks below are
+	 * on a loaded machine, it is never without progress meanwhile. */
+	struct mover mv = { .rc = &hi, .run = 1 };
+
+	CU_ASSERT_FATAL(pthread_create(&mv.thread, NULL, mover_main, &mv) == 0);
+	hsaqm_store_release(&hi.shm->slot[0].state, 1u); /* the daemon's scan acquires it */
+	raw_client_kick(&hi);
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+
+	/* (1) Held four times hold_progress_ms by a holder that moves: nothing is stalled. */
+	usleep(2000 * 1000);
+	CU_ASSERT_FALSE(t_client_sees(&lo, "ev resume 0", 0));
+	t_client_send(&lo, "held 0");
+	CU_ASSERT(t_client_expect(&lo, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
+		  !strcmp(line, "held 0 1"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(queue_stalled(out, lo_qid), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 0);
+
+	/* (2) The holder's word freezes (as a SIGSTOPped process's): the low one runs. */
+	__atomic_store_n(&mv.run, 0, __ATOMIC_RELAXED);
+	pthread_join(mv.thread, NULL);
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", 3000 + WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(queue_stalled(out, lo_qid), 0);
+	/* The other queue, the holder's, is the one stalled. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 1);
+
+	/* (3) It moves again (and keeps moving): it holds again, nothing is stalled. */
+	__atomic_store_n(&mv.run, 1, __ATOMIC_RELAXED);
+	CU_ASSERT_FATAL(pthread_create(&mv.thread, NULL, mover_main, &mv) == 0);
+	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "list", "--json", NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "\"stalled\": true"));
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
+	CU_ASSERT_EQUAL(json_key(out, "stalls"), 1);
+
+	hsaqm_store_release(&hi.shm->slot[0].state, 0u); /* the daemon's scan acquires it */
+	raw_client_kick(&hi);
+	CU_ASSERT(t_client_sees(&lo, "ev resume 0", WAIT_MS));
+	__atomic_store_n(&mv.run, 0, __ATOMIC_RELAXED);
+	pthread_join(mv.thread, NULL);
+	t_client_stop(&lo);
+	munmap(hi.shm, HSAQMD_SHM_SIZE);
+	close(hi.kick);
+	close(hi.fd);
+	t_daemon_stop(&dmn, SIGTERM);
+
+	/* One line, naming the holder (this process) and whom it held: the low one. */
+	CU_ASSERT_EQUAL(log_lines(dmn.log, "made no progress", line, sizeof(line)), 1);
+	printf("\n    %s", line);
+	snprintf(name, sizeof(name), "hsaqmd: pid %d (", (int)getpid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, name));
+	snprintf(name, sizeof(name), "holding 1 queue of pid %d:", (int)lo_pid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, name));
+	snprintf(name, sizeof(name), "pid %d (", (int)lo_pid);
+	CU_ASSERT_EQUAL(log_lines(dmn.log, name, NULL, 0), 0);
+	unlink(dmn.log);
+	t_daemon_fini(&dmn);
+	dmn = saved;
+}
+
 /* hsaqmd with @extra arguments (NULL-terminated, at most 6); its output in @out. */
 static int run_hsaqmd(char *out, size_t len, const char *a0, const char *a1, const char *a2,
 		      const char *a3)
@@ -1274,6 +1441,170 @@ static void test_no_daemon_is_quiet_enoent(void)
 	t_daemon_fini(&none);
 }
 
+/* Occurrences of @needle in @text. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * t-dclient with @var=@value in its environment (NULL: neither set), its socket @sock (NULL:
+ * its own search), stdin empty (it opens, then leaves); its output in @out.
+ */
+static void dclient_with_env(const char *var, const char *value, const char *sock, char *out,
+			     size_t len)
+{
+	const char *argv[] = { "/bin/sh", "-c", "exec \"$0\" \"$@\" </dev/null", t_bins.dclient,
+			       sock ? "--socket" : NULL, sock, NULL };
+
+	if (var)
+		setenv(var, value, 1);
+	t_exec(T_SAME_UID, false, 10000, out, len, argv);
+	if (var)
+		unsetenv(var);
+}
+
+/*
+ * Issue 25 item 7.1: HSAQM_DAEMON and HSAQM_REALTIME say a bad value as every other variable
+ * does: once, naming the variable, the value and why, and the default stands. A value that
+ * is right (off, a socket, a path with nothing there yet, a priority) is quiet.
+ */
+static void test_a_bad_hsaqm_daemon_or_realtime_is_said_once_and_the_default_stands(void)
+{
+	char out[4096], path[192], expect[256];
+	const char *ctl[] = { t_bins.hsaqmctl, "list", NULL };
+
+	dclient_with_env("HSAQM_DAEMON", "/etc/passwd", NULL, out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "HSAQM_DAEMON=\"/etc/passwd\" is not valid (a file, "
+				       "not a socket;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "using the default, /"));
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_DAEMON"), 1);
+	dclient_with_env("HSAQM_DAEMON", "hsaqmd.sock", NULL, out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "HSAQM_DAEMON=\"hsaqmd.sock\" is not valid (not an "
+				       "absolute path;"));
+	dclient_with_env("HSAQM_DAEMON", dmn.dir, NULL, out, sizeof(out));
+	snprintf(expect, sizeof(expect), "HSAQM_DAEMON=\"%s\" is not valid (a directory, not a "
+		 "socket;", dmn.dir);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	/* hsaqmctl searches the same way and says the same. */
+	setenv("HSAQM_DAEMON", "/etc/passwd", 1);
+	t_exec(T_SAME_UID, false, 10000, out, sizeof(out), ctl);
+	unsetenv("HSAQM_DAEMON");
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_DAEMON=\"/etc/passwd\" is not valid"), 1);
+
+	/* Right values: quiet. Off means never; nothing there yet is no daemon; a socket is. */
+	dclient_with_env("HSAQM_DAEMON", "off", NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	snprintf(path, sizeof(path), "%s/later.sock", dmn.dir);
+	dclient_with_env("HSAQM_DAEMON", path, NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	dclient_with_env("HSAQM_DAEMON", dmn.sock, NULL, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open ok granted=0\n");
+
+	/* HSAQM_REALTIME: auto, on, off or 1..99 (docs/environment.md); 100 is none of them. */
+	dclient_with_env("HSAQM_REALTIME", "100", path, out, sizeof(out));
+	CU_ASSERT_EQUAL(count_of(out, "HSAQM_REALTIME=\"100\" is not valid (auto, on, off or "
+				      "1..99): using auto"), 1);
+	CU_ASSERT_EQUAL(count_of(out, "\n"), 2);
+	dclient_with_env("HSAQM_REALTIME", "50", path, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+	dclient_with_env("HSAQM_REALTIME", "off", path, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "open rc=-2\n");
+}
+
+/* hsaqm_sock_dir_check()'s reason for @dir at @mode (checked as @owner): in @why. */
+static int dir_reason(const char *dir, mode_t mode, uid_t owner, char *why, size_t len)
+{
+	char sock[256];
+
+	snprintf(sock, sizeof(sock), "%s/hsaqmd.sock", dir);
+	if (chmod(dir, mode) < 0)
+		return -errno;
+	return hsaqm_sock_dir_check(sock, owner, why, len);
+}
+
+/*
+ * Issue 25 item 7.2: a socket directory is refused with its own reason, naming it: owned by
+ * another uid, or writable by its group, by others, or by both; never one reason for all.
+ */
+static void test_a_refused_socket_directory_is_said_with_its_own_reason(void)
+{
+	char dir[160], why[512], expect[512], sock[192], out[2048];
+	const char *argv[] = { t_bins.hsaqmd, "--socket", sock, NULL };
+	uid_t me = geteuid();
+
+	snprintf(dir, sizeof(dir), "%s/sockdir", dmn.dir);
+	CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0755, me, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0775, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by its group (mode 0775)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0757, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by others (mode 0757)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	CU_ASSERT_EQUAL(dir_reason(dir, 0777, me, why, sizeof(why)), -EPERM);
+	snprintf(expect, sizeof(expect), "%s is writable by its group and others (mode 0777)", dir);
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	/* Another user's: as root, a directory of uid 1234; else ours, checked for uid + 1. */
+	if (me == 0) {
+		CU_ASSERT_FATAL(chown(dir, 1234, 1234) == 0);
+		CU_ASSERT_EQUAL(dir_reason(dir, 0755, 0, why, sizeof(why)), -EPERM);
+		snprintf(expect, sizeof(expect), "%s is owned by uid 1234, not by root", dir);
+	} else {
+		CU_ASSERT_EQUAL(dir_reason(dir, 0755, me + 1, why, sizeof(why)), -EPERM);
+		snprintf(expect, sizeof(expect), "%s is owned by uid %u, not by uid %u or root", dir,
+			 (unsigned int)me, (unsigned int)me + 1);
+	}
+	CU_ASSERT_STRING_EQUAL(why, expect);
+	/* The daemon says the same, naming where the path came from. */
+	snprintf(sock, sizeof(sock), "%s/hsaqmd.sock", dir);
+	CU_ASSERT_EQUAL(chown(dir, me, getegid()), 0);
+	CU_ASSERT_EQUAL(chmod(dir, 0777), 0);
+	CU_ASSERT_EQUAL(t_exec(T_SAME_UID, false, 10000, out, sizeof(out), argv), 1);
+	snprintf(expect, sizeof(expect), "hsaqmd: refusing the socket %s, from --socket: %s is "
+		 "writable by its group and others (mode 0777)", sock, dir);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	CU_ASSERT_EQUAL(count_of(out, "\n"), 1);
+	CU_ASSERT_EQUAL(access(sock, F_OK), -1);
+	rmdir(dir);
+}
+
+/*
+ * Issue 25 item 7.3: a socket path that is a file is refused with advice naming where the
+ * path came from: the configuration's line (not --socket) or --socket.
+ */
+static void test_a_socket_refusal_names_where_the_path_came_from(void)
+{
+	char conf[160], file[160], out[2048], expect[512], text[256];
+	int fd, n;
+
+	snprintf(file, sizeof(file), "%s/notes.txt", dmn.dir);
+	snprintf(conf, sizeof(conf), "%s/from.conf", dmn.dir);
+	fd = open(file, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	n = snprintf(text, sizeof(text), "# the socket\nsocket = %s\n", file);
+	fd = open(conf, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, text, (size_t)n) == n);
+	close(fd);
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, NULL, NULL), 1);
+	snprintf(expect, sizeof(expect), "is a file, not a socket: refusing to replace it (the "
+		 "path is %s:2 (socket =): make it the path of the socket itself)", conf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+	CU_ASSERT_PTR_NULL(strstr(out, "--socket"));
+	/* --socket wins over the file, and the advice says so. */
+	CU_ASSERT_EQUAL(run_hsaqmd(out, sizeof(out), "--config", conf, "--socket", file), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "(give --socket the path of the socket itself)"));
+	CU_ASSERT_PTR_NULL(strstr(out, "socket ="));
+	unlink(conf);
+	unlink(file);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_registry_lists_processes_and_queues),
 	T_CASE(test_hpf_across_processes_preempts_lower_and_resumes),
@@ -1296,6 +1627,10 @@ static const struct t_case cases[] = {
 	T_CASE(test_a_config_with_a_nul_byte_is_refused_at_its_line),
 	T_CASE(test_control_threads_run_sched_fifo_where_permitted),
 	T_CASE(test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_ms),
+	T_CASE(test_only_a_holder_without_progress_is_stalled_never_the_held),
+	T_CASE(test_a_bad_hsaqm_daemon_or_realtime_is_said_once_and_the_default_stands),
+	T_CASE(test_a_refused_socket_directory_is_said_with_its_own_reason),
+	T_CASE(test_a_socket_refusal_names_where_the_path_came_from),
 	T_CASE(test_clients_that_never_read_never_delay_a_preemption),
 	/* Last: it kills and restarts the daemon. */
 	T_CASE(test_daemon_killed_clients_resume_on_the_hangup_and_reconnect),

@@ -323,9 +323,11 @@ static void watch_queue(struct tool_queue *tq, void *arg)
 		 */
 		struct hsaqm_xq_deps deps;
 
-		if (ok && info.state != HSAQM_XQ_IDLE && hsaqm_xq_get_deps(tq->xq, &deps) == 0 &&
-		    deps.stalled)
-			info.state = HSAQM_XQ_IDLE;
+		if (ok && hsaqm_xq_get_deps(tq->xq, &deps) == 0) {
+			hsaqm_dclient_queue_dep_stalls(nq->dq, (uint32_t)deps.stalls);
+			if (deps.stalled)
+				info.state = HSAQM_XQ_IDLE;
+		}
 		if (ok && info.state == HSAQM_XQ_IDLE) {
 			hsaqm_dclient_queue_mark(nq->dq, false);
 			/* A count the watch thread reads; mark_lock orders the queue's own mark. */
@@ -623,12 +625,15 @@ int tool_node_start(const struct tool_node_host *host, int priority)
 		static int said;
 
 		pthread_mutex_unlock(&n.lock);
-		/* A socket in a directory others could write: the user must hear why the node's
-		 * priorities do not hold for this process (the client logged which directory). */
+		/*
+		 * A socket in a directory another user owns or could write: the user must hear
+		 * why the node's priorities do not hold for this process; the client library
+		 * logged which directory and which of the two (daemon-client/path.c).
+		 */
 		if (rc == -EPERM)
-			hsaqm_log_notice(&said, "hsaqmd: the daemon's socket is in a directory another "
-					 "user can write to: not connecting, scheduling in-process "
-					 "only (HSAQM_LOG=warn says which)");
+			hsaqm_log_notice(&said, "hsaqmd: not connecting: the daemon's socket is in a "
+					 "directory another user owns or can write to; scheduling "
+					 "in-process only (HSAQM_LOG=warn names the directory and why)");
 		else if (rc != -ENOENT)
 			hsaqm_log_warn("hsaqmd: cannot connect (%s): scheduling in-process only",
 				       strerror(-rc));

@@ -24,10 +24,14 @@
  *     decrements that signal, an async handler writes the start/end timestamps into the
  *     runtime's signal, decrements its value and, when the signal names an event mailbox,
  *     writes the event id there and raises the interrupt (what the CP's end of pipe does);
- *   - a barrier-AND/OR (and AMD BARRIER_VALUE) waits in the translator until its dependency
- *     signals satisfy it (the host may write them at any time, unseen by the model), then goes
- *     to the model as a barrier-AND with no dependencies, keeping its header bits and
- *     completion signal, so the model still orders it with the barrier bit;
+ *   - a barrier-AND/OR (and AMD BARRIER_VALUE) is read where a CP reads it: once the model's
+ *     packet processor has reached it (every earlier packet launched and, with its barrier
+ *     bit, completed). One whose signals are satisfied when the translator first sees it goes
+ *     to the model at once with model signals (mirrors) in place of the runtime's, which the
+ *     translator keeps equal to them at every pass until the model took the packet (the
+ *     host may write the runtime's signals at any time, unseen by the model); one that is not
+ *     satisfied waits here until the model reached it, then until satisfied, and goes as a
+ *     barrier-AND with no dependencies, keeping its header bits and completion signal;
  *   - a PM4 indirect-buffer packet (ROCr's code cache invalidation) becomes an empty
  *     barrier-AND: the caches it invalidates are not modelled;
  *   - the consumed runtime slot gets an INVALID header and the runtime's read index moves
@@ -69,6 +73,20 @@ struct comp {
 	struct comp *prev, *next; /* the queue's in-flight list, or the free list (next) */
 };
 
+/*
+ * A barrier packet handed to the model before its packet processor got there, its signals
+ * satisfied at the time: the model's packet waits on model signals (mirrors) that the
+ * translator keeps equal to the runtime's signals until the model has taken the packet.
+ */
+struct pending {
+	uint64_t index;
+	uint16_t hdr;
+	union hsaqm_aql_packet pkt;  /* the runtime's packet: its signals, its condition */
+	unsigned int n;
+	uint64_t rocr[HSAQM_AQL_MAX_DEPS];
+	struct sim_signal *mirror[HSAQM_AQL_MAX_DEPS];
+};
+
 struct tqueue {
 	int handle;               /* the KFD handle it was created on */
 	unsigned int dev;
@@ -79,8 +97,21 @@ struct tqueue {
 	volatile uint64_t *rptr;
 	uint64_t rptr_va;         /* the read pointer's GPU address (amd_queue_t's field) */
 	uint64_t next;            /* next ROCr index to translate */
-	bool blocked;             /* a barrier waits for its dependencies */
+	uint64_t base;            /* the index the queue started at (the model counts from it) */
+	bool blocked;             /* a barrier waits for the head of the queue or its signals */
 	bool blocked_logged;      /* that wait was logged (debug) */
+	/*
+	 * Barrier packets that reached the head and found their signals unsatisfied: each held
+	 * the queue (what an hsaqm Lv2 guardian does on a closed gate). For the report.
+	 */
+	uint32_t priority;        /* its KFD priority (UPDATE_QUEUE changes it), for the report */
+	uint64_t holds;
+	uint64_t held_ns;         /* model time the holds lasted, the one in force excluded */
+	uint64_t hold_at;         /* index + 1 of the packet holding the queue now, 0: none */
+	uint64_t hold_since;      /* model time it started holding */
+	/* Barriers handed over before the model reached them, with mirrors (barrier_mirror()). */
+	struct pending *pend;
+	unsigned int npend, cappend;
 	/* the model's side */
 	union hsaqm_aql_packet *shadow;
 	uint64_t *shadow_wptr, *shadow_rptr; /* model memory */
@@ -99,6 +130,9 @@ static struct {
 	pthread_cond_t wake;
 	bool kick, stop, running;
 	pthread_t thread;
+
+	struct sim_signal **free_mirrors; /* under lock */
+	size_t nmirrors, capmirrors;
 
 	pthread_mutex_t comp_lock;
 	struct comp *free_comps;
@@ -142,6 +176,7 @@ static bool comp_done(int64_t value, void *arg)
 	pthread_mutex_lock(&tq.comp_lock);
 	amd_signal_t *t = c->target;
 
+	/* t is NULL for a signal the front added only to be told (translate()). */
 	if (t) {
 		/* Plain stores: the release of the decrement below publishes them. */
 		t->start_ts = (uint64_t)c->s->start_ts;
@@ -276,6 +311,214 @@ static bool barrier_ready(const union hsaqm_aql_packet *p, unsigned int type)
 	return any || !some; /* an OR with no dependency never completes; keep it to the model */
 }
 
+/* Does the barrier packet name a signal to look at (else it is ready wherever it is)? */
+static bool barrier_has_deps(const union hsaqm_aql_packet *p, unsigned int type)
+{
+	if (type == HSAQM_AQL_TYPE_VENDOR)
+		return p->barrier_value.signal != 0;
+	for (unsigned int i = 0; i < HSAQM_AQL_MAX_DEPS; i++)
+		if (p->barrier.dep_signal[i])
+			return true;
+	return false;
+}
+
+/*
+ * Has the model's packet processor reached packet @i of @q, as a CP reaches the packet whose
+ * signals it then looks at: every earlier packet launched (the shadow's read index is @i)
+ * and, when @hdr has the barrier bit, every earlier packet completed? A barrier's signals
+ * read any earlier are read too early: the translator runs up to a ring ahead of the model,
+ * so a gate the host closes while earlier kernels still run (hsaqm's Lv2 guardian, a
+ * barrier-AND on a gate signal) would be found open and let the kernels behind it launch.
+ */
+static bool barrier_at_head(struct tqueue *q, uint64_t i, uint16_t hdr)
+{
+	struct sim_hwq_info info;
+
+	/* Acquire: pairs with the model's release of its read index (pp.c consume()). */
+	if (hsaqm_load_acquire(q->shadow_rptr) < i)
+		return false;
+	if (!(hdr & (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)))
+		return true;
+	/*
+	 * The model counts every packet it completed since the queue was made; nothing past @i is
+	 * in its ring yet, so "all of the i - base consumed ones completed" is stable once true.
+	 */
+	if (sim_hwq_get_info(q->hwq, &info))
+		return true; /* no count to wait on: the model still orders by the barrier bit */
+	return info.packets_completed >= i - q->base;
+}
+
+/*
+ * May barrier packet @i of @q go to the model now: no signal to look at, or at the head of
+ * the queue with its signals satisfied? Counts the packets that held the queue at the head.
+ */
+static bool barrier_passes(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
+			   const union hsaqm_aql_packet *p, unsigned int type, uint16_t hdr)
+{
+	if (!barrier_has_deps(p, type))
+		return barrier_ready(p, type);
+	if (!barrier_at_head(q, i, hdr))
+		return false;
+	bool ready = barrier_ready(p, type);
+
+	if (!ready && q->hold_at != i + 1) {
+		q->hold_at = i + 1;
+		q->holds++;
+		q->hold_since = hsaqm_sim_now_ns(sim);
+	} else if (ready && q->hold_at == i + 1) {
+		q->held_ns += hsaqm_sim_now_ns(sim) - q->hold_since;
+		q->hold_at = 0;
+	}
+	return ready;
+}
+
+static void empty_barrier(union hsaqm_aql_packet *out, uint16_t hdr, uint64_t completion);
+static uint64_t map_completion(struct hsaqm_sim *sim, struct tqueue *q, uint64_t handle);
+
+/* Called with tq.lock held: a model signal at @v, to stand for a runtime signal. */
+static struct sim_signal *mirror_get(struct hsaqm_sim *sim, int64_t v)
+{
+	struct sim_signal *m = tq.nmirrors ? tq.free_mirrors[--tq.nmirrors] :
+					     sim_signal_create(sim, v);
+
+	if (m)
+		sim_signal_store(sim, m, v);
+	return m;
+}
+
+/* Called with tq.lock held: the model has taken @pd's packet; its mirrors are free again. */
+static void mirrors_put(struct pending *pd)
+{
+	for (unsigned int k = 0; k < pd->n; k++) {
+		if (tq.nmirrors == tq.capmirrors) {
+			size_t cap = tq.capmirrors ? tq.capmirrors * 2 : 64;
+			struct sim_signal **a = realloc(tq.free_mirrors, cap * sizeof(*a));
+
+			if (!a)
+				return; /* a few model signals lost, nothing wrong */
+			tq.free_mirrors = a;
+			tq.capmirrors = cap;
+		}
+		tq.free_mirrors[tq.nmirrors++] = pd->mirror[k];
+	}
+	pd->n = 0;
+}
+
+/*
+ * Hand barrier @p (packet @i, signals satisfied now, the model not there yet) to the model
+ * with mirrors in place of its signals, so the translator can go on with the packets behind
+ * it and the model reads the barrier at its head with no round trip through this thread.
+ * The mirrors follow the runtime's signals at every pass (pending_refresh()): a signal the
+ * host changes counts from the next pass, at most a polling period late (assumption, see
+ * the top). False when no mirror could be had: the barrier then waits for the head.
+ */
+static bool barrier_mirror(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
+			   const union hsaqm_aql_packet *p, unsigned int type, uint16_t hdr,
+			   union hsaqm_aql_packet *out)
+{
+	if (q->npend == q->cappend) {
+		unsigned int cap = q->cappend ? q->cappend * 2 : 16;
+		struct pending *a = realloc(q->pend, cap * sizeof(*a));
+
+		if (!a)
+			return false;
+		q->pend = a;
+		q->cappend = cap;
+	}
+	struct pending *pd = &q->pend[q->npend];
+	uint64_t *deps = type == HSAQM_AQL_TYPE_VENDOR ? &out->barrier_value.signal :
+							  out->barrier.dep_signal;
+	unsigned int ndeps = type == HSAQM_AQL_TYPE_VENDOR ? 1 : HSAQM_AQL_MAX_DEPS;
+
+	memset(pd, 0, sizeof(*pd));
+	pd->index = i;
+	pd->hdr = hdr;
+	pd->pkt = *p;
+	*out = *p;
+	for (unsigned int k = 0; k < ndeps; k++) {
+		if (!deps[k])
+			continue;
+		struct sim_signal *m = mirror_get(sim, rocr_value(deps[k]));
+
+		if (!m) {
+			mirrors_put(pd);
+			return false;
+		}
+		pd->rocr[pd->n] = deps[k];
+		pd->mirror[pd->n++] = m;
+		deps[k] = (uint64_t)(uintptr_t)m;
+	}
+	/* Every AQL packet has its completion signal at byte 56. */
+	out->u64[7] = map_completion(sim, q, p->u64[7]);
+	q->npend++;
+	return true;
+}
+
+/*
+ * Called with tq.lock held, before translate(): the model took some pending barriers (their
+ * mirrors are free); the others' mirrors get the runtime's signals' values now. A pending
+ * barrier the model reached and finds unsatisfied holds the queue (counted as in
+ * barrier_passes()). True while any barrier is pending.
+ */
+static bool pending_refresh(struct hsaqm_sim *sim, struct tqueue *q)
+{
+	/* Acquire: pairs with the model's release of its read index. */
+	uint64_t rd = hsaqm_load_acquire(q->shadow_rptr);
+	unsigned int keep = 0;
+
+	for (unsigned int j = 0; j < q->npend; j++) {
+		struct pending *pd = &q->pend[j];
+
+		if (rd > pd->index) {
+			if (q->hold_at == pd->index + 1) {
+				q->held_ns += hsaqm_sim_now_ns(sim) - q->hold_since;
+				q->hold_at = 0;
+			}
+			mirrors_put(pd);
+			continue;
+		}
+		for (unsigned int k = 0; k < pd->n; k++) {
+			int64_t v = rocr_value(pd->rocr[k]);
+
+			if (sim_signal_load(pd->mirror[k]) != v)
+				sim_signal_store(sim, pd->mirror[k], v);
+		}
+		if (q->hold_at != pd->index + 1 &&
+		    !barrier_ready(&pd->pkt, pd->hdr & 0xffu) &&
+		    barrier_at_head(q, pd->index, pd->hdr)) {
+			q->hold_at = pd->index + 1;
+			q->holds++;
+			q->hold_since = hsaqm_sim_now_ns(sim);
+		}
+		if (keep != j)
+			q->pend[keep] = *pd;
+		keep++;
+	}
+	q->npend = keep;
+	return keep != 0;
+}
+
+/*
+ * Barrier packet @p (@i of @q) to the model in @out, or false: it waits here. At the head of
+ * the queue its signals decide, read now; before it, a barrier whose signals are satisfied
+ * goes with mirrors (barrier_mirror()); one that is not waits for the head.
+ */
+static bool barrier_route(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
+			  const union hsaqm_aql_packet *p, unsigned int type, uint16_t hdr,
+			  union hsaqm_aql_packet *out)
+{
+	uint64_t cs = type == HSAQM_AQL_TYPE_VENDOR ? p->barrier_value.completion_signal :
+						      p->barrier.completion_signal;
+
+	/* Without a mirror (no memory) it waits for the head, where its signals are read. */
+	if (barrier_has_deps(p, type) && !barrier_at_head(q, i, hdr) && barrier_ready(p, type))
+		return barrier_mirror(sim, q, i, p, type, hdr, out);
+	if (!barrier_passes(sim, q, i, p, type, hdr))
+		return false;
+	empty_barrier(out, hdr, map_completion(sim, q, cs));
+	return true;
+}
+
 /* A barrier-AND with no dependencies, keeping @hdr's barrier and fence bits. */
 static void empty_barrier(union hsaqm_aql_packet *out, uint16_t hdr, uint64_t completion)
 {
@@ -292,6 +535,28 @@ static uint64_t map_completion(struct hsaqm_sim *sim, struct tqueue *q, uint64_t
 
 	/* A handle the model does not know makes the model stop the queue, as a GPU faults. */
 	return s ? (uint64_t)(uintptr_t)s : handle;
+}
+
+/*
+ * Is packet @j of @q, already published, a barrier with the barrier bit and signals to look
+ * at? Then it will wait (barrier_at_head) for the packet before it to complete.
+ */
+static bool next_waits_for_completion(struct tqueue *q, uint64_t j)
+{
+	if (j >= *q->wptr)
+		return false;
+	const union hsaqm_aql_packet *p = (const void *)(q->ring + (j % q->nslots) * 64);
+	/* Acquire: the producer writes the header last, with release. */
+	uint16_t hdr = hsaqm_load_acquire(&p->common.header);
+	unsigned int type = hdr & 0xffu;
+
+	if (!(hdr & (1u << HSAQM_AQL_HEADER_BARRIER_SHIFT)))
+		return false;
+	if (type == HSAQM_AQL_TYPE_BARRIER_AND || type == HSAQM_AQL_TYPE_BARRIER_OR)
+		return barrier_has_deps(p, type);
+	return type == HSAQM_AQL_TYPE_VENDOR &&
+	       p->barrier_value.amd_format == HSAQM_AQL_AMD_FORMAT_BARRIER_VALUE &&
+	       barrier_has_deps(p, type);
 }
 
 /* Translate what ROCr published on @q. Returns true if anything moved. Under tq.lock. */
@@ -334,7 +599,7 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 		}
 		case HSAQM_AQL_TYPE_BARRIER_AND:
 		case HSAQM_AQL_TYPE_BARRIER_OR:
-			if (!barrier_ready(&p, type)) {
+			if (!barrier_route(sim, q, i, &p, type, hdr, &out)) {
 				if (!q->blocked_logged)
 					hsaqm_log_debug("kfdemu: queue %u packet %llu waits on %#llx=%lld "
 							"%#llx=%lld", q->kfd_id, (unsigned long long)i,
@@ -349,16 +614,13 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 				goto stop;
 			}
 			q->blocked_logged = false;
-			empty_barrier(&out, hdr, map_completion(sim, q, p.barrier.completion_signal));
 			break;
 		case HSAQM_AQL_TYPE_VENDOR:
 			if (p.barrier_value.amd_format == HSAQM_AQL_AMD_FORMAT_BARRIER_VALUE) {
-				if (!barrier_ready(&p, type)) {
+				if (!barrier_route(sim, q, i, &p, type, hdr, &out)) {
 					q->blocked = true;
 					goto stop;
 				}
-				empty_barrier(&out, hdr,
-					      map_completion(sim, q, p.barrier_value.completion_signal));
 			} else if (p.barrier_value.amd_format == 1) {
 				/* AMD_AQL_FORMAT_PM4_IB: ROCr's cache invalidation, nothing to do */
 				empty_barrier(&out, hdr, map_completion(sim, q, p.u64[7]));
@@ -366,6 +628,21 @@ static bool translate(struct hsaqm_sim *sim, struct tqueue *q)
 			break;
 		default:
 			break; /* agent dispatch, reserved types: the model reports them */
+		}
+		/*
+		 * A packet without a completion signal followed by a barrier that will wait for it
+		 * (an hsaqm guardian after a kernel) gets a model signal whose completion kicks the
+		 * translator, so the barrier is looked at when the model completes the packet, not
+		 * a polling period later. Every AQL packet has its completion signal at byte 56.
+		 */
+		unsigned int out_type = out.common.header & 0xffu;
+
+		if (!out.u64[7] && (out_type == HSAQM_AQL_TYPE_KERNEL_DISPATCH ||
+				    out_type == HSAQM_AQL_TYPE_BARRIER_AND) &&
+		    next_waits_for_completion(q, i + 1)) {
+			struct sim_signal *kick = comp_get(sim, q, 0);
+
+			out.u64[7] = (uint64_t)(uintptr_t)kick;
 		}
 		union hsaqm_aql_packet *dst = &q->shadow[i % q->nslots];
 
@@ -398,6 +675,8 @@ static void *translator(void *arg)
 		for (struct tqueue *q = tq.queues; sim && q; q = q->link) {
 			if (q->sdma)
 				continue;
+			/* Pending mirrors need the active period: their signals may change. */
+			blocked |= pending_refresh(sim, q);
 			moved |= translate(sim, q);
 			blocked |= q->blocked;
 		}
@@ -587,6 +866,7 @@ static int create_aql(struct hsaqm_sim *sim, int handle, unsigned long request,
 	}
 	q->shadow_rptr = q->shadow_wptr + 8; /* its own cache line */
 	q->next = *q->rptr;
+	q->base = q->next;
 	*q->shadow_wptr = q->next;
 	*q->shadow_rptr = q->next;
 	for (uint32_t i = 0; i < q->nslots; i++)
@@ -641,6 +921,7 @@ int kfdemu_front_create(int handle, unsigned long request, void *arg)
 		return err;
 	}
 	q->kfd_id = a->queue_id;
+	q->priority = a->queue_priority;
 	pthread_mutex_lock(&tq.lock);
 	q->link = tq.queues;
 	tq.queues = q;
@@ -672,7 +953,32 @@ static void queue_teardown(struct hsaqm_sim *sim, struct tqueue *q)
 	}
 	q->inflight = NULL;
 	pthread_mutex_unlock(&tq.comp_lock);
+	/* The model's queue is gone, and with it every watch on these. */
+	for (unsigned int j = 0; j < q->npend; j++)
+		for (unsigned int k = 0; k < q->pend[j].n; k++)
+			sim_signal_destroy(sim, q->pend[j].mirror[k]);
+	free(q->pend);
 	free_shadow(sim, q);
+}
+
+/* The barrier holds of an AQL queue, 0 included: a reader finds every queue's priority here. */
+static void report_holds(struct hsaqm_sim *sim, const struct tqueue *q, bool live)
+{
+	uint64_t ns = q->held_ns;
+
+	if (q->sdma)
+		return;
+	if (q->hold_at)
+		ns += hsaqm_sim_now_ns(sim) - q->hold_since;
+	/* A live queue's priority now; a destroyed one's was read before it went. */
+	struct sim_hwq_info info;
+	uint32_t prio = q->priority;
+
+	if (live && q->hwq && !sim_hwq_get_info(q->hwq, &info))
+		prio = info.priority;
+	kfdemu_report_add("barrier-holds kfd_queue %u kfd_priority %u holds %llu held_ns %llu",
+			  q->kfd_id, prio, (unsigned long long)q->holds,
+			  (unsigned long long)ns);
 }
 
 int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
@@ -687,10 +993,10 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 		return -ENODEV;
 	if (!a)
 		return -EFAULT;
-	/* DESTROY_QUEUE waits while a DBG_TRAP suspend holds the queue (the KFD's rule). */
-	err = tp->ioctl(tp->ctx, handle, request, arg);
-	if (err)
-		return err;
+	/*
+	 * Out of the translator's list before the face frees the model's queue: the translator
+	 * reads the queue's counts (barrier_at_head) and rings its doorbell.
+	 */
 	pthread_mutex_lock(&tq.lock);
 	for (pp = &tq.queues; *pp && ((*pp)->handle != handle || (*pp)->kfd_id != a->queue_id);
 	     pp = &(*pp)->link)
@@ -699,9 +1005,27 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 	if (q)
 		*pp = q->link;
 	pthread_mutex_unlock(&tq.lock);
+	if (q && q->hwq) {
+		struct sim_hwq_info info;
+
+		if (!sim_hwq_get_info(q->hwq, &info))
+			q->priority = info.priority;
+	}
+	/* DESTROY_QUEUE waits while a DBG_TRAP suspend holds the queue (the KFD's rule). */
+	err = tp->ioctl(tp->ctx, handle, request, arg);
+	if (err) {
+		if (q) {
+			pthread_mutex_lock(&tq.lock);
+			q->link = tq.queues;
+			tq.queues = q;
+			pthread_mutex_unlock(&tq.lock);
+		}
+		return err;
+	}
 	if (q) {
 		queue_teardown(sim, q);
 		kfdemu_report_add("queue-destroy kfd_queue %u", q->kfd_id);
+		report_holds(sim, q, false);
 		free(q);
 	}
 	return 0;
@@ -709,9 +1033,14 @@ int kfdemu_front_destroy(int handle, unsigned long request, void *arg)
 
 void kfdemu_front_report(void)
 {
+	struct hsaqm_sim *sim = kfdemu_sim();
+
 	pthread_mutex_lock(&tq.lock);
 	for (struct tqueue *q = tq.queues; q; q = q->link)
-		if (!q->sdma)
+		if (!q->sdma) {
 			kfdemu_report_add("queue-open kfd_queue %u gpu %u", q->kfd_id, q->dev);
+			if (sim)
+				report_holds(sim, q, true);
+		}
 	pthread_mutex_unlock(&tq.lock);
 }

@@ -78,6 +78,7 @@ struct kstat {
 	enum kfdemu_effect_kind effect;
 	uint64_t performed;    /* atomic: dispatches whose effect was performed */
 	uint64_t refused;      /* atomic: ... refused (outside GPU memory, bad arguments) */
+	bool time_only;        /* a descriptor of this name is not performed: said once */
 };
 
 /* One kernel descriptor: its name's statistics and the effect it has. Never freed. */
@@ -662,6 +663,17 @@ static struct kdesc *desc_for(uint64_t kobj)
 	kernel_effect(name, img, img_size, &kd->eff);
 	if (kd->eff.kind != KFDEMU_EFFECT_NONE)
 		kd->st->effect = kd->eff.kind;
+	else if (kd->st->blit == BLIT_NONE && !kd->st->time_only) {
+		kd->st->time_only = true;
+		/*
+		 * A notice to the person, whatever HSAQM_LOG says: the program runs on without an
+		 * error and reads whatever its output buffers held before, which looks like a
+		 * result. Once per kernel name, however often it is dispatched.
+		 */
+		fprintf(stderr, "hsaqm: emulated GPU: kernel %s is timed, not run: its results "
+			"are not computed (the memory it would write keeps its old contents; "
+			"docs/real-stack.md, \"Kernels the emulation performs\")\n", kd->st->name);
+	}
 	kt.kd[kt.nkd++] = kd;
 	return kd;
 }
@@ -798,6 +810,8 @@ void kfdemu_kernel_report_to(FILE *f)
 				kfdemu_effect_name(st->effect),
 				(unsigned long long)hsaqm_load_acquire(&st->performed),
 				(unsigned long long)hsaqm_load_acquire(&st->refused));
+		else if (st->time_only)
+			fputs(" effect none: not computed, timing only", f);
 		fputc('\n', f);
 	}
 	pthread_mutex_unlock(&kt.lock);

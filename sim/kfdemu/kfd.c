@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "hsaqm/barrier.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/kfd_uapi.h"
 #include "kfdemu_internal.h"
@@ -59,6 +60,18 @@ int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg)
 		return -ENOTTY;
 	}
 	r = kfd_ioctl(tp, handle, request, arg);
+	unsigned long nr = HSAQM_KFD_IOC_NR(request);
+
+	if (nr >= 0x80 && nr <= 0x86) {
+		static uint32_t seen;
+
+		/*
+		 * ROCm's own driver's numbers (the face answers what an upstream KFD answers): the
+		 * report names each once, so a reader sees which call a program's runtime made.
+		 */
+		if (!(hsaqm_fetch_or(&seen, 1u << (nr - 0x80)) & (1u << (nr - 0x80))))
+			kfdemu_report_add("dkms-only-ioctl nr %#lx request %#lx -> %d", nr, request, r);
+	}
 	/* HSAQM_LOG=debug traces every request: what strace would show on a real KFD. */
 	hsaqm_log_debug("kfdemu: kfd ioctl nr 0x%02lx -> %d", (unsigned long)HSAQM_KFD_IOC_NR(request),
 			r);

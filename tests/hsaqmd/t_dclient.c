@@ -14,8 +14,9 @@
  *     K clients at once, each with two queues marked ready and idle, closed and opened
  *     again until SECONDS have passed; prints "churn cycles=N errors=E".
  *
- * A queue marked ready makes progress (hsaqm_dclient_queue_progress) every 20 ms, from a
- * thread of its own, as a process whose GPU work moves does; SIGSTOP stops that too.
+ * A queue marked ready and not held makes progress (hsaqm_dclient_queue_progress) every
+ * 20 ms, from a thread of its own, as a process whose GPU work moves does; a held one makes
+ * none, as the tool's gated queues make none; SIGSTOP stops it too.
  *
  * Exit: 0; 3 when the daemon was not there at start; 1 on a usage or client error.
  */
@@ -76,7 +77,8 @@ static void on_event(enum hsaqm_dclient_event ev, struct hsaqm_dclient_queue *q,
 		say("ev %s - %llu", names[ev], (unsigned long long)t);
 }
 
-/* Ready queues make progress, as a working process's do (docs/daemon.md "Liveness"). */
+/* Ready queues make progress, as a working process's do, until held (docs/daemon.md
+ * "Liveness"): the daemon must never take a held queue's silence for a stall. */
 static void *progress_main(void *arg)
 {
 	(void)arg;
@@ -86,7 +88,7 @@ static void *progress_main(void *arg)
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&q_lock);
 		for (int i = 0; i < MAXQ; i++)
-			if (queues[i] && ready[i])
+			if (queues[i] && ready[i] && hsaqm_dclient_queue_held(queues[i]) == 0)
 				hsaqm_dclient_queue_progress(queues[i]);
 		pthread_mutex_unlock(&q_lock);
 	}

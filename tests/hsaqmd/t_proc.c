@@ -80,7 +80,8 @@ int t_daemon_start_as(struct t_daemon *d)
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
-		const char *argv[8];
+		/* hsaqmd, --socket PATH, --ready-fd FD, --config FILE, the flag, NULL */
+		const char *argv[10];
 		int n = 0;
 
 		static char path_env[] = "PATH=/usr/bin:/bin";

@@ -20,6 +20,11 @@
  *       one high kernel (1 workgroup of 32 waves, HIGH_US) at a time after a pause in
  *       [T, 3T): prints "lat_median_us M lat_max_us X" (model time, submission to the
  *       kernel's end from its profiling times), "done".
+ *   xproc-client waithost FILE
+ *       a high process whose queue waits on a value only its host sets, and only once FILE
+ *       exists (written by the test when another process finished): a 2 ms kernel, a
+ *       barrier-AND on a host signal, a kernel. Prints "dep_stalls N dep_waits W" (the
+ *       tool's statistics of its queue) and "done".
  *   xproc-client busy SECONDS
  *       keeps four 2 ms high kernels outstanding for SECONDS (a process that keeps the daemon
  *       holding the lower ones); "done".
@@ -313,6 +318,46 @@ static int run_busy(unsigned int seconds)
 	return 0;
 }
 
+/*
+ * The cross-process form of a wait hsaqm cannot attribute: while this queue's head waits,
+ * hsaqmd must not hold the process whose completion the test turns into the host's store.
+ */
+static int run_waithost(const char *file)
+{
+	struct hsaqm_sim_kernel_desc kd = { .name = "waithost", .duration_ns = 2 * T_HSA_MS,
+					    .waves_per_wg = 1 };
+	struct hsaqm_hsa_signal cs = t_hsa_signal(&h, 2), host = t_hsa_signal(&h, 1);
+	struct hsaqm_hsa_queue *q = make_queue(HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
+	struct hsaqm_aql_barrier_desc bd = { .dep_signals = &host.handle, .num_deps = 1,
+					     .barrier = true,
+					     .acquire_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM,
+					     .release_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM };
+	union hsaqm_aql_packet pk[3];
+	uint64_t kobj, end = t_hsa_mono_ns() + 60 * T_HSA_S;
+	char buf[8192];
+	size_t need;
+
+	if (hsaqm_sim_kernel_register(h.sim, &kd, &kobj) || hsaqm_aql_barrier_and_build(&pk[1], &bd))
+		return 99;
+	pk[0] = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
+	pk[2] = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
+	for (int i = 0; i < 3; i++)
+		t_rocclr_submit(h.core, q, &pk[i], NULL, NULL);
+	printf("waiting\n");
+	fflush(stdout);
+	while (access(file, F_OK) != 0 && t_hsa_mono_ns() < end)
+		t_hsa_sleep_us(1000);
+	h.core->hsa_signal_store_screlease_fn(host, 0);
+	if (!t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S))
+		return 98;
+	buf[0] = 0;
+	stats_json(buf, sizeof(buf), &need);
+	printf("dep_stalls %llu dep_waits %llu\ndone\n",
+	       (unsigned long long)json_u64(buf, "\"dep_stalls\":"),
+	       (unsigned long long)json_u64(buf, "\"dep_waits\":"));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
@@ -346,6 +391,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "high") && argc >= 5) {
 		rc = run_high(strtoull(argv[2], NULL, 10), (unsigned int)atoi(argv[3]),
 			      strtoull(argv[4], NULL, 10));
+	} else if (!strcmp(argv[1], "waithost")) {
+		rc = run_waithost(argv[2]);
 	} else if (!strcmp(argv[1], "busy")) {
 		rc = run_busy((unsigned int)atoi(argv[2]));
 	} else {

@@ -145,6 +145,7 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 			return seterr(err, errlen, ln, "socket must be an absolute path under %zu bytes",
 				      sizeof(cfg->socket_path));
 		strcpy(cfg->socket_path, val);
+		cfg->socket_line = ln;
 	} else if (!strcmp(key, "socket_mode")) {
 		if (parse_long(val, 8, 0, 0777, &v))
 			return seterr(err, errlen, ln, "socket_mode must be octal, 0..0777");

@@ -195,8 +195,9 @@ static void print_queue_json(const struct hsaqmd_list_queue *q, bool first)
 	       ctl_state_name(q->state), q->acked ? "true" : "false", q->group, q->share,
 	       (unsigned long long)q->preemptions);
 	hsaqm_json_str(stdout, q->mech);
-	printf(", \"held_s\": %.6f, \"stalled\": %s, \"stalls\": %llu}", q->held_ns / 1e9,
-	       q->stalled ? "true" : "false", (unsigned long long)q->stalls);
+	printf(", \"held_s\": %.6f, \"stalled\": %s, \"stalls\": %llu, \"dep_stalls\": %u}",
+	       q->held_ns / 1e9, q->stalled ? "true" : "false", (unsigned long long)q->stalls,
+	       q->dep_stalls);
 }
 
 static void print_queue_text(const struct hsaqmd_list_queue *q)
@@ -207,11 +208,15 @@ static void print_queue_text(const struct hsaqmd_list_queue *q)
 		strcpy(kfd, "-");
 	else
 		snprintf(kfd, sizeof(kfd), "%u", q->kfd_queue_id);
-	printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s%s preemptions %llu\n",
+	printf("    q%-5u gpu %-6u hsa %-6llu kfd %-4s %-4s prio %4d  %-9s%s%s preemptions %llu",
 	       q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
 	       hsaqm_level_name((enum hsaqm_level)q->level), q->priority, ctl_state_name(q->state),
 	       q->acked ? "" : " (not acked)", q->stalled ? " (stalled)" : "",
 	       (unsigned long long)q->preemptions);
+	/* Its head waited past the dependency bound (docs/lib.md): said only when it did. */
+	if (q->dep_stalls)
+		printf(" dep-stalls %u", q->dep_stalls);
+	printf("\n");
 }
 
 static int cmd_list(bool json)

@@ -237,10 +237,18 @@ static void queue_command(struct hsaqmd *d, struct dqueue *q, bool hold)
 	handoff_close(d, q);
 
 	q->cmd = seq << 1 | (hold ? HSAQMD_CMD_HOLD : 0);
-	if (hold && !q->hold)
+	if (hold && !q->hold) {
 		q->hold_since_ns = now_ns();
-	else if (!hold && q->hold)
+	} else if (!hold && q->hold) {
 		q->held_ns += now_ns() - q->hold_since_ns;
+		/* A held queue makes no progress by design: its clock starts at its release, so
+		 * it is not found stalled the moment it runs (docs/daemon.md "Liveness"). A
+		 * stalled one keeps its word: a move while it was held still clears it. */
+		if (!q->stalled) {
+			q->progress = HSAQM_READ_ONCE(cl->shm->slot[q->slot].progress);
+			q->progress_ns = now_ns();
+		}
+	}
 	q->hold = hold;
 	if (hold)
 		q->preemptions++;
@@ -1124,7 +1132,11 @@ static int on_list(struct hsaqmd *d, struct dclient *cl, const struct hsaqmd_msg
 				.acked = hsaqm_load_acquire(&t->shm->slot[s].ack) == q->cmd,
 				.group = q->group, .share = q->share, .preemptions = q->preemptions,
 				.held_ns = q->held_ns + (q->hold ? now_ns() - q->hold_since_ns : 0),
-				.stalls = q->stalls, .stalled = q->stalled,
+				.stalls = q->stalls,
+				/* Only a holder is stalled (check_progress()). */
+				.stalled = q->stalled && !q->hold,
+				/* Relaxed: the client's figure, shown as it is. */
+				.dep_stalls = HSAQM_READ_ONCE(t->shm->dep_stalls[s]),
 			};
 
 			snprintf(lq.mech, sizeof(lq.mech), "%s",
@@ -1532,10 +1544,44 @@ static int poll_spin(struct hsaqmd *d, struct epoll_event *evs, int maxevs)
 }
 
 /*
- * A hold is earned by progress (docs/daemon.md "Liveness"): a ready queue whose progress word
- * (a doorbell, a completion) has not moved for hold_progress_ms is treated as idle, so the
- * processes it held run again; it holds again as soon as it moves. One line a second at most
- * says so whatever the log level: someone's offline job was being held by a stopped process.
+ * Whom @q holds: the ready queues of other processes on its device that are held while @q
+ * runs ready. The count of those queues; the distinct pids of their processes (the first
+ * @max of them) in @pids; *@npids their number, max + 1 meaning "more than max".
+ */
+static unsigned int holding(const struct dqueue *q, uint32_t *pids, unsigned int max,
+			    unsigned int *npids)
+{
+	const struct ddev *dev = q->dev;
+	unsigned int n = 0;
+
+	*npids = 0;
+	for (size_t i = 0; i < dev->n; i++) {
+		const struct dqueue *o = dev->q[i];
+		unsigned int k;
+
+		if (o->cl == q->cl || !o->hold || !o->active)
+			continue;
+		n++;
+		for (k = 0; k < *npids && k < max && pids[k] != o->cl->pid_ns; k++)
+			;
+		if (k == *npids) {
+			if (k < max)
+				pids[k] = o->cl->pid_ns;
+			(*npids)++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A hold is earned by progress (docs/daemon.md "Liveness"): a queue that is ready, not held
+ * itself, and holding other processes' ready queues, whose progress word (a doorbell, a
+ * completion) has not moved for hold_progress_ms, is stalled: treated as idle, so the
+ * processes it held run again; it holds again as soon as it moves. Only such a holder is
+ * counted and named: a held queue makes no progress by design (its clock restarts at its
+ * release), and a ready queue that holds nobody costs nobody anything. One line a second at
+ * most says so whatever the log level: someone's job was being held by a process that does
+ * not move.
  */
 static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 {
@@ -1543,7 +1589,10 @@ static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 
 	for (unsigned int s = 0; s < HSAQMD_SLOTS; s++) {
 		struct dqueue *q = cl->slot[s];
-		uint32_t p;
+		uint32_t p, pids[4];
+		unsigned int nheld, npids;
+		char who[96];
+		int off = 0;
 
 		if (!q || !q->active)
 			continue;
@@ -1555,19 +1604,30 @@ static void check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 				q->stalled = false;
 				q->dev->dirty = true;
 			}
-		} else if (!q->stalled && now - q->progress_ns > limit) {
-			q->stalled = true;
-			q->stalls++;
-			q->dev->dirty = true;
-			d->st.stalls++;
-			if (now - d->notice_ns > 1000000000ull) {
-				d->notice_ns = now;
-				hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready "
-						 "but made no progress for %u ms: it holds nobody until "
-						 "it does", cl->pid_ns, cl->uid, cl->comm, q->qid,
-						 d->cfg.hold_progress_ms);
-			}
+			continue;
 		}
+		if (q->hold || q->stalled || now - q->progress_ns <= limit)
+			continue;
+		nheld = holding(q, pids, 4, &npids);
+		if (!nheld)
+			continue;
+		q->stalled = true;
+		q->stalls++;
+		q->dev->dirty = true;
+		d->st.stalls++;
+		if (now - d->notice_ns <= 1000000000ull)
+			continue;
+		d->notice_ns = now;
+		for (unsigned int k = 0; k < npids && k < 4; k++)
+			off += snprintf(who + off, sizeof(who) - (size_t)off, "%s%u", k ? ", " : "",
+					pids[k]);
+		if (npids > 4)
+			snprintf(who + off, sizeof(who) - (size_t)off, " and others");
+		hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready but made no "
+				 "progress for %llu ms while holding %u queue%s of %s %s: it holds "
+				 "nobody until it moves", cl->pid_ns, cl->uid, cl->comm, q->qid,
+				 (unsigned long long)((now - q->progress_ns) / 1000000ull), nheld,
+				 nheld == 1 ? "" : "s", npids == 1 ? "pid" : "pids", who);
 	}
 }
 
@@ -1620,7 +1680,7 @@ static void free_zombies(struct hsaqmd *d)
 /* ---- setting up ---------------------------------------------------------------------- */
 
 /* The socket's directory: made when missing (one level), then checked like ssh-agent's. */
-static int socket_dir(const char *path)
+static int socket_dir(const struct hsaqmd *d, const char *path)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], why[PATH_MAX + 96];
 	char *slash;
@@ -1640,8 +1700,10 @@ static int socket_dir(const char *path)
 	}
 	rc = hsaqm_sock_dir_check(path, geteuid(), why, sizeof(why));
 	if (rc == -EPERM)
-		fprintf(stderr, "hsaqmd: refusing the socket %s: %s (another user could replace the "
-			"socket with their own daemon)\n", path, why);
+		fprintf(stderr, "hsaqmd: refusing the socket %s%s%s: %s (another user could replace "
+			"the socket with their own daemon)\n", path,
+			d->cfg.socket_from[0] ? ", from " : " (the default)",
+			d->cfg.socket_from, why);
 	else if (rc < 0)
 		fprintf(stderr, "hsaqmd: the directory of %s: %s\n", path, strerror(-rc));
 	return rc;
@@ -1652,19 +1714,29 @@ static int socket_dir(const char *path)
  * which is removed. Anything else stays where it is and the daemon refuses: a file at the
  * path is somebody's data, a listening socket somebody's daemon.
  */
-static int socket_not_a_socket(const char *path)
+static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
 {
+	const char *from = d->cfg.socket_from;
+	char advice[400];
 	struct stat st;
 
 	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
 		return 0;
-	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (give --socket "
-		"the path of the socket itself)\n", path,
-		S_ISDIR(st.st_mode) ? "a directory" : "a file");
+	/* The advice names where the path came from: that is where it must change. */
+	if (!strcmp(from, "--socket"))
+		snprintf(advice, sizeof(advice), "give --socket the path of the socket itself");
+	else if (from[0])
+		snprintf(advice, sizeof(advice), "the path is %s: make it the path of the socket "
+			 "itself", from);
+	else
+		snprintf(advice, sizeof(advice), "the path is the default: move that away, or "
+			 "give --socket or socket = in the configuration another path");
+	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (%s)\n", path,
+		S_ISDIR(st.st_mode) ? "a directory" : "a file", advice);
 	return -EEXIST;
 }
 
-static int socket_clear(const char *path, const struct sockaddr_un *sa)
+static int socket_clear(const struct hsaqmd *d, const char *path, const struct sockaddr_un *sa)
 {
 	struct stat st;
 	int fd;
@@ -1675,7 +1747,7 @@ static int socket_clear(const char *path, const struct sockaddr_un *sa)
 		fprintf(stderr, "hsaqmd: %s: %s\n", path, strerror(errno));
 		return -EIO;
 	}
-	if (socket_not_a_socket(path))
+	if (socket_not_a_socket(d, path))
 		return -EEXIST;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -1709,8 +1781,8 @@ static int listen_socket(struct hsaqmd *d)
 	}
 	strcpy(sa.sun_path, d->path);
 	/* What is at the path first: a file or directory named by mistake is said as such. */
-	if ((rc = socket_not_a_socket(d->path)) < 0 || (rc = socket_dir(d->path)) < 0 ||
-	    (rc = socket_clear(d->path, &sa)) < 0)
+	if ((rc = socket_not_a_socket(d, d->path)) < 0 || (rc = socket_dir(d, d->path)) < 0 ||
+	    (rc = socket_clear(d, d->path, &sa)) < 0)
 		return rc;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {

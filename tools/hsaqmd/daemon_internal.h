@@ -38,6 +38,10 @@ struct hsaqmd_dev_policy {
 
 struct hsaqmd_config {
 	char socket_path[108];  /* sun_path's size; "" = the default for the user */
+	int socket_line;        /* the configuration's line that set socket_path, 0 none */
+	/* Where socket_path came from, for the advice of a refusal: "--socket", "FILE:LINE
+	 * (socket =)"; "" the default (hsaqmd's main() fills it in). */
+	char socket_from[300];
 	unsigned int socket_mode;
 	long socket_gid;        /* -1: the daemon's group */
 	int default_cap;        /* the cap of every non-root uid without its own line */

@@ -136,6 +136,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		strcpy(cfg.socket_path, sock);
+		snprintf(cfg.socket_from, sizeof(cfg.socket_from), "--socket");
+	} else if (cfg.socket_path[0] && config) {
+		/* A refusal's advice names where to change the path: this line, not --socket. */
+		snprintf(cfg.socket_from, sizeof(cfg.socket_from), "%s:%d (socket =)", config,
+			 cfg.socket_line);
 	}
 	if (busy_poll)
 		cfg.busy_poll = true;

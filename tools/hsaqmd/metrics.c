@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hsaqm/barrier.h"
 #include "hsaqm/hsaqm.h"
 #include "policy_text_internal.h"
 #include "registry_internal.h"
@@ -274,7 +275,8 @@ static void queues(FILE *f, struct hsaqmd *d, const struct dclient *req)
 		fprintf(f, "} %d\n", hsaqmd_queue_priority(q));
 	}
 	family(f, "hsaqmd_queue_state", "gauge",
-	       "A queue's state: 1 for the one it is in (stalled: ready without progress).");
+	       "A queue's state: 1 for the one it is in (stalled: a holder without progress, "
+	       "holding nobody).");
 	EACH_QUEUE(q)
 	{
 		int st = q->hold ? 2 : q->stalled ? 3 : q->active ? 1 : 0;
@@ -308,6 +310,15 @@ static void queues(FILE *f, struct hsaqmd *d, const struct dclient *req)
 		fprintf(f, "hsaqmd_queue_stalls_total{");
 		queue_labels(f, q);
 		fprintf(f, "} %llu\n", (unsigned long long)q->stalls);
+	}
+	family(f, "hsaqmd_queue_dep_stalls_total", "counter",
+	       "Times the queue's head waited past its process's dependency bound (the client's count).");
+	EACH_QUEUE(q)
+	{
+		fprintf(f, "hsaqmd_queue_dep_stalls_total{");
+		queue_labels(f, q);
+		/* Relaxed: the client's figure, shown as it is. */
+		fprintf(f, "} %u\n", HSAQM_READ_ONCE(q->cl->shm->dep_stalls[q->slot]));
 	}
 	family(f, "hsaqmd_queue_handoff_seconds", "histogram",
 	       "The queue's timed holds: another process's ready store to this queue's ack.");

@@ -80,10 +80,12 @@ struct dqueue {
 	uint64_t pend_seen_ns;
 	uint64_t pend_sent_ns;
 	/* Liveness: a ready queue holds others only while its progress word moves. */
-	uint32_t progress;   /* the word when last seen changing */
+	uint32_t progress;   /* the word when last seen changing (or at the last release) */
 	uint64_t progress_ns;
-	bool stalled;        /* ready, no progress for hold_progress_ms: treated as idle */
-	uint64_t stalls;
+	/* Ready, not held, holding others' ready queues, and no progress for hold_progress_ms:
+	 * treated as idle until the word moves. Never set for a queue we hold. */
+	bool stalled;
+	uint64_t stalls;     /* times it was found so (check_progress()) */
 	uint64_t held_ns;    /* time commanded to hold, closed holds */
 	uint64_t hold_since_ns;
 	char mech[HSAQMD_MECH_LEN];

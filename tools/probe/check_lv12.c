@@ -151,7 +151,7 @@ static bool open_lv12(struct lv12 *s)
 				  "no agent or no scheduling context");
 		return false;
 	}
-	err = probe_kernel_load(c->env, &c->hsa, s->agent, s->g->gfx, c->o->kernel_dir,
+	err = probe_kernel_load(c->env, &c->hsa, s->agent, s->g->isa, c->o->kernel_dir,
 				(c->o->quick ? 1 : 2) * MS, &s->kern, why, sizeof(why));
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel", "",

@@ -256,6 +256,25 @@ void probe_others(struct probe_ctx *c, struct hsaqm_probe_gpu *g)
 	probe_scan_proc(c->env->sysfs_root, g->gpu_id, (long)getpid(), &g->others);
 }
 
+/*
+ * libhsakmt presents every GPU as HSA_OVERRIDE_GFX_VERSION (major.minor.stepping) when it is
+ * set, and ROCr then loads code objects of that target only. The model's own HSA face is no
+ * libhsakmt and ignores it.
+ */
+static void runtime_isa(struct probe_ctx *c, struct hsaqm_probe_gpu *g)
+{
+	const char *o = c->env->sim ? NULL : getenv("HSA_OVERRIDE_GFX_VERSION");
+	unsigned int major, minor, step;
+	char end;
+
+	probe_strlcpy(g->isa, g->gfx, sizeof(g->isa));
+	if (!o || sscanf(o, "%u.%u.%u%c", &major, &minor, &step, &end) != 3 || major > 99 ||
+	    minor > 99 || step > 99)
+		return;
+	if (hsaqm_probe_gfx_name(major * 10000 + minor * 100 + step, g->isa, sizeof(g->isa)))
+		probe_strlcpy(g->isa, g->gfx, sizeof(g->isa));
+}
+
 static void fill_gpu(struct probe_ctx *c, const struct hsaqm_topology_node *n,
 		     struct hsaqm_probe_gpu *g)
 {
@@ -289,8 +308,16 @@ static void fill_gpu(struct probe_ctx *c, const struct hsaqm_topology_node *n,
 	if (hsaqm_cwsr_sizes_get(n, &cw) == 0)
 		g->cwsr_bytes_per_queue = cw.total_size;
 	gpu_name(c, g);
-	g->have_kernel = probe_kernel_available(c->env, c->o->kernel_dir, g->gfx, g->kernel_text,
+	runtime_isa(c, g);
+	g->have_kernel = probe_kernel_available(c->env, c->o->kernel_dir, g->isa, g->kernel_text,
 						sizeof(g->kernel_text));
+	if (strcmp(g->isa, g->gfx)) {
+		char text[sizeof(g->kernel_text)];
+
+		snprintf(text, sizeof(text), "%s (HSA_OVERRIDE_GFX_VERSION: the runtime presents "
+			 "%s)", g->kernel_text, g->isa);
+		probe_strlcpy(g->kernel_text, text, sizeof(g->kernel_text));
+	}
 	probe_others(c, g);
 	probe_lv3_note(c, g);
 }

@@ -229,6 +229,7 @@ int probe_queue_find_id(struct probe_ctx *c, struct probe_queue *q)
 				return -EPROTO; /* the KFD's two views and the probe disagree */
 			q->queue_id = e[i].queue_id;
 			q->have_id = true;
+			q->save_area_size = e[i].ctx_save_restore_area_size;
 			return 0;
 		}
 	}

@@ -191,6 +191,16 @@ int hsaqm_probe_gfx_name(uint32_t v, char *buf, size_t size)
 
 /* ---- the HSA runtime ---------------------------------------------------------------------- */
 
+/* A runtime's string for the report: printable ASCII only, so the JSON stays valid UTF-8. */
+static void copy_printable(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	for (; i + 1 < n && src[i]; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
 bool probe_hsa_ready(struct probe_ctx *c)
 {
 	void *root = c->env->hsa_root_table;
@@ -223,16 +233,32 @@ bool probe_hsa_ready(struct probe_ctx *c)
 		return false;
 	}
 	c->hsa.initialized = true;
+	/*
+	 * The runtime enabled on the KFD before any check makes a queue, as hsaqm's tool does at
+	 * OnLoad (hsaqm_hsa_lv3_prepare): ROCr from 5.5 did it in hsa_init (EBUSY here); ROCm
+	 * 5.2's libhsakmt never does it the upstream way, and the KFD enables it only while the
+	 * process has no queue (EEXIST), so Lv3's suspend would get EPERM where the tool's works.
+	 */
+	if (c->env->runtime_enable && c->kfd && !c->runtime_enabled) {
+		err = hsaqm_kfd_runtime_enable(c->kfd, 0, true);
+		c->runtime_enable_err = err;
+		c->runtime_enabled = err == 0 || err == -EBUSY;
+	}
 	/* Waits in the runtime's clock sleep on a signal nothing ever stores to (wait.c). */
 	c->have_never = c->hsa.signal_create(1, 0, NULL, &c->never) == HSAQM_HSA_STATUS_SUCCESS;
 	uint16_t maj = 0, min = 0;
 	char build[64] = "";
+	const char *build_id = NULL;
 	c->hsa.system_get_info(PROBE_HSA_SYSTEM_INFO_VERSION_MAJOR, &maj);
 	c->hsa.system_get_info(PROBE_HSA_SYSTEM_INFO_VERSION_MINOR, &min);
-	if (c->hsa.system_get_info(PROBE_HSA_AMD_SYSTEM_INFO_BUILD_VERSION, build) == 0)
-		build[sizeof(build) - 1] = '\0';
-	else
-		build[0] = '\0';
+	/*
+	 * ROCr answers the build identifier with a pointer to its own string, not the characters
+	 * (as the model's HSA face does): reading it as characters put the pointer's bytes, not
+	 * UTF-8, into every report of a real ROCr.
+	 */
+	if (c->hsa.system_get_info(PROBE_HSA_AMD_SYSTEM_INFO_BUILD_VERSION, &build_id) == 0 &&
+	    build_id)
+		copy_printable(build, sizeof(build), build_id);
 	if (c->env->is_model && !*path)
 		snprintf(c->r->hsa_runtime, sizeof(c->r->hsa_runtime),
 			 "model HSA face (HSA %u.%u, table %s)", maj, min, c->hsa.layout.name);

@@ -199,6 +199,11 @@ struct hsaqm_probe_gpu {
 	char name[96];          /* marketing name */
 	char name_source[32];   /* "libdrm", "amdgpu.ids", "hsa agent", "none" */
 	char gfx[16];           /* "gfx942" */
+	/*
+	 * The target the HSA runtime presents, which the device kernel is loaded for: gfx, or
+	 * what libhsakmt's HSA_OVERRIDE_GFX_VERSION makes of every GPU (ROCr 5.x on an MI308X).
+	 */
+	char isa[16];
 	uint32_t gfx_target_version;
 	uint32_t device_id, location_id, drm_render_minor;
 	uint32_t num_xcc, cu_count, simd_per_cu, max_waves_per_simd, wave_front_size;

@@ -235,6 +235,8 @@ struct probe_queue {
 	uint64_t ring_base;                /* what the KFD knows the queue by */
 	uint32_t ring_bytes;
 	uint64_t create_ns;                /* how long creation took */
+	/* The KFD's ctx_save_restore_area_size of the queue (its snapshot), 0 when unknown. */
+	uint32_t save_area_size;
 };
 
 struct probe_ctx;

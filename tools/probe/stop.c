@@ -103,7 +103,7 @@ static bool session_buffers(struct probe_session *s, uint32_t max_wg)
 	char why[256] = "";
 	int err;
 
-	err = probe_kernel_load(c->env, &c->hsa, s->agent, g->gfx, c->o->kernel_dir,
+	err = probe_kernel_load(c->env, &c->hsa, s->agent, g->isa, c->o->kernel_dir,
 				(c->o->quick ? 10 : 20) * MS, &s->kern, why, sizeof(why));
 	if (err) {
 		probe_set_verdict(s->k, HSAQM_PROBE_COULD_NOT_TEST, "no_device_kernel", "", "%s",
@@ -167,9 +167,14 @@ bool probe_session_open(struct probe_session *s, uint32_t max_wg)
 	probe_add_figure(s->k, "queue_create", "ns", &create, 1);
 	const struct hsaqm_topology_node *node = hsaqm_topology_find_gpu(c->topo, g->gpu_id);
 	struct hsaqm_cwsr_sizes cw;
+	/*
+	 * GET_QUEUE_WAVE_STATE writes up to the control stack size the queue's creator chose. The
+	 * node's is per XCC, and a runtime that knows no XCCs (ROCr 5.x on an MI308X) sizes one
+	 * stack for every CU: room for all XCCs' here, more once the queue's save area is known.
+	 */
 	if (node && hsaqm_cwsr_sizes_get(node, &cw) == 0)
-		s->ctl_stack_size = cw.ctl_stack_size;
-	if (!s->ctl_stack_size)
+		s->ctl_stack_size = cw.ctl_stack_size * (g->num_xcc ? g->num_xcc : 1);
+	if (s->ctl_stack_size < (1u << 16))
 		s->ctl_stack_size = 1u << 16;
 	s->ctl_stack = calloc(1, s->ctl_stack_size);
 	return s->ctl_stack != NULL;
@@ -380,7 +385,17 @@ static int stop_trial(struct probe_session *s, enum probe_stop_kind kind, uint32
 	hook(s, HSAQM_PROBE_EV_SUSPENDED);
 	if (pause && c->o->test_pause_lv3_ms)
 		probe_sleep_ns((uint64_t)c->o->test_pause_lv3_ms * MS);
-	err = hsaqm_kfd_queue_get_wave_state(c->kfd, s->q.queue_id, s->ctl_stack, &t->ctl_used,
+	/* The control stack lies inside the queue's save area: a buffer that big holds it. */
+	if (s->q.save_area_size > s->ctl_stack_size) {
+		void *b = realloc(s->ctl_stack, s->q.save_area_size);
+
+		if (b) {
+			s->ctl_stack = b;
+			s->ctl_stack_size = s->q.save_area_size;
+		}
+	}
+	err = s->q.save_area_size > s->ctl_stack_size ? -ENOMEM :
+	      hsaqm_kfd_queue_get_wave_state(c->kfd, s->q.queue_id, s->ctl_stack, &t->ctl_used,
 					     &t->save_used);
 	t->wave_state = err == 0;
 	/* Hold longer than what is left of the kernel: a queue still running finishes now. */

@@ -56,7 +56,13 @@ static void usage(FILE *f)
 		"Environment it sets: HSA_TOOLS_LIB (libhsaqm-tool.so, absolute path, after any tool\n"
 		"already named), HSA_TOOLS_ROCPROFILER_V1_TOOLS=1, HSAQM_PRIORITY, HSAQM_LEVEL,\n"
 		"HSAQM_STATS_FILE, HSAQM_DAEMON. Other HSAQM_* variables pass through (docs/tool.md).\n"
-		"Exit status: COMMAND's; 2 for a usage error; 126/127 when COMMAND cannot run.\n");
+		"Exit status: COMMAND's; 2 for a usage error; 126/127 when COMMAND cannot run.\n"
+		"\n"
+		"Without an AMD GPU, COMMAND can run on hsaqm's device model through the emulated\n"
+		"/dev/kfd (LD_PRELOAD=<libdir>/hsaqm/libhsaqm-kfdemu.so, docs/real-stack.md). Its\n"
+		"kernels are then timed, not run: only ROCr's and HIP's copy and fill kernels and\n"
+		"hsaqm's probe kernel compute results; every other kernel is named once on stderr\n"
+		"and leaves the memory it would write as it was. Every time is a model figure.\n");
 }
 
 static bool file_exists(const char *p)

@@ -169,6 +169,14 @@ int hsaqm_dclient_queue_mark(struct hsaqm_dclient_queue *q, bool ready);
 int hsaqm_dclient_queue_progress(struct hsaqm_dclient_queue *q);
 
 /**
+ * hsaqm_dclient_queue_dep_stalls() - publish how many times the queue's head waited past the
+ * process's dependency bound (lib's dep_stalls), for hsaqmctl and the metrics. A store in the
+ * shared page; nothing is sent.
+ * Return: 0; -EINVAL for a NULL @q.
+ */
+int hsaqm_dclient_queue_dep_stalls(struct hsaqm_dclient_queue *q, uint32_t stalls);
+
+/**
  * hsaqm_dclient_thread_realtime() - the client thread's real-time priority in force (SCHED_FIFO,
  * HSAQM_REALTIME), 0 when it runs SCHED_OTHER, -EPERM when it was asked for and not
  * permitted, -EINVAL for NULL.
