@@ -1,0 +1,273 @@
+#!/bin/sh
+# The dependency conformance suite (issue 24): HIP programs whose streams of different priority
+# wait on each other, built with a real ROCm release's own hipcc and run by it, unmodified, on
+# the device model through the emulated /dev/kfd (sim/kfdemu/, docs/real-stack.md): natively,
+# then under hsaqm-run at lv1, lv2 and lv3 (a high-priority process; the streams' priorities are
+# the program's own).
+#
+#   run.sh WHERE BUILD_DIR OUT_DIR
+#
+# WHERE is a Debian root of scripts/debian-root (rocm-5.2, rocm-6.1, rocm-6.4, rocm-7.2) or host,
+# as in tests/rocm/matrix.sh, whose helpers this script shares (tests/rocm/t_root.sh).
+#
+# Cases (tests/deps/*.hip say what each proves):
+#   busy-first backlog-first chain3   a higher stream waits on a lower one's event
+#   low-waits-high                    a lower stream waits on a higher one's
+#   copy32 memset64 host              hipStreamWaitValue32/64 on a copy's, a memset's, the host's write
+#   graph                             a captured hipGraph with cross-stream edges
+#   mix                               a seeded random mix, 100 rounds in one process ($DEPS_SEED)
+#   ipc                               an interprocess event across two processes on one hsaqm-simd,
+#                                     then through hsaqmd (-p low, -p high)
+# Each case and level is a cell "cell CASE/LEVEL PASS|FAIL|N/A DETAIL" in OUT_DIR/cells.txt:
+#   native  the program passes (it completes, its waits are honoured: it checks the order)
+#   lv1..3  under hsaqm-run: it completes before its watchdog (a hang prints which stream waited on
+#           which), every kernel was dispatched as many times as natively (the emulation's
+#           per-kernel counts), the tool proxied every queue and lost no packet
+#           (tests/rocm/stats_check.py), the stats show what made it complete
+#           (tests/deps/deps_stats.py: dep_inherited on the low queue where a higher stream waits
+#           on a lower one's event, dep_stalls where it waits on the host, no inheritance where a
+#           lower waits on a higher one), and the high stream's median latency (model µs, HIP
+#           events) is within 10 x native + 10 ms (+ the bound where the wait cannot be
+#           attributed): a hang or a gross loss, not a tail (docs/testing.md).
+# OUT_DIR/summary.txt holds the table printed at the end. Every figure is a model figure.
+# Exit: 0 when no cell failed, 1 otherwise, 77 when this row cannot run here (the reason on stdout).
+set -u
+where=$1
+build=$(cd "$2" && pwd)
+out=$3
+src=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out/bin" "$out/runs"
+out=$(cd "$out" && pwd)
+rm -rf "$out"/runs/* "$out"/bin/*
+cells=$out/cells.txt
+: > "$cells"
+. "$src/tests/rocm/t_root.sh"
+t_root_prepare
+if [ "$where" = host ] && [ -n "${HSAQM_ROCM_DIR:-}" ]; then
+	PATH=$HSAQM_ROCM_DIR/bin:$HSAQM_ROCM_DIR/llvm/bin:$PATH
+	export PATH
+fi
+
+# Model durations per workgroup (ns): a low kernel (1280 workgroups of 4 waves, 640 at once on
+# 80 CUs) takes 400 us, a normal one 100 us, a high one 20 us, the busy one 1 ms.
+table=$out/kernels.txt
+printf '%s\n' "# name per-workgroup-ns (model time)" "hsaqm_dep_low 200000" \
+	"hsaqm_dep_normal 100000" "hsaqm_dep_high 20000" "hsaqm_dep_busy 1000000" > "$table"
+# GPU_STREAMOPS_CP_WAIT=1: ROCclr waits on memory with an AMD BARRIER_VALUE packet (which the
+# emulation's front honours) instead of its __amd_rocclr_streamOpsWait kernel (which it does not
+# perform: the wait would end at once). HSAQM_DEP_BOUND_MS: how long a head may wait on what hsaqm
+# cannot attribute before it stops counting as demand (docs/lib.md "Dependencies"), lib's
+# default said here because the latency bound of those cases adds it.
+base_env="LD_PRELOAD=$preload HSAQM_KFDEMU_KERNELS=$table HSAQM_LOG= GPU_STREAMOPS_CP_WAIT=1
+	DEPS_WATCHDOG_S=${DEPS_WATCHDOG_S:-20}"
+bound_ms=${HSAQM_DEP_BOUND_MS:-10}
+tool_env="HSAQM_DEP_BOUND_MS=$bound_ms"
+seed=${DEPS_SEED:-$(date +%s)}
+T_ROOT_TIMEOUT=120
+
+if ! t_root_arch $base_env; then
+	cell rocminfo FAIL "the release's rocminfo lists no model agent: $(tail -n 3 "$out/runs/rocminfo.out" | tr '\n' ' ')"
+	exit 1
+fi
+[ -n "$override" ] && base_env="$base_env HSA_OVERRIDE_GFX_VERSION=$override"
+version=$(grep -m1 'Runtime Version' "$out/runs/rocminfo.out" | awk '{print $3}')
+echo "row $where: runtime $version, agent $arch${override:+ (HSA_OVERRIDE_GFX_VERSION=$override)}, mix seed $seed"
+
+# ---- the programs, built with the release's own hipcc ------------------------------------------
+for p in dep_event dep_value dep_graph dep_ipc dep_mix; do
+	inroot "$out/runs/build-$p.out" -- hipcc --offload-arch="$arch" -O2 -o "$out/bin/$p" \
+		"$src/tests/deps/$p.hip"
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print -1 }'; }
+lat_of() { awk '$1 == "lat" { print $3 }' "$1" | median; }
+# why_failed LOG: the program's own FAIL lines (a watchdog line names the wait), or its tail.
+why_failed() {
+	_w=$(grep -E '^FAIL' "$1" | head -n 3 | tr '\n' ' ')
+	[ -n "$_w" ] && echo "$_w" || tail -n 3 "$1" | tr '\n' ' '
+}
+
+# run_case CASE EXPECT LV1_EXPECT LATCHECK PROGRAM ARGS...: the native cell, then lv1-lv3 at once.
+run_case() {
+	name=$1 expect=$2 expect_lv1=$3 latcheck=$4 prog=$5
+	shift 5
+	if [ ! -x "$out/bin/$prog" ]; then
+		_err=$(grep -m1 -E 'error' "$out/runs/build-$prog.out")
+		case "$where" in
+		rocm-5.2|rocm-6.1|host)
+			# Older releases may lack an API a program uses: said, not failed.
+			for l in native lv1 lv2 lv3; do cell "$name/$l" N/A "$prog does not build with this release's HIP: $_err"; done ;;
+		*)
+			for l in native lv1 lv2 lv3; do cell "$name/$l" FAIL "$prog does not build: $_err"; done ;;
+		esac
+		return
+	fi
+	nlog=$out/runs/$name-native.out nrep=$out/runs/$name-native.report
+	inroot "$nlog" $base_env HSAQM_KFDEMU_REPORT="$nrep" -- "$out/bin/$prog" "$@"
+	_rc=$?
+	if grep -q '^N/A' "$nlog"; then
+		_na=$(grep -m1 '^N/A' "$nlog" | cut -c6-)
+		for l in native lv1 lv2 lv3; do cell "$name/$l" N/A "$_na"; done
+		return
+	fi
+	if [ "$_rc" -ne 0 ] || ! grep -q '^PASS$' "$nlog"; then
+		cell "$name/native" FAIL "exit $_rc: $(why_failed "$nlog")"
+		for l in lv1 lv2 lv3; do cell "$name/$l" FAIL "no native run to compare with"; done
+		return
+	fi
+	if ! _why=$(report_ok "$nrep"); then
+		cell "$name/native" FAIL "$_why"
+		return
+	fi
+	nat=$(lat_of "$nlog")
+	ncounts=$(kcounts "$nrep")
+	cell "$name/native" PASS "median ${nat} us (model); $(echo "$ncounts" | awk '/hsaqm_dep/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
+	for l in lv1 lv2 lv3; do
+		rm -f "$out/runs/$name-$l.report" "$out/runs/$name-$l.json"
+		inroot "$out/runs/$name-$l.out" $base_env $tool_env \
+			HSAQM_KFDEMU_REPORT="$out/runs/$name-$l.report" -- \
+			"$run_tool" -l "$l" -p high --daemon off --stats "$out/runs/$name-$l.json" -- \
+			"$out/bin/$prog" "$@" &
+	done
+	wait
+	for l in lv1 lv2 lv3; do
+		log=$out/runs/$name-$l.out rep=$out/runs/$name-$l.report st=$out/runs/$name-$l.json
+		if grep -q '^FAIL: watchdog' "$log"; then
+			cell "$name/$l" FAIL "did not complete (hang): $(grep -m1 '^FAIL: watchdog' "$log" | cut -c17-)"
+			continue
+		fi
+		if ! grep -q '^PASS$' "$log"; then
+			cell "$name/$l" FAIL "$(why_failed "$log")"
+			continue
+		fi
+		if ! _why=$(report_ok "$rep"); then
+			cell "$name/$l" FAIL "$_why"
+			continue
+		fi
+		_c=$(kcounts "$rep")
+		if [ "$_c" != "$ncounts" ]; then
+			cell "$name/$l" FAIL "dispatch counts differ from native's (a dispatch lost or run twice): $(echo "$_c" | tr '\n' ' ') against $(echo "$ncounts" | tr '\n' ' ')"
+			continue
+		fi
+		if ! _why=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$l"); then
+			cell "$name/$l" FAIL "$_why"
+			continue
+		fi
+		_sum=$(python3 "$src/tests/deps/deps_stats.py" "$st" --summary)
+		_exp=$expect
+		[ "$l" = lv1 ] && _exp=$expect_lv1
+		if ! _why=$(python3 "$src/tests/deps/deps_stats.py" "$st" "$_exp"); then
+			cell "$name/$l" FAIL "completed (median $(lat_of "$log") us vs native $nat us), but: $_why"
+			continue
+		fi
+		med=$(lat_of "$log")
+		# The model runs in real time and hsaqm's reactions are host threads: on a loaded host
+		# its figures move where native's do not (one lv2 run of 7.2 under load: 7.6, 18.5 and
+		# 28.9 ms against 2.5 natively), so the margin is an order of magnitude
+		# (docs/testing.md). A wait hsaqm cannot attribute costs up to the bound, by design.
+		_lim=$((10 * nat + 10000))
+		[ "$latcheck" = lat+bound ] && _lim=$((_lim + bound_ms * 1000))
+		if [ "$latcheck" != - ] && [ "$med" -gt "$_lim" ]; then
+			cell "$name/$l" FAIL "high stream median $med us against native $nat us (model): above $_lim us (10 x native + 10 ms${latcheck#lat}); $_sum"
+			continue
+		fi
+		cell "$name/$l" PASS "median $med us vs native $nat us (model); $_sum"
+	done
+}
+
+# What made each case complete. At Lv1 a hold stops only packets not yet released: where the
+# low stream's work came first (backlog-first, chain3, copy32, memset64: 8 packets or fewer, below
+# the threshold of 16) it may all be released before the high stream waits, and then nothing
+# needs lending; Lv1 asks there only that the wait was seen (dep_waits), the stats say the rest.
+# busy-first (the high stream busy first) and host (the wait queued before the low work) hold the
+# low work from its submission at every level.
+run_case busy-first inherit inherit lat dep_event busy-first
+run_case backlog-first inherit seen lat dep_event backlog-first
+run_case chain3 inherit seen lat dep_event chain3
+run_case low-waits-high none none lat dep_event low-waits-high
+# A barrier-value on memory a copy or memset writes is not attributed (docs/lib.md): the bound
+# ends it; inheritance is accepted too (the stats say which).
+run_case copy32 inherit-or-stall seen lat+bound dep_value copy32
+run_case memset64 inherit-or-stall seen lat+bound dep_value memset64
+# The host case's latency is the host's choice (it writes once the low stream is done): not compared.
+run_case host stall stall - dep_value host
+run_case graph any any lat dep_graph
+run_case mix inherit inherit - dep_mix "$seed" 100
+
+# ---- ipc: two processes on one model GPU (hsaqm-simd) ------------------------------------------
+# ipc_pair TAG LOW_PREFIX HIGH_PREFIX: dep_ipc low and high at once; their logs in runs/ipc-TAG-*.
+ipc_pair() {
+	_tag=$1 _lp=$2 _hp=$3
+	_dir=$out/runs/ipc-$_tag.d
+	rm -rf "$_dir"
+	mkdir -p "$_dir"
+	# shellcheck disable=SC2086
+	inroot "$out/runs/ipc-$_tag-low.out" $base_env HSAQM_SIM_DEVICE="$sock" \
+		HSAQM_KFDEMU_REPORT="$out/runs/ipc-$_tag-low.report" $tool_env -- \
+		$_lp "$out/bin/dep_ipc" low "$_dir" &
+	_lpid=$!
+	# shellcheck disable=SC2086
+	inroot "$out/runs/ipc-$_tag-high.out" $base_env HSAQM_SIM_DEVICE="$sock" \
+		HSAQM_KFDEMU_REPORT="$out/runs/ipc-$_tag-high.report" $tool_env -- \
+		$_hp "$out/bin/dep_ipc" high "$_dir"
+	wait "$_lpid"
+}
+sock=$out/runs/simd.sock
+rm -f "$sock"
+if [ ! -x "$out/bin/dep_ipc" ]; then
+	for l in native lv1 lv2 lv3; do cell "ipc/$l" FAIL "dep_ipc does not build: $(grep -m1 error "$out/runs/build-dep_ipc.out")"; done
+else
+	"$simd" -s "$sock" > "$out/runs/simd.out" 2>&1 &
+	simd_pid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+	ipc_pair native "" ""
+	if grep -q '^N/A' "$out/runs/ipc-native-low.out" "$out/runs/ipc-native-high.out"; then
+		_na=$(grep -h '^N/A' "$out/runs/ipc-native-low.out" "$out/runs/ipc-native-high.out" | cut -c6- | tr '\n' ' ')
+		_shm=$(grep -h 'shm\|/dev/shm' "$out/runs/ipc-native-low.out" | tail -n 1 | sed 's/^note //')
+		for l in native lv1 lv2 lv3; do cell "ipc/$l" N/A "$_na [$_shm]"; done
+	elif ! grep -q '^PASS$' "$out/runs/ipc-native-low.out" || ! grep -q '^PASS$' "$out/runs/ipc-native-high.out"; then
+		cell ipc/native FAIL "low: $(why_failed "$out/runs/ipc-native-low.out") high: $(why_failed "$out/runs/ipc-native-high.out")"
+		for l in lv1 lv2 lv3; do cell "ipc/$l" FAIL "no native run to compare with"; done
+	else
+		cell ipc/native PASS "the high process's stream waited on the low process's event"
+		dsock=$out/runs/hsaqmd.sock
+		printf 'cap.default = 100\nsocket_mode = 0600\n' > "$out/runs/hsaqmd.conf"
+		"$hsaqmd" --socket "$dsock" --config "$out/runs/hsaqmd.conf" > "$out/runs/hsaqmd.out" 2>&1 &
+		dpid=$!
+		for _ in $(seq 100); do [ -S "$dsock" ] && break; sleep 0.1; done
+		for l in lv1 lv2 lv3; do
+			ipc_pair "$l" "$run_tool -l $l -p low --daemon $dsock --stats $out/runs/ipc-$l-low.json --" \
+				"$run_tool -l $l -p high --daemon $dsock --stats $out/runs/ipc-$l-high.json --"
+			_lo=$out/runs/ipc-$l-low.out _hi=$out/runs/ipc-$l-high.out
+			_cn=$(cat "$out/runs/ipc-native-low.report" "$out/runs/ipc-native-high.report" | kcounts /dev/stdin)
+			_cl=$(cat "$out/runs/ipc-$l-low.report" "$out/runs/ipc-$l-high.report" 2>/dev/null | kcounts /dev/stdin)
+			if ! grep -q '^PASS$' "$_lo" || ! grep -q '^PASS$' "$_hi"; then
+				cell "ipc/$l" FAIL "low: $(why_failed "$_lo") high: $(why_failed "$_hi")"
+			elif [ "$_cn" != "$_cl" ]; then
+				cell "ipc/$l" FAIL "dispatch counts differ from native's: $(echo "$_cl" | tr '\n' ' ')"
+			else
+				cell "ipc/$l" PASS "through hsaqmd; high: $(python3 "$src/tests/deps/deps_stats.py" "$out/runs/ipc-$l-high.json" --summary)"
+			fi
+		done
+		kill "$dpid" 2>/dev/null
+		wait "$dpid" 2>/dev/null
+	fi
+	kill "$simd_pid" 2>/dev/null
+	wait "$simd_pid" 2>/dev/null
+fi
+
+# ---- the table -----------------------------------------------------------------------------------
+{
+	echo "dependency suite, $where (runtime $version, $arch), mix seed $seed; model figures"
+	printf '%-16s %-7s %-7s %-7s %-7s\n' case native lv1 lv2 lv3
+	awk '$1 == "cell" { split($2, a, "/"); if (!(a[1] in seen)) { seen[a[1]] = 1; order[++n] = a[1] }
+	                    st[a[1], a[2]] = $3 }
+	     END { for (i = 1; i <= n; i++) { c = order[i]
+	             printf "%-16s %-7s %-7s %-7s %-7s\n", c, st[c, "native"], st[c, "lv1"], st[c, "lv2"], st[c, "lv3"] } }' "$cells"
+	echo "$(grep -c ' PASS ' "$cells") passed, $(grep -c ' FAIL ' "$cells") failed, $(grep -c ' N/A ' "$cells") N/A"
+} > "$out/summary.txt"
+cat "$out/summary.txt"
+if grep -q ' FAIL ' "$cells"; then
+	exit 1
+fi
+exit 0
