@@ -60,7 +60,7 @@ printf '%s\n' "# name per-workgroup-ns (model time)" "hsaqm_dep_low 200000" \
 # default said here because the latency bound of those cases adds it.
 base_env="LD_PRELOAD=$preload HSAQM_KFDEMU_KERNELS=$table HSAQM_LOG= GPU_STREAMOPS_CP_WAIT=1
 	DEPS_WATCHDOG_S=${DEPS_WATCHDOG_S:-20}"
-bound_ms=${HSAQM_DEP_BOUND_MS:-10}
+bound_ms=${HSAQM_DEP_BOUND_MS:-2}
 tool_env="HSAQM_DEP_BOUND_MS=$bound_ms"
 seed=${DEPS_SEED:-$(date +%s)}
 T_ROOT_TIMEOUT=120

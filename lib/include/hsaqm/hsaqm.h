@@ -204,7 +204,7 @@ HSAQM_API int hsaqm_ctx_foreach_xq(struct hsaqm_ctx *ctx, int (*fn)(struct hsaqm
 HSAQM_API int hsaqm_ctx_set_idle_hook(struct hsaqm_ctx *ctx, void (*fn)(void *arg), void *arg);
 
 /* The default bound on a wait hsaqm cannot attribute (docs/lib.md "Dependencies"). */
-#define HSAQM_DEP_BOUND_DEFAULT_NS (10ull * 1000 * 1000)
+#define HSAQM_DEP_BOUND_DEFAULT_NS (2ull * 1000 * 1000)
 /* The shortest bound that may be set: below it the check would cost more than it saves. */
 #define HSAQM_DEP_BOUND_MIN_NS (100ull * 1000)
 
