@@ -108,9 +108,15 @@ static bool is_hw_event(uint32_t id)
 static bool lost_wait(struct hsaqm_kfd_wait_events_args *a)
 {
 	struct hsaqm_kfd_event_data *d = (void *)(uintptr_t)a->events_ptr;
-	bool any = false;
+	uint32_t hits = 0;
 
+	/* The face refuses larger waits (signal events plus amdkfd's non-signal ones). */
 	if (!d || !a->num_events || a->num_events > HSAQM_KFD_SIGNAL_EVENT_LIMIT + 256u)
+		return false;
+	for (uint32_t i = 0; i < a->num_events; i++)
+		hits += is_hw_event(d[i].event_id);
+	/* A wait for all of them also needs its other events: the face's wait decides. */
+	if (!hits || (a->wait_for_all && hits != a->num_events))
 		return false;
 	for (uint32_t i = 0; i < a->num_events; i++) {
 		if (!is_hw_event(d[i].event_id))
@@ -125,11 +131,9 @@ static bool lost_wait(struct hsaqm_kfd_wait_events_args *a)
 
 		memset(d[i].raw, 0, sizeof(d[i].raw));
 		memcpy(d[i].raw, hw, sizeof(hw));
-		any = true;
 	}
-	if (any)
-		a->wait_result = HSAQM_KFD_WAIT_COMPLETE;
-	return any;
+	a->wait_result = HSAQM_KFD_WAIT_COMPLETE;
+	return true;
 }
 
 static uint64_t now_ms(void)
