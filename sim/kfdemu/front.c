@@ -670,9 +670,11 @@ static void *translator(void *arg)
 	for (;;) {
 		struct hsaqm_sim *sim = kfdemu_sim();
 		bool moved = false, blocked = false;
+		/* A lost GPU's CP reads no ring and its DMA engines move nothing (kfd.c). */
+		bool gone = kfdemu_kfd_lost();
 
 		pthread_mutex_lock(&tq.lock);
-		for (struct tqueue *q = tq.queues; sim && q; q = q->link) {
+		for (struct tqueue *q = tq.queues; sim && !gone && q; q = q->link) {
 			if (q->sdma)
 				continue;
 			/* Pending mirrors need the active period: their signals may change. */
@@ -682,7 +684,8 @@ static void *translator(void *arg)
 		}
 		pthread_mutex_unlock(&tq.lock);
 		/* Outside tq.lock: the engines have their own. */
-		moved |= kfdemu_sdma_run(&blocked);
+		if (!gone)
+			moved |= kfdemu_sdma_run(&blocked);
 		uint64_t now = mono_ns();
 
 		if (moved)

@@ -67,6 +67,11 @@ int kfdemu_kfd_close(int handle);
 /* 0 (or the ioctl's count), or -errno. */
 int kfdemu_kfd_ioctl(int handle, unsigned long request, void *arg);
 void *kfdemu_kfd_mmap(int handle, void *addr, size_t len, int prot, int flags, off_t offset);
+/*
+ * True once the GPU is lost: the shared device process this client used is gone (said once on
+ * stderr). Then the KFD reports a GPU reset with memory lost and nothing runs (kfd.c).
+ */
+bool kfdemu_kfd_lost(void);
 
 /* ---- drm.c -------------------------------------------------------------------------------- */
 
