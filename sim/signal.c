@@ -153,8 +153,19 @@ struct sim_signal *sim_signal_from_handle_in(const struct sim_arena *a, uint64_t
 
 int64_t sim_signal_load(const struct sim_signal *s)
 {
+	/* Relaxed: the pointer is set before the signal is handed to the model and cleared after. */
+	const int64_t *ext = HSAQM_READ_ONCE(((struct sim_signal *)s)->ext_value);
+
 	/* Acquire: what the writer did before its store is visible after this load (scacquire). */
+	if (__builtin_expect(ext != NULL, 0))
+		return hsaqm_load_acquire((int64_t *)ext);
 	return hsaqm_load_acquire(&((struct sim_signal *)s)->value);
+}
+
+void sim_signal_set_external(struct sim_signal *s, const int64_t *ext)
+{
+	/* Relaxed: ordered by how the signal is handed over (a packet's publication). */
+	HSAQM_WRITE_ONCE(s->ext_value, ext);
 }
 
 void sim_signal_notify(struct hsaqm_sim *sim, struct sim_signal *s, uint64_t t)

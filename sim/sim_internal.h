@@ -136,6 +136,12 @@ struct sim_signal {
 	int64_t end_ts;
 	uint64_t change_time;   /* model time of the last change: an engine handling an event
 				 * late never acts on a change from its future */
+	/*
+	 * Not NULL: loads read this instead of value (sim_signal_set_external()); stores still
+	 * go to value and wake as ever. The emulated /dev/kfd's stand-ins for a runtime's
+	 * signals, in its process only: the model reads the runtime's value when it evaluates.
+	 */
+	const int64_t *ext_value;
 };
 
 struct sim_signal *sim_signal_create(struct hsaqm_sim *sim, int64_t initial);
@@ -144,6 +150,14 @@ void sim_signal_destroy(struct hsaqm_sim *sim, struct sim_signal *s);
 struct sim_signal *sim_signal_from_handle(const struct hsaqm_sim *sim, uint64_t handle);
 
 int64_t sim_signal_load(const struct sim_signal *s);
+/*
+ * Make @s's loads read *@ext (NULL: its own value again). For a signal that stands for one the
+ * model cannot be told about (a runtime's, written by its host without a system call): the
+ * packet processor then reads it where a CP reads memory, at the moment it evaluates, and the
+ * owner stores to @s only to wake it. Only where @ext is mapped: never in a shared device
+ * process.
+ */
+void sim_signal_set_external(struct sim_signal *s, const int64_t *ext);
 /* Every change wakes host waiters and the engines that watch the signal. */
 void sim_signal_store(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);
 int64_t sim_signal_exchange(struct hsaqm_sim *sim, struct sim_signal *s, int64_t v);

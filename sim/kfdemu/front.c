@@ -375,14 +375,24 @@ static bool barrier_passes(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
 static void empty_barrier(union hsaqm_aql_packet *out, uint16_t hdr, uint64_t completion);
 static uint64_t map_completion(struct hsaqm_sim *sim, struct tqueue *q, uint64_t handle);
 
-/* Called with tq.lock held: a model signal at @v, to stand for a runtime signal. */
-static struct sim_signal *mirror_get(struct hsaqm_sim *sim, int64_t v)
+/*
+ * Called with tq.lock held: a model signal to stand for runtime signal @handle. In this
+ * process's own model the packet processor reads the runtime's value through it when it
+ * evaluates the barrier, as a CP reads memory: a gate the host closes between two passes
+ * of the translator still holds (a guardian is such a barrier). A shared device process
+ * cannot read this process's memory: there it carries the value the passes give it.
+ */
+static struct sim_signal *mirror_get(struct hsaqm_sim *sim, uint64_t handle)
 {
+	int64_t v = rocr_value(handle);
 	struct sim_signal *m = tq.nmirrors ? tq.free_mirrors[--tq.nmirrors] :
 					     sim_signal_create(sim, v);
 
-	if (m)
+	if (m) {
 		sim_signal_store(sim, m, v);
+		if (!kfdemu_shared())
+			sim_signal_set_external(m, (const int64_t *)(uintptr_t)&((amd_signal_t *)(uintptr_t)handle)->value);
+	}
 	return m;
 }
 
@@ -399,6 +409,7 @@ static void mirrors_put(struct pending *pd)
 			tq.free_mirrors = a;
 			tq.capmirrors = cap;
 		}
+		sim_signal_set_external(pd->mirror[k], NULL);
 		tq.free_mirrors[tq.nmirrors++] = pd->mirror[k];
 	}
 	pd->n = 0;
@@ -438,7 +449,7 @@ static bool barrier_mirror(struct hsaqm_sim *sim, struct tqueue *q, uint64_t i,
 	for (unsigned int k = 0; k < ndeps; k++) {
 		if (!deps[k])
 			continue;
-		struct sim_signal *m = mirror_get(sim, rocr_value(deps[k]));
+		struct sim_signal *m = mirror_get(sim, deps[k]);
 
 		if (!m) {
 			mirrors_put(pd);
@@ -477,10 +488,19 @@ static bool pending_refresh(struct hsaqm_sim *sim, struct tqueue *q)
 			mirrors_put(pd);
 			continue;
 		}
+		/*
+		 * The model at this barrier and the runtime's signals satisfy it now: wake it
+		 * whatever the stand-ins hold (with the runtime's value read through them, a gate
+		 * closed and opened between two passes leaves their own values unchanged).
+		 */
+		bool wake = barrier_at_head(q, pd->index, pd->hdr) &&
+			    barrier_ready(&pd->pkt, pd->hdr & 0xffu);
+
 		for (unsigned int k = 0; k < pd->n; k++) {
 			int64_t v = rocr_value(pd->rocr[k]);
 
-			if (sim_signal_load(pd->mirror[k]) != v)
+			/* Acquire: the stand-in's own value, which the passes set (not the runtime's). */
+			if (wake || hsaqm_load_acquire(&pd->mirror[k]->value) != v)
 				sim_signal_store(sim, pd->mirror[k], v);
 		}
 		if (q->hold_at != pd->index + 1 &&

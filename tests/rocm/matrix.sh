@@ -433,21 +433,36 @@ done
 # The same probe on the in-process model (its HSA face, no ROCr) is the reference: a real
 # runtime over the emulated KFD must reach the same verdict for every check (a GPU behaves as
 # the runtime here); the figures differ (ROCr's waits, the host) and are not compared.
+# A loaded host can let the emulation's translator and the model's threads run late
+# against the probe's own timestamps, so a verdict that differs is taken once more: the cell
+# passes only when the second run agrees, and says that the first did not.
 rep=$out/runs/probe.report
 rm -f "$rep" "$out/runs/probe.json" "$out/runs/probe-model.json"
 HSAQM_LOG='' "$probe" --sim --quick --quiet --json >"$out/runs/probe-model.json" \
 	2>"$out/runs/probe-model.err"
-inroot "$out/runs/probe.out" $base_env HSAQM_KFDEMU_REPORT="$rep" -- sh -c 'out=$1; shift; exec "$@" >"$out"' sh \
-	"$out/runs/probe.json" "$probe" --quick --quiet --json --kernel-dir "$out/probe-kernels"
+probe_real() {
+	rm -f "$rep"
+	inroot "$out/runs/probe.out" $base_env HSAQM_KFDEMU_REPORT="$rep" -- sh -c 'out=$1; shift; exec "$@" >"$out"' sh \
+		"$out/runs/probe.json" "$probe" --quick --quiet --json --kernel-dir "$out/probe-kernels"
+}
+probe_real
 code=$?
+first_note=
+if [ "$code" -eq 0 ] || [ "$code" -eq 3 ]; then
+	if ! first=$(python3 "$src/tests/rocm/probe_verdicts.py" "$out/runs/probe-model.json" "$out/runs/probe.json"); then
+		first_note=" (a first run differed, on a host at load $(cut -d' ' -f1 /proc/loadavg): $first)"
+		probe_real
+		code=$?
+	fi
+fi
 if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then
 	cell probe FAIL "exit $code: $(tail -n 3 "$out/runs/probe.out" | tr '\n' ' ')"
 elif ! why=$(python3 "$src/tests/rocm/probe_verdicts.py" "$out/runs/probe-model.json" "$out/runs/probe.json"); then
-	cell probe FAIL "$why"
+	cell probe FAIL "$why$first_note"
 elif ! why2=$(report_ok "$rep"); then
 	cell probe FAIL "$why2"
 else
-	cell probe PASS "verdicts as the in-process model's: $why"
+	cell probe PASS "verdicts as the in-process model's: $why$first_note"
 fi
 
 # ---- rocblas, miopen: libraries' own dispatches through the tool ------------------------------
