@@ -7,8 +7,11 @@
 # configured one. Prints one table per profile; a benchmark, not a test (the figures are the
 # host's timing: docs/probe-report.md, "On the real path").
 # $1 libhsaqm-kfdemu.so; $2 hsa-queue-probe; $3 hsaqm-simd; $4 a scratch folder;
-# then optional: seeds (default 1 2 3). Environment: ROOT (default rocm-6.4), PROBE_ARGS (extra
-# probe options, e.g. --quick).
+# then optional: seeds (default 1 2 3). Environment: ROOT (default rocm-6.4), PROBE_ARGS (the
+# probe's options, default --trials 30: ten trials leave medians the host's load moves), SIMD_ENV
+# (the device process's environment, e.g. HSAQM_SIM_ENGINE_SPIN_US=300).
+# Example: tests/kfdemu/probe_costs_rocm.sh build/sim/kfdemu/libhsaqm-kfdemu.so \
+#          build/tools/hsa-queue-probe build/tools/simd/hsaqm-simd /tmp/costs 1 2 3 4 5
 # Exit 77 when the root cannot be built here.
 set -u
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
@@ -46,6 +49,7 @@ inroot() {
 kd=$work/kernels-$root
 mkdir -p "$kd"
 if [ ! -s "$kd/spin-gfx942.hsaco" ]; then
+	# shellcheck disable=SC2016 # expanded in the root
 	if ! inroot -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
 		[ -n "$cc" ] && exec "$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl \
 			-cl-std=CL2.0 -O2 "$1" -o "$2"' sh "$src/tools/probe/kernels/spin.cl" \
@@ -75,6 +79,7 @@ for seed in $seeds; do
 	profile "$seed" "$tf"
 	sock=$work/simd-$seed.sock
 	rm -f "$sock"
+	# shellcheck disable=SC2086 # SIMD_ENV: assignments
 	env ${SIMD_ENV:-} "$simd" -s "$sock" --timing "$tf" >"$work/simd-$seed.log" 2>&1 &
 	simd_pid=$!
 	for _ in $(seq 1 300); do
@@ -92,7 +97,7 @@ for seed in $seeds; do
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	# shellcheck disable=SC2086 # PROBE_ARGS: options
 	inroot --env "LD_PRELOAD=$lib" --env "HSAQM_SIM_DEVICE=$sock" --env HSAQM_LOG= -- \
-		timeout 600 "$probe" --quiet --check lv3,update_queue ${PROBE_ARGS:-} \
+		timeout 600 "$probe" --quiet --check lv3,update_queue ${PROBE_ARGS:---trials 30} \
 		--kernel-dir "$kd" --emit-sim-profile "$out" --json >"$work/probe-$seed.json" \
 		2>"$work/probe-$seed.err"
 	rc=$?
