@@ -18,7 +18,8 @@
  *        dbg_resume_ns            = DBG_TRAP restart_1wave - UPDATE_QUEUE restart_1wave
  *                                   (+ hws_unmap_ns with other queues: UPDATE's waited for it)
  *    DBG_TRAP suspends the process's other compute queues with the probe's; the differences
- *    of the two checks' same calls leave out the path to the KFD, which is in both.
+ *    of the two checks' same calls leave out the path to the KFD, which is in both, and take
+ *    each call's minimum over the trials (what delays a call only adds).
  *    The self-consistency test (test-probe-profile) loads a timing file of known costs into
  *    the model, runs the probe and checks that these come back.
  *  - the per-GPU profile the tool library reads (--write-profile): which stop mechanisms work
@@ -56,6 +57,21 @@ static long fact_count(const struct hsaqm_probe_check *k, const char *key)
 			return k->facts[i].value[0] >= '0' && k->facts[i].value[0] <= '9' ?
 				       strtol(k->facts[i].value, NULL, 10) : -1;
 	return -1;
+}
+
+/*
+ * A figure's minimum, or false. For the differences of two calls: what delays a call (the
+ * host's scheduling, on the emulation the device process's wake-ups) only ever adds, so the
+ * fastest of N trials is the call with the least of it, where a median keeps half of it.
+ */
+static bool minimum(const struct hsaqm_probe_check *k, const char *name, uint64_t *v)
+{
+	const struct hsaqm_probe_figure *f = probe_find_figure(k, name);
+
+	if (!f || !f->n)
+		return false;
+	*v = f->min;
+	return true;
 }
 
 struct emit {
@@ -144,20 +160,22 @@ int hsaqm_probe_emit_sim_profile(const struct hsaqm_probe_report *r, uint32_t gp
 		missing(&e, "hws_unmap_ns", "needs the UPDATE_QUEUE check supported");
 	}
 	/* Differences of the two checks' same calls: the path to the KFD is in both. */
-	if (save >= 0 && supported(d) && supported(u) && median(d, "stop_1wave", &s1) &&
-	    median(u, "stop_1wave", &u1))
+	if (supported(d) && supported(u) && minimum(d, "stop_1wave", &s1) &&
+	    minimum(u, "stop_1wave", &u1))
 		constant(&e, "dbg_suspend_ns", (int64_t)s1 - (int64_t)u1,
-			 "DBG_TRAP stop_1wave - UPDATE_QUEUE stop_1wave (both unmap, save, and "
-			 "the path to the KFD)");
+			 "DBG_TRAP stop_1wave - UPDATE_QUEUE stop_1wave, minima (both unmap, "
+			 "save, and the path to the KFD)");
 	else
 		missing(&e, "dbg_suspend_ns", "needs both stop checks supported");
 	if (supported(d) && median(d, "restart_1wave", &r1)) {
-		if (supported(u) && median(u, "restart_1wave", &u1) && (others <= 0 || unmap >= 0))
+		if (supported(u) && minimum(d, "restart_1wave", &r1) &&
+		    minimum(u, "restart_1wave", &u1) && (others <= 0 || unmap >= 0))
 			constant(&e, "dbg_resume_ns",
 				 (int64_t)r1 - (int64_t)u1 + (others > 0 ? unmap : 0),
 				 others > 0 ? "DBG_TRAP restart_1wave - (UPDATE_QUEUE restart_1wave - "
-					      "hws_unmap_ns: it waited for the other queues' unmap)" :
-					      "DBG_TRAP restart_1wave - UPDATE_QUEUE restart_1wave");
+					      "hws_unmap_ns: it waited for the other queues' unmap), "
+					      "minima" :
+					      "DBG_TRAP restart_1wave - UPDATE_QUEUE restart_1wave, minima");
 		else
 			constant(&e, "dbg_resume_ns", (int64_t)r1,
 				 "DBG_TRAP restart_1wave, the probe's queue alone on the GPU "
