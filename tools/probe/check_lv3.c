@@ -11,6 +11,10 @@
  * on the GPU the same way: each runs by default on a GPU no other process uses and needs
  * --force on a shared one.
  *
+ * DBG_TRAP suspends the process's other compute queues on the GPU (the runtime's own) with the
+ * probe's, so that its restart's remap is the map alone (others_fact()); UPDATE_QUEUE cannot, so
+ * its restart's remap is their unmap too. --emit-sim-profile reads both (emit.c).
+ *
  * Prerequisites come from kfd-ioctl's one Lv3 decision (hsaqm_kfd_lv3_decide()), the one the
  * HSA backend takes, so the probe and the tool say the same thing in the same words.
  */

@@ -19,6 +19,9 @@
  *                  less the hold between the stop and the restart: what the stop cost the
  *                  kernel (the remap and the CWSR restore). Only "before" readings and the
  *                  device's own timestamps enter it, so host wake-ups do not.
+ *                  Under DBG_TRAP the process's other compute queues are stopped with the
+ *                  probe's (the runtime's own: a restart unmaps every active queue before it
+ *                  maps the runlist, so one left running would be in lost too).
  *   Per-wave costs are slopes between full occupancy and one wave, divided by the difference
  *   of the waves one CU holds (the CUs save and restore in parallel): 32 - 1 on an MI308X.
  *
