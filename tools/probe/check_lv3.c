@@ -11,6 +11,10 @@
  * on the GPU the same way: each runs by default on a GPU no other process uses and needs
  * --force on a shared one.
  *
+ * DBG_TRAP suspends the process's other compute queues on the GPU (the runtime's own) with the
+ * probe's, so that its restart's remap is the map alone (others_fact()); UPDATE_QUEUE cannot, so
+ * its restart's remap is their unmap too. --emit-sim-profile reads both (emit.c).
+ *
  * Prerequisites come from kfd-ioctl's one Lv3 decision (hsaqm_kfd_lv3_decide()), the one the
  * HSA backend takes, so the probe and the tool say the same thing in the same words.
  */
@@ -229,6 +233,26 @@ static int measure(struct probe_session *s, enum probe_stop_kind kind, const cha
 	return err == -EINTR || err == -ETIMEDOUT ? 0 : err;
 }
 
+/*
+ * The process's other compute queues on the GPU (the runtime's own) are suspended and resumed
+ * with the probe's: the KFD unmaps every active queue before it maps the runlist again, so with
+ * one of them running the restart's remap would be their unmap too, and lost_* would hold it.
+ * Stopped with it, the remap is the map alone (--emit-sim-profile reads the count).
+ */
+static void others_fact(struct probe_session *s)
+{
+	int err = probe_queue_others(s->c, &s->q, s->g->gpu_id, s->others, 8, &s->nothers);
+
+	if (err) {
+		s->nothers = 0;
+		probe_add_fact(s->k, "process_queues", "unknown (%s): only the probe's queue is "
+			       "suspended", probe_errname(err));
+		return;
+	}
+	probe_add_fact(s->k, "process_queues", "%u other compute queue(s) of this process on the "
+		       "GPU (the runtime's own), suspended and resumed with the probe's", s->nothers);
+}
+
 void probe_check_lv3(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaqm_probe_check *k)
 {
 	struct probe_session s = { .c = c, .g = g, .k = k };
@@ -247,8 +271,10 @@ void probe_check_lv3(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaq
 		probe_set_verdict(k, HSAQM_PROBE_COULD_NOT_TEST, "interrupted", "",
 				  "interrupted by signal %d (the queue was restarted)",
 				  hsaqm_probe_interrupted());
-	else if (!err)
+	else if (!err) {
+		others_fact(&s);
 		dbg_err = measure(&s, PROBE_STOP_DBG, "suspended");
+	}
 out:
 	probe_session_close(&s);
 	if (g->index < HSAQM_PROBE_MAX_GPUS)

@@ -10,10 +10,16 @@
  *    one wave:
  *        cwsr_save_ns_per_wave    = (stop_full - stop_1wave) / (w - 1)          (DBG_TRAP)
  *        cwsr_restore_ns_per_wave = (lost_full - lost_1wave) / (w - 1)
- *        hws_unmap_ns             = UPDATE_QUEUE stop_1wave - save          (+ default grace)
- *        dbg_suspend_ns           = DBG_TRAP stop_1wave - save - hws_unmap_ns
- *        dbg_resume_ns            = DBG_TRAP restart_1wave       (the probe's queue alone)
  *        hws_map_ns               = DBG_TRAP lost_1wave - restore
+ *        hws_unmap_ns             = UPDATE_QUEUE stop_1wave - save          (+ default grace)
+ *                   or, with other queues of the process on the GPU (the runtime's own),
+ *                                   UPDATE_QUEUE lost_1wave - restore - hws_map_ns
+ *        dbg_suspend_ns           = DBG_TRAP stop_1wave - UPDATE_QUEUE stop_1wave
+ *        dbg_resume_ns            = DBG_TRAP restart_1wave - UPDATE_QUEUE restart_1wave
+ *                                   (+ hws_unmap_ns with other queues: UPDATE's waited for it)
+ *    DBG_TRAP suspends the process's other compute queues with the probe's; the differences
+ *    of the two checks' same calls leave out the path to the KFD, which is in both, and take
+ *    each call's minimum over the trials (what delays a call only adds).
  *    The self-consistency test (test-probe-profile) loads a timing file of known costs into
  *    the model, runs the probe and checks that these come back.
  *  - the per-GPU profile the tool library reads (--write-profile): which stop mechanisms work
@@ -22,6 +28,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe_internal.h"
@@ -39,6 +46,31 @@ static bool median(const struct hsaqm_probe_check *k, const char *name, uint64_t
 	if (!f || !f->n)
 		return false;
 	*v = f->median;
+	return true;
+}
+
+/* The number a fact's value starts with, or -1. */
+static long fact_count(const struct hsaqm_probe_check *k, const char *key)
+{
+	for (uint32_t i = 0; i < k->nfacts; i++)
+		if (!strcmp(k->facts[i].key, key))
+			return k->facts[i].value[0] >= '0' && k->facts[i].value[0] <= '9' ?
+				       strtol(k->facts[i].value, NULL, 10) : -1;
+	return -1;
+}
+
+/*
+ * A figure's minimum, or false. For the differences of two calls: what delays a call (the
+ * host's scheduling, on the emulation the device process's wake-ups) only ever adds, so the
+ * fastest of N trials is the call with the least of it, where a median keeps half of it.
+ */
+static bool minimum(const struct hsaqm_probe_check *k, const char *name, uint64_t *v)
+{
+	const struct hsaqm_probe_figure *f = probe_find_figure(k, name);
+
+	if (!f || !f->n)
+		return false;
+	*v = f->min;
 	return true;
 }
 
@@ -101,23 +133,59 @@ int hsaqm_probe_emit_sim_profile(const struct hsaqm_probe_report *r, uint32_t gp
 		snprintf(how, sizeof(how), "(lost_full - lost_1wave) / (%u - 1 waves per CU)", w);
 		constant(&e, "cwsr_restore_ns_per_wave", restore, how);
 	}
-	if (save >= 0 && supported(u) && median(u, "stop_1wave", &u1)) {
+	/*
+	 * DBG_TRAP suspends the process's other compute queues on the GPU with the probe's
+	 * (check_lv3.c, fact process_queues), so its restart's remap is the map alone.
+	 * UPDATE_QUEUE cannot stop them: its restart first unmaps those still running (the KFD
+	 * unmaps every active queue before it maps the runlist), so with any, its lost_1wave is
+	 * unmap + map + restore, all in the device's own timestamps: hws_unmap_ns comes from
+	 * there, not from a call's length, which holds the path to the KFD too (on the emulation
+	 * the device process's wake-ups, ~50-100 us).
+	 */
+	long others = supported(d) ? fact_count(d, "process_queues") : -1;
+	int64_t map = -1;
+
+	if (restore >= 0 && median(p, "lost_1wave", &l1))
+		map = (int64_t)l1 - restore;
+	if (others > 0 && p == d && map >= 0 && supported(u) && median(u, "lost_1wave", &u1)) {
+		unmap = (int64_t)u1 - restore - map;
+		constant(&e, "hws_unmap_ns", unmap,
+			 "UPDATE_QUEUE lost_1wave - 1 wave's restore - hws_map_ns (its remap "
+			 "unmapped the runtime's other queues first)");
+	} else if (save >= 0 && supported(u) && median(u, "stop_1wave", &u1)) {
 		unmap = (int64_t)u1 - save;
 		constant(&e, "hws_unmap_ns", unmap,
 			 "UPDATE_QUEUE stop_1wave - 1 wave's save (includes the default grace)");
 	} else {
 		missing(&e, "hws_unmap_ns", "needs the UPDATE_QUEUE check supported");
 	}
-	if (unmap >= 0 && supported(d) && median(d, "stop_1wave", &s1))
-		constant(&e, "dbg_suspend_ns", (int64_t)s1 - save - unmap,
-			 "DBG_TRAP stop_1wave - 1 wave's save - hws_unmap_ns");
+	/* Differences of the two checks' same calls: the path to the KFD is in both. */
+	if (supported(d) && supported(u) && minimum(d, "stop_1wave", &s1) &&
+	    minimum(u, "stop_1wave", &u1))
+		constant(&e, "dbg_suspend_ns", (int64_t)s1 - (int64_t)u1,
+			 "DBG_TRAP stop_1wave - UPDATE_QUEUE stop_1wave, minima (both unmap, "
+			 "save, and the path to the KFD)");
 	else
 		missing(&e, "dbg_suspend_ns", "needs both stop checks supported");
-	if (supported(d) && median(d, "restart_1wave", &r1))
-		constant(&e, "dbg_resume_ns", (int64_t)r1,
-			 "DBG_TRAP restart_1wave, the probe's queue alone on the GPU");
+	if (supported(d) && median(d, "restart_1wave", &r1)) {
+		if (supported(u) && minimum(d, "restart_1wave", &r1) &&
+		    minimum(u, "restart_1wave", &u1) && (others <= 0 || unmap >= 0))
+			constant(&e, "dbg_resume_ns",
+				 (int64_t)r1 - (int64_t)u1 + (others > 0 ? unmap : 0),
+				 others > 0 ? "DBG_TRAP restart_1wave - (UPDATE_QUEUE restart_1wave - "
+					      "hws_unmap_ns: it waited for the other queues' unmap), "
+					      "minima" :
+					      "DBG_TRAP restart_1wave - UPDATE_QUEUE restart_1wave, minima");
+		else
+			constant(&e, "dbg_resume_ns", (int64_t)r1,
+				 "DBG_TRAP restart_1wave, the probe's queue alone on the GPU "
+				 "(no UPDATE_QUEUE restart to subtract)");
+	}
 	if (restore >= 0 && median(p, "lost_1wave", &l1))
-		constant(&e, "hws_map_ns", (int64_t)l1 - restore, "lost_1wave - 1 wave's restore");
+		constant(&e, "hws_map_ns", map,
+			 p == d ? "DBG_TRAP lost_1wave - 1 wave's restore" :
+				  "UPDATE_QUEUE lost_1wave - 1 wave's restore (with other queues "
+				  "of the process running, an unmap too)");
 	if (fclose(e.out))
 		return -errno;
 	return e.lines ? 0 : -ENODATA;

@@ -236,6 +236,37 @@ int probe_queue_find_id(struct probe_ctx *c, struct probe_queue *q)
 	return -ENOENT;
 }
 
+/*
+ * The process's other compute queues on GPU @gpu_id (the runtime's own, e.g. ROCr's utility
+ * queue), by DBG_TRAP's snapshot: up to @max ids, their count in @n. The KFD remaps a
+ * restarted queue by unmapping every active queue of the GPU first (execute_queues_cpsch), so
+ * while these run, a restart's remap is an unmap too.
+ */
+int probe_queue_others(struct probe_ctx *c, const struct probe_queue *q, uint32_t gpu_id,
+		       uint32_t *ids, uint32_t max, uint32_t *n)
+{
+	struct hsaqm_kfd_queue_snapshot_entry e[64];
+	uint32_t m = 64;
+	int err;
+
+	memset(e, 0, sizeof(e));
+	/* Clearing QUEUE_NEW makes them suspendable, as for the probe's own. */
+	err = hsaqm_kfd_dbg_queue_snapshot(c->kfd, HSAQM_KFD_EC_MASK(HSAQM_KFD_EC_QUEUE_NEW), e, &m);
+	if (err)
+		return err;
+	*n = 0;
+	for (uint32_t i = 0; i < m && i < 64; i++) {
+		if (e[i].gpu_id != gpu_id || e[i].ring_base_address == q->ring_base ||
+		    (e[i].queue_type != HSAQM_KFD_QUEUE_TYPE_COMPUTE &&
+		     e[i].queue_type != HSAQM_KFD_QUEUE_TYPE_COMPUTE_AQL))
+			continue;
+		if (*n >= max)
+			return -E2BIG;
+		ids[(*n)++] = e[i].queue_id;
+	}
+	return 0;
+}
+
 static void ring_doorbell(struct probe_ctx *c, struct probe_queue *q, uint64_t index)
 {
 	if (!q->via_kfd) {

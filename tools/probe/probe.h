@@ -160,7 +160,7 @@ struct hsaqm_probe_figure {
 };
 
 #define HSAQM_PROBE_MAX_FIGURES 16
-#define HSAQM_PROBE_MAX_FACTS 10
+#define HSAQM_PROBE_MAX_FACTS 12
 
 struct hsaqm_probe_fact {
 	char key[32];

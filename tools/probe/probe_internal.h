@@ -256,6 +256,9 @@ int probe_queue_destroy(struct probe_ctx *c, struct probe_queue *q);
  * also clears EC_QUEUE_NEW so the queue can be suspended). Needs a DBG_TRAP session.
  * Return: 0; -ENOENT not among the process's queues; the snapshot's error.
  */
+/* The process's other compute queues on @gpu_id (DBG_TRAP snapshot); 0 or -errno. */
+int probe_queue_others(struct probe_ctx *c, const struct probe_queue *q, uint32_t gpu_id,
+		       uint32_t *ids, uint32_t max, uint32_t *n);
 int probe_queue_find_id(struct probe_ctx *c, struct probe_queue *q);
 /** probe_queue_dispatch() - publish one spin dispatch and ring the doorbell. */
 int probe_queue_dispatch(struct probe_ctx *c, struct probe_queue *q, const struct probe_kernel *k,
@@ -335,6 +338,9 @@ struct probe_hold {
 	enum probe_hold_kind kind;
 	struct hsaqm_kfd *kfd;
 	uint32_t queue_id;
+	/* DBG: the process's other compute queues on the GPU, suspended and resumed with it. */
+	uint32_t others[8];
+	uint32_t nothers;
 	uint64_t ring_base; /* UPDATE: what to restore */
 	uint32_t ring_bytes;
 	uint32_t priority;
@@ -381,6 +387,9 @@ struct probe_session {
 	/* Unstopped length from the dispatch timestamps, runtime clock: [0] full, [1] one wave. */
 	uint64_t plain_ns[2];
 	bool timestamps;      /* the runtime gives dispatch timestamps */
+	/* DBG_TRAP: the process's other compute queues on the GPU, stopped with the probe's. */
+	uint32_t others[8];
+	uint32_t nothers;
 	bool dbg_enabled;     /* this session enabled DBG_TRAP (and disables it) */
 	void *ctl_stack;      /* GET_QUEUE_WAVE_STATE buffer */
 	uint32_t ctl_stack_size;

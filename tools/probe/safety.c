@@ -76,13 +76,16 @@ static int restart(struct probe_hold *h)
 		return st && st != HSAQM_HSA_STATUS_CU_MASK_REDUCED ? -EIO : 0;
 	}
 	if (h->kind == PROBE_HOLD_DBG) {
-		uint32_t id = h->queue_id;
-		int n = hsaqm_kfd_dbg_resume_queues(h->kfd, &id, 1);
+		uint32_t ids[9] = { h->queue_id };
+		uint32_t k = h->nothers <= 8 ? h->nothers : 8;
+
+		memcpy(ids + 1, h->others, k * sizeof(uint32_t));
+		int n = hsaqm_kfd_dbg_resume_queues(h->kfd, ids, 1 + k);
 
 		if (n < 0)
 			return n;
 		/* An INVALID entry means the queue is gone (or never was suspended by us). */
-		if (hsaqm_kfd_dbg_entry_status(id) == HSAQM_KFD_DBG_ENTRY_ERROR)
+		if (hsaqm_kfd_dbg_entry_status(ids[0]) == HSAQM_KFD_DBG_ENTRY_ERROR)
 			return -EIO;
 		return 0;
 	}

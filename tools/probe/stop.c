@@ -19,6 +19,9 @@
  *                  less the hold between the stop and the restart: what the stop cost the
  *                  kernel (the remap and the CWSR restore). Only "before" readings and the
  *                  device's own timestamps enter it, so host wake-ups do not.
+ *                  Under DBG_TRAP the process's other compute queues are stopped with the
+ *                  probe's (the runtime's own: a restart unmaps every active queue before it
+ *                  maps the runlist, so one left running would be in lost too).
  *   Per-wave costs are slopes between full occupancy and one wave, divided by the difference
  *   of the waves one CU holds (the CUs save and restore in parallel): 32 - 1 on an MI308X.
  *
@@ -297,11 +300,18 @@ static int stop_queue(struct probe_session *s, enum probe_stop_kind kind, struct
 		.kfd = c->kfd, .queue_id = id, .ring_base = s->q.ring_base,
 		.ring_bytes = s->q.ring_bytes, .priority = 7,
 	};
+	uint32_t ids[9] = { id };
+
+	if (kind == PROBE_STOP_DBG) {
+		s->hold.nothers = s->nothers;
+		memcpy(s->hold.others, s->others, s->nothers * sizeof(uint32_t));
+		memcpy(ids + 1, s->others, s->nothers * sizeof(uint32_t));
+	}
 	probe_hold_register(&s->hold);
 	uint64_t h0 = probe_now_ns();
 	*at = probe_clock(c);
 	if (kind == PROBE_STOP_DBG)
-		n = hsaqm_kfd_dbg_suspend_queues(c->kfd, &id, 1, 0, 0);
+		n = hsaqm_kfd_dbg_suspend_queues(c->kfd, ids, 1 + s->nothers, 0, 0);
 	else
 		n = hsaqm_kfd_queue_deactivate(c->kfd, id, s->q.ring_base, s->q.ring_bytes, 7);
 	t->stop = probe_clock(c) - *at;
@@ -312,9 +322,9 @@ static int stop_queue(struct probe_session *s, enum probe_stop_kind kind, struct
 		return n;
 	}
 	if (kind == PROBE_STOP_DBG) {
-		int st = hsaqm_kfd_dbg_entry_status(id);
+		int st = hsaqm_kfd_dbg_entry_status(ids[0]);
 
-		if (n != 1 || st != HSAQM_KFD_DBG_ENTRY_OK) {
+		if (n < 1 || st != HSAQM_KFD_DBG_ENTRY_OK) {
 			probe_hold_release(&s->hold);
 			return st == HSAQM_KFD_DBG_ENTRY_INVALID ? -ENOENT : -EIO;
 		}
