@@ -3,6 +3,12 @@
 
 deps_stats.py STATS EXPECT      exit 0 silently when the expectation holds, else one line, exit 1
 deps_stats.py STATS --summary   one line: the dependency counters per HIP stream priority
+deps_stats.py STATS --daemon COMM LIST...
+                                one line: how often hsaqmd held the process (the tool's
+                                "daemon" holds) and its low queues (the most "preemptions" of a
+                                queue with a negative priority_adjust of the process named COMM,
+                                priority 50, over the `hsaqmctl list --json` snapshots LIST);
+                                exit 1 when the daemon never held a low queue of it
 
 The tool's queues carry hsa_priority (low, normal, high: the HIP stream priority that reached
 hsa_amd_queue_set_priority) and, with the fix of issue 24, the counters
@@ -36,6 +42,28 @@ def by_priority(queues):
     return sums
 
 
+def daemon_held(stats, comm, lists):
+    d = stats.get("tool", {}).get("daemon") or {}
+    low = 0
+    seen = 0
+    for path in lists:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue  # hsaqmctl's error, or a snapshot cut short
+        for p in doc.get("processes", []):
+            if p.get("comm") != comm[:15] or p.get("priority") != 50:
+                continue
+            seen += 1
+            for q in p.get("queues", []):
+                if q.get("priority_adjust", 0) < 0:
+                    low = max(low, q.get("preemptions", 0))
+    print(f"hsaqmd held the process {d.get('holds', '?')} times, its low queue {low} "
+          f"(most preemptions over {seen} of {len(lists)} hsaqmctl list snapshots)")
+    return 0 if low >= 1 else 1
+
+
 def main():
     path, expect = sys.argv[1], sys.argv[2]
     try:
@@ -48,6 +76,8 @@ def main():
     if not queues:
         print("the stats list no queue")
         return 1
+    if expect == "--daemon":
+        return daemon_held(json.load(open(path)), sys.argv[3], sys.argv[4:])
     sums = by_priority(queues)
     summary = "; ".join(f"{p}: waits {s['dep_waits']} inherited {s['dep_inherited']} "
                         f"stalls {s['dep_stalls']}" for p, s in sorted(sums.items()))

@@ -18,6 +18,10 @@
 #   mix                               a seeded random mix, 100 rounds in one process ($DEPS_SEED)
 #   ipc                               an interprocess event across two processes on one hsaqm-simd,
 #                                     then through hsaqmd (-p low, -p high)
+# and, across two processes through hsaqmd (column xproc, cells CASE/xlv1..xlv3: below, "xproc"),
+# busy-first, backlog-first, chain3, copy32, host and graph under hsaqm-run -p high --daemon, one
+# level after another, beside a middle-priority HIP program (dep_busy.hip) the daemon holds the
+# case's low stream for.
 # Each case and level is a cell "cell CASE/LEVEL PASS|FAIL|N/A DETAIL" in OUT_DIR/cells.txt:
 #   native  the program passes (it completes, its waits are honoured: it checks the order)
 #   lv1..3  under hsaqm-run: it completes before its watchdog (a hang prints which stream waited on
@@ -74,7 +78,7 @@ version=$(grep -m1 'Runtime Version' "$out/runs/rocminfo.out" | awk '{print $3}'
 echo "row $where: runtime $version, agent $arch${override:+ (HSA_OVERRIDE_GFX_VERSION=$override)}, mix seed $seed"
 
 # ---- the programs, built with the release's own hipcc ------------------------------------------
-for p in dep_event dep_value dep_graph dep_ipc dep_mix; do
+for p in dep_event dep_value dep_graph dep_ipc dep_mix dep_busy; do
 	inroot "$out/runs/build-$p.out" -- hipcc --offload-arch="$arch" -O2 -o "$out/bin/$p" \
 		"$src/tests/deps/$p.hip"
 done
@@ -85,6 +89,50 @@ lat_of() { awk '$1 == "lat" { print $3 }' "$1" | median; }
 why_failed() {
 	_w=$(grep -E '^FAIL' "$1" | head -n 3 | tr '\n' ' ')
 	[ -n "$_w" ] && echo "$_w" || tail -n 3 "$1" | tr '\n' ' '
+}
+
+# verdict BASE LEVEL EXPECT LATCHECK NATIVE_US NATIVE_COUNTS: "PASS detail" or "FAIL detail" for one
+# run under hsaqm-run whose log, report and stats are BASE.out, BASE.report, BASE.json.
+verdict() {
+	log=$1.out rep=$1.report st=$1.json _l=$2 _exp=$3 _lc=$4 _nat=$5 _nc=$6
+	if grep -q '^FAIL: watchdog' "$log"; then
+		echo "FAIL did not complete (hang): $(grep -m1 '^FAIL: watchdog' "$log" | cut -c17-)"
+		return
+	fi
+	if ! grep -q '^PASS$' "$log"; then
+		echo "FAIL $(why_failed "$log")"
+		return
+	fi
+	if ! _why=$(report_ok "$rep"); then
+		echo "FAIL $_why"
+		return
+	fi
+	_c=$(kcounts "$rep")
+	if [ "$_c" != "$_nc" ]; then
+		echo "FAIL dispatch counts differ from native's (a dispatch lost or run twice): $(echo "$_c" | tr '\n' ' ') against $(echo "$_nc" | tr '\n' ' ')"
+		return
+	fi
+	if ! _why=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$_l"); then
+		echo "FAIL $_why"
+		return
+	fi
+	_sum=$(python3 "$src/tests/deps/deps_stats.py" "$st" --summary)
+	med=$(lat_of "$log")
+	if ! _why=$(python3 "$src/tests/deps/deps_stats.py" "$st" "$_exp"); then
+		echo "FAIL completed (median $med us vs native $_nat us), but: $_why"
+		return
+	fi
+	# The model runs in real time and hsaqm's reactions are host threads: on a loaded host
+	# its figures move where native's do not (one lv2 run of 7.2 under load: 7.6, 18.5 and
+	# 28.9 ms against 2.5 natively), so the margin is an order of magnitude
+	# (docs/testing.md). A wait hsaqm cannot attribute costs up to the bound, by design.
+	_lim=$((10 * _nat + 10000))
+	[ "$_lc" = lat+bound ] && _lim=$((_lim + bound_ms * 1000))
+	if [ "$_lc" != - ] && [ "$med" -gt "$_lim" ]; then
+		echo "FAIL high stream median $med us against native $_nat us (model): above $_lim us (10 x native + 10 ms${_lc#lat}); $_sum"
+		return
+	fi
+	echo "PASS median $med us vs native $_nat us (model); $_sum"
 }
 
 # run_case CASE EXPECT LV1_EXPECT LATCHECK PROGRAM ARGS...: the native cell, then lv1-lv3 at once.
@@ -122,6 +170,8 @@ run_case() {
 	nat=$(lat_of "$nlog")
 	ncounts=$(kcounts "$nrep")
 	cell "$name/native" PASS "median ${nat} us (model); $(echo "$ncounts" | awk '/hsaqm_dep/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
+	# The cross-process column replays the case (below): what it needs of this one.
+	echo "$name $expect $expect_lv1 $latcheck $nat $prog $*" >> "$out/runs/xproc-cases.txt"
 	for l in lv1 lv2 lv3; do
 		rm -f "$out/runs/$name-$l.report" "$out/runs/$name-$l.json"
 		inroot "$out/runs/$name-$l.out" $base_env $tool_env \
@@ -131,47 +181,10 @@ run_case() {
 	done
 	wait
 	for l in lv1 lv2 lv3; do
-		log=$out/runs/$name-$l.out rep=$out/runs/$name-$l.report st=$out/runs/$name-$l.json
-		if grep -q '^FAIL: watchdog' "$log"; then
-			cell "$name/$l" FAIL "did not complete (hang): $(grep -m1 '^FAIL: watchdog' "$log" | cut -c17-)"
-			continue
-		fi
-		if ! grep -q '^PASS$' "$log"; then
-			cell "$name/$l" FAIL "$(why_failed "$log")"
-			continue
-		fi
-		if ! _why=$(report_ok "$rep"); then
-			cell "$name/$l" FAIL "$_why"
-			continue
-		fi
-		_c=$(kcounts "$rep")
-		if [ "$_c" != "$ncounts" ]; then
-			cell "$name/$l" FAIL "dispatch counts differ from native's (a dispatch lost or run twice): $(echo "$_c" | tr '\n' ' ') against $(echo "$ncounts" | tr '\n' ' ')"
-			continue
-		fi
-		if ! _why=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$l"); then
-			cell "$name/$l" FAIL "$_why"
-			continue
-		fi
-		_sum=$(python3 "$src/tests/deps/deps_stats.py" "$st" --summary)
 		_exp=$expect
 		[ "$l" = lv1 ] && _exp=$expect_lv1
-		if ! _why=$(python3 "$src/tests/deps/deps_stats.py" "$st" "$_exp"); then
-			cell "$name/$l" FAIL "completed (median $(lat_of "$log") us vs native $nat us), but: $_why"
-			continue
-		fi
-		med=$(lat_of "$log")
-		# The model runs in real time and hsaqm's reactions are host threads: on a loaded host
-		# its figures move where native's do not (one lv2 run of 7.2 under load: 7.6, 18.5 and
-		# 28.9 ms against 2.5 natively), so the margin is an order of magnitude
-		# (docs/testing.md). A wait hsaqm cannot attribute costs up to the bound, by design.
-		_lim=$((10 * nat + 10000))
-		[ "$latcheck" = lat+bound ] && _lim=$((_lim + bound_ms * 1000))
-		if [ "$latcheck" != - ] && [ "$med" -gt "$_lim" ]; then
-			cell "$name/$l" FAIL "high stream median $med us against native $nat us (model): above $_lim us (10 x native + 10 ms${latcheck#lat}); $_sum"
-			continue
-		fi
-		cell "$name/$l" PASS "median $med us vs native $nat us (model); $_sum"
+		_v=$(verdict "$out/runs/$name-$l" "$l" "$_exp" "$latcheck" "$nat" "$ncounts")
+		cell "$name/$l" "${_v%% *}" "${_v#* }"
 	done
 }
 
@@ -193,6 +206,130 @@ run_case memset64 inherit-or-stall seen lat+bound dep_value memset64
 run_case host stall stall - dep_value host
 run_case graph any any lat dep_graph
 run_case mix inherit inherit - dep_mix "$seed" 100
+
+# ---- xproc: the cases across two processes through hsaqmd -------------------------------------
+# Each case's program, a client of one hsaqm-simd, under hsaqm-run -p high --daemon beside a
+# second process of middle priority under hsaqmd that keeps the model GPU busy for the whole case
+# (dep_busy.hip under hsaqm-run -p 45: a HIP program through the same release and emulated
+# /dev/kfd, so on the same KFD device for the daemon; this build's xproc-client runs on the HSA
+# model's own device id, which hsaqmd never weighs against the emulation's). Priorities
+# (docs/tool.md, docs/daemon.md): the case's high stream 60, normal 50, low 40; the middle
+# process's queue 45: above the case's low stream only. The daemon arbitrates processes (each at
+# its highest ready queue), so it holds the case's process whenever only its low stream has work
+# (a PREEMPT, a hand hold, on each of its queues); lib's inheritance must run a held low queue up
+# to what a higher stream waits on (docs/lib.md). A ready higher stream (waiting or not) makes the
+# daemon let the process go within microseconds, so inheritance against the daemon's own hold is
+# the short window before that; the counters cannot tell it from inheritance against lib's hold. Per case, first "x-native": the program alone
+# on the device process, no tool (the reference: counts and latency; where it fails the shared
+# device itself does not honour the case and its cells are N/A with the reason). Then per level a
+# cell passes when, beside the middle process, the case passes the checks of its single-process
+# level (the program's PASS, counts exact against x-native, every queue proxied, the dependency
+# counters, the latency bound), the daemon held the case's low queue at least once ("preemptions"
+# of it in `hsaqmctl list --json`, polled every 0.2 s while the case runs: else the cell proves
+# nothing and fails saying so), and the middle process was
+# still running when the case ended (it then stops: run.sh creates its STOPFILE) and completed;
+# the host case alone may outlive it (below). Levels run one after another.
+xproc_levels=${DEPS_XPROC_LEVELS:-lv1 lv2 lv3}
+xproc_names="busy-first backlog-first chain3 copy32 host graph"
+ctl=$build/tools/hsaqmd/hsaqmctl
+xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
+xcell() { # CASE STATUS DETAIL: the same for every level
+	for l in $xproc_levels; do cell "$1/x$l" "$2" "$3"; done
+}
+if [ ! -x "$out/bin/dep_busy" ]; then
+	for n in $xproc_names; do xcell "$n" FAIL "dep_busy does not build: $(grep -m1 error "$out/runs/build-dep_busy.out")"; done
+else
+	rm -f "$xsock" "$xdsock"
+	"$simd" -s "$xsock" > "$out/runs/xsimd.out" 2>&1 &
+	xsimd_pid=$!
+	for _ in $(seq 100); do [ -S "$xsock" ] && break; sleep 0.1; done
+	printf 'cap.default = 100\nsocket_mode = 0600\n' > "$out/runs/xhsaqmd.conf"
+	"$hsaqmd" --socket "$xdsock" --config "$out/runs/xhsaqmd.conf" > "$out/runs/xhsaqmd.out" 2>&1 &
+	xd_pid=$!
+	for _ in $(seq 100); do [ -S "$xdsock" ] && break; sleep 0.1; done
+	for n in $xproc_names; do
+		_row=$(awk -v n="$n" '$1 == n' "$out/runs/xproc-cases.txt" 2>/dev/null)
+		if [ -z "$_row" ]; then
+			xcell "$n" N/A "no native pass ($(grep "^cell $n/native " "$cells" | cut -d' ' -f3- | cut -c1-200))"
+			continue
+		fi
+		# shellcheck disable=SC2086
+		set -- $_row
+		name=$1 expect=$2 expect_lv1=$3 latcheck=$4 prog=$6
+		shift 6
+		xn=$out/runs/$name-xnative
+		# shellcheck disable=SC2086
+		inroot "$xn.out" $base_env HSAQM_SIM_DEVICE="$xsock" HSAQM_KFDEMU_REPORT="$xn.report" -- \
+			"$out/bin/$prog" "$@"
+		if ! grep -q '^PASS$' "$xn.out" || ! report_ok "$xn.report" > /dev/null; then
+			xcell "$name" N/A "the program alone on hsaqm-simd, without hsaqm, fails (the shared device process does not honour this case; not hsaqm's doing): $(why_failed "$xn.out")"
+			continue
+		fi
+		nat=$(lat_of "$xn.out")
+		ncounts=$(kcounts "$xn.report")
+		# The middle process stops when the case has ended (its STOPFILE), at the latest after
+		# 12 s (below the program's 20 s watchdog: the host case may wait for it, see below).
+		busy_s=12
+		for l in $xproc_levels; do
+			b=$out/runs/$name-x$l
+			rm -f "$b.report" "$b.json" "$b-mid.json" "$b-mid.out" "$b"-list.*.json "$b.stop"
+			# shellcheck disable=SC2086
+			inroot "$b-mid.out" $base_env HSAQM_SIM_DEVICE="$xsock" -- \
+				"$run_tool" -p 45 -l "$l" --daemon "$xdsock" --stats "$b-mid.json" -- \
+				"$out/bin/dep_busy" "$busy_s" "$b.stop" &
+			_mpid=$!
+			for _ in $(seq 150); do grep -q '^busy started' "$b-mid.out" 2>/dev/null && break; sleep 0.1; done
+			# shellcheck disable=SC2086
+			inroot "$b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
+				HSAQM_KFDEMU_REPORT="$b.report" -- \
+				"$run_tool" -l "$l" -p high --daemon "$xdsock" --stats "$b.json" -- \
+				"$out/bin/$prog" "$@" &
+			_hpid=$!
+			# What the daemon shows while both run: the case's queues, and how often it held
+			# each (a process's registration, and its counters, end with it).
+			_k=0
+			while kill -0 "$_hpid" 2>/dev/null; do
+				"$ctl" --socket "$xdsock" list --json > "$b-list.$_k.json" 2>&1
+				_k=$((_k + 1))
+				sleep 0.2
+			done
+			wait "$_hpid"
+			touch "$b.stop"
+			wait "$_mpid"
+			_mrc=$?
+			_exp=$expect
+			[ "$l" = lv1 ] && _exp=$expect_lv1
+			_v=$(verdict "$b" "$l" "$_exp" "$latcheck" "$nat" "$ncounts")
+			if [ "${_v%% *}" != PASS ]; then
+				cell "$name/x$l" FAIL "beside the middle process: ${_v#* }"
+				continue
+			fi
+			if ! _held=$(python3 "$src/tests/deps/deps_stats.py" "$b.json" --daemon "$prog" "$b"-list.*.json); then
+				cell "$name/x$l" FAIL "the case passed, but hsaqmd never held its low queue ($_held): this cell proves nothing about inheritance overriding the daemon's hold"
+				continue
+			fi
+			if [ "$_mrc" -ne 0 ] || ! grep -q '^PASS$' "$b-mid.out"; then
+				cell "$name/x$l" FAIL "the case passed, the middle process did not complete (exit $_mrc): $(why_failed "$b-mid.out")"
+				continue
+			fi
+			_mk=$(grep -m1 '^busy kernels' "$b-mid.out" | cut -d' ' -f3)
+			if grep -q '^busy stopped by' "$b-mid.out"; then
+				_mid="the middle process was busy until the case ended, then completed ($_mk kernels)"
+			elif [ "$expect" = stall ]; then
+				# A wait on the host, which waits on the low stream: nothing to attribute, so
+				# nothing to inherit; the daemon rightly holds the low stream for the middle
+				# process (45 > 40) while the high stream's head is past the bound.
+				_mid="the case outlived the middle process (busy $busy_s s, $_mk kernels, completed): its high stream waits on the host, which waits on its low stream, held for the middle one (HPF; nothing to inherit)"
+			else
+				cell "$name/x$l" FAIL "the middle process (busy $busy_s s) had ended before the case did: the case did not run beside it throughout; $_held"
+				continue
+			fi
+			cell "$name/x$l" PASS "${_v#* } (x-native alone on hsaqm-simd); $_held; $_mid"
+		done
+	done
+	kill "$xd_pid" "$xsimd_pid" 2>/dev/null
+	wait "$xd_pid" "$xsimd_pid" 2>/dev/null
+fi
 
 # ---- ipc: two processes on one model GPU (hsaqm-simd) ------------------------------------------
 # ipc_pair TAG LOW_PREFIX HIGH_PREFIX: dep_ipc low and high at once; their logs in runs/ipc-TAG-*.
@@ -259,11 +396,14 @@ fi
 # ---- the table -----------------------------------------------------------------------------------
 {
 	echo "dependency suite, $where (runtime $version, $arch), mix seed $seed; model figures"
-	printf '%-16s %-7s %-7s %-7s %-7s\n' case native lv1 lv2 lv3
+	echo "xproc: beside a middle-priority process under hsaqmd (x-lv1..x-lv3; - not run)"
+	printf '%-16s %-7s %-7s %-7s %-7s %-7s %-7s %-7s\n' case native lv1 lv2 lv3 x-lv1 x-lv2 x-lv3
 	awk '$1 == "cell" { split($2, a, "/"); if (!(a[1] in seen)) { seen[a[1]] = 1; order[++n] = a[1] }
 	                    st[a[1], a[2]] = $3 }
+	     function v(c, l) { return (c, l) in st ? st[c, l] : "-" }
 	     END { for (i = 1; i <= n; i++) { c = order[i]
-	             printf "%-16s %-7s %-7s %-7s %-7s\n", c, st[c, "native"], st[c, "lv1"], st[c, "lv2"], st[c, "lv3"] } }' "$cells"
+	             printf "%-16s %-7s %-7s %-7s %-7s %-7s %-7s %-7s\n", c, v(c, "native"), v(c, "lv1"),
+	                    v(c, "lv2"), v(c, "lv3"), v(c, "xlv1"), v(c, "xlv2"), v(c, "xlv3") } }' "$cells"
 	echo "$(grep -c ' PASS ' "$cells") passed, $(grep -c ' FAIL ' "$cells") failed, $(grep -c ' N/A ' "$cells") N/A"
 } > "$out/summary.txt"
 cat "$out/summary.txt"
