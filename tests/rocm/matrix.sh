@@ -117,58 +117,7 @@ pkgver() { # pattern... -> the upstream version of the first installed match, or
 	fi
 } >> "$cells"
 
-# inroot LOG [K=V]... -- CMD...: CMD where this row runs, output to LOG; its exit status.
-# (Its variables start with "_" or are private by name: sh has no locals.)
-inroot() {
-	log=$1
-	shift
-	envs=
-	while [ "$1" != -- ]; do
-		envs="$envs $1"
-		shift
-	done
-	shift
-	if [ "$where" = host ]; then
-		# shellcheck disable=SC2086
-		env $envs timeout 240 "$@" >"$log" 2>&1
-	else
-		# The root's flags, "--", then the command (the first n words now) at the end.
-		_n=$#
-		for _e in PATH=/usr/bin:/bin $envs; do
-			set -- "$@" --env "$_e"
-		done
-		set -- "$@" -- timeout 240
-		_k=0
-		while [ "$_k" -lt "$_n" ]; do
-			set -- "$@" "$1"
-			shift
-			_k=$((_k + 1))
-		done
-		binds="--bind $src"
-		case "$build" in "$src"/*) ;; *) binds="$binds --bind $build" ;; esac
-		case "$out" in "$src"/*|"$build"/*) ;; *) binds="$binds --bind $out" ;; esac
-		# shellcheck disable=SC2086
-		"$src/scripts/debian-root" run "$where" $binds "$@" >"$log" 2>&1
-	fi
-}
-
-cell() { # name status detail
-	echo "cell $1 $2 $3" | tee -a "$cells"
-}
-
-# Report lines of one run: $1 the report file.
-report_ok() {
-	if [ ! -s "$1" ]; then
-		echo "no report from the emulation"
-		return 1
-	fi
-	u=$(awk '/^unknown-ioctls/ { n += $2 } END { print n + 0 }' "$1")
-	if [ "$u" -ne 0 ]; then
-		echo "$u ioctls the emulation does not know: $(grep '^unknown-ioctl ' "$1" | sort -u | tr '\n' ' ')"
-		return 1
-	fi
-	return 0
-}
+. "$src/tests/rocm/t_root.sh" # inroot, cell, report_ok: the helpers tests/deps/run.sh shares
 
 kcount() { # report, kernel name -> "dispatches workgroups" summed over processes
 	awk -v k="$2" '$1 == "kernel" && $2 == k { d += $4; w += $6 } END { print d + 0, w + 0 }' "$1"

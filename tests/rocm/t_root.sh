@@ -1,5 +1,5 @@
 # Shared by the scripts that run real ROCm releases on the device model inside the Debian roots
-# of scripts/debian-root (tests/deps/run.sh; tests/rocm/matrix.sh keeps its own copy for now).
+# of scripts/debian-root (tests/rocm/matrix.sh, tests/deps/run.sh).
 # Sourced after the caller set:
 #   where   host (this machine's own ROCm) or a root name (rocm-5.2, rocm-6.1, rocm-6.4, rocm-7.2)
 #   src     the source tree, build  this build, out  the output folder (absolute paths)
