@@ -30,10 +30,20 @@ static struct hsaqm_xq_deps deps_of(struct t_bq *bq)
 	return d;
 }
 
-/* Run the packet processors until nothing moves; say which queue waited on which if stuck. */
-static void run_until_stuck(struct t_bq **bqs, int n)
+/* A low and a high queue of the test backend on device 0 of @ctx, both at @level. */
+static void pair_open(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi, enum hsaqm_level level)
 {
-	t_bq_run_all(bqs, n);
+	t_bq_init(lo, HSAQM_LEVEL_3);
+	t_bq_init(hi, HSAQM_LEVEL_3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, lo, 0, P_LOW, level));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, hi, 0, P_HIGH, level));
+}
+
+static void pair_close(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi)
+{
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(lo);
+	t_bq_fini(hi);
 }
 
 static void expect_done(struct t_bq *bq, uint64_t n, const char *what, int level)
@@ -60,10 +70,7 @@ static void high_waits_on_held_low(bool low_first)
 		struct t_bq lo, hi;
 		struct t_bq *all[] = { &hi, &lo };
 
-		t_bq_init(&lo, HSAQM_LEVEL_3);
-		t_bq_init(&hi, HSAQM_LEVEL_3);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &lo, 0, P_LOW, levels[l]));
-		CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &hi, 0, P_HIGH, levels[l]));
+		pair_open(ctx, &lo, &hi, levels[l]);
 		if (low_first) {
 			CU_ASSERT_EQUAL(t_bq_submit(&lo, 6), 0);
 			/* Low runs a kernel, so it has work on the hardware when high arrives. */
@@ -99,15 +106,13 @@ static void high_waits_on_held_low(bool low_first)
 		CU_ASSERT_EQUAL(deps_of(&lo).inherited, 1);
 		CU_ASSERT_EQUAL(deps_of(&hi).waits, 1);
 
-		run_until_stuck(all, 2);
+		t_bq_run_all(all, 2);
 		expect_done(&hi, 4, "high", (int)levels[l]);
 		expect_done(&lo, 6, "low", (int)levels[l]);
 		CU_ASSERT_EQUAL(deps_of(&lo).inheriting, 0);
 		CU_ASSERT_EQUAL(deps_of(&hi).live, 0);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
-		hsaqm_ctx_destroy(ctx);
-		t_bq_fini(&lo);
-		t_bq_fini(&hi);
+		pair_close(ctx, &lo, &hi);
 	}
 }
 
@@ -142,7 +147,7 @@ static void test_a_chain_across_three_priorities_inherits_through(void)
 		CU_ASSERT_EQUAL(t_bq_wait(&hi, 1, &mid, 2), 0);
 		CU_ASSERT_EQUAL(t_bq_submit(&hi, 1), 0);
 
-		run_until_stuck(all, 3);
+		t_bq_run_all(all, 3);
 		expect_done(&hi, 2, "high", (int)levels[l]);
 		expect_done(&mid, 3, "mid", (int)levels[l]);
 		expect_done(&lo, 4, "low", (int)levels[l]);
@@ -163,24 +168,19 @@ static void test_a_lower_queue_waiting_on_a_higher_one_lends_nothing(void)
 	struct t_bq lo, hi;
 	struct t_bq *all[] = { &hi, &lo };
 
-	t_bq_init(&lo, HSAQM_LEVEL_3);
-	t_bq_init(&hi, HSAQM_LEVEL_3);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &lo, 0, P_LOW, HSAQM_LEVEL_2));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &hi, 0, P_HIGH, HSAQM_LEVEL_2));
+	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(t_bq_submit(&hi, 4), 0);
 	CU_ASSERT_EQUAL(t_bq_wait(&lo, 0, &hi, 2), 0);
 	CU_ASSERT_EQUAL(t_bq_submit(&lo, 2), 0);
 	/* High got everything at once; low was held, not released for high. */
 	CU_ASSERT_EQUAL(hi.released, 4);
 	CU_ASSERT_EQUAL(lo.released, 0);
-	run_until_stuck(all, 2);
+	t_bq_run_all(all, 2);
 	expect_done(&hi, 4, "high", 2);
 	expect_done(&lo, 2, "low", 2);
 	CU_ASSERT_EQUAL(deps_of(&hi).inherited, 0);
 	CU_ASSERT_EQUAL(deps_of(&lo).inherited, 0);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&lo);
-	t_bq_fini(&hi);
+	pair_close(ctx, &lo, &hi);
 }
 
 /* A queue held by hand (hsaqmd's PREEMPT) still runs what a running higher waiter needs. */
@@ -190,26 +190,21 @@ static void test_a_producer_held_by_hand_runs_what_a_higher_waiter_needs(void)
 	struct t_bq lo, hi;
 	struct t_bq *all[] = { &hi, &lo };
 
-	t_bq_init(&lo, HSAQM_LEVEL_3);
-	t_bq_init(&hi, HSAQM_LEVEL_3);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &lo, 0, P_LOW, HSAQM_LEVEL_2));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &hi, 0, P_HIGH, HSAQM_LEVEL_2));
+	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(lo.xq), 0);
 	CU_ASSERT_EQUAL(t_bq_submit(&lo, 5), 0);
 	CU_ASSERT_EQUAL(t_bq_wait(&hi, 0, &lo, 2), 0);
 	CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
-	run_until_stuck(all, 2);
+	t_bq_run_all(all, 2);
 	expect_done(&hi, 2, "high", 2);
 	/* Low ran what high needed; the hand hold keeps the rest. */
 	CU_ASSERT_EQUAL(lo.ran, 2);
 	CU_ASSERT_EQUAL(lo.released, 2);
 	CU_ASSERT_EQUAL(t_state(lo.xq), HSAQM_XQ_PREEMPTED);
 	CU_ASSERT_EQUAL(hsaqm_xq_resume(lo.xq), 0);
-	run_until_stuck(all, 2);
+	t_bq_run_all(all, 2);
 	expect_done(&lo, 5, "low", 2);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&lo);
-	t_bq_fini(&hi);
+	pair_close(ctx, &lo, &hi);
 }
 
 /*
@@ -226,40 +221,35 @@ static void test_a_wait_nobody_here_ends_stops_holding_lower_queues_after_the_bo
 
 		t_clock_set(ctx, 1000 * MS);
 		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-		t_bq_init(&lo, HSAQM_LEVEL_3);
-		t_bq_init(&hi, HSAQM_LEVEL_3);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &lo, 0, P_LOW, levels[l]));
-		CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &hi, 0, P_HIGH, levels[l]));
+		pair_open(ctx, &lo, &hi, levels[l]);
 		CU_ASSERT_EQUAL(t_bq_submit(&lo, 3), 0);
 		CU_ASSERT_EQUAL(t_bq_wait(&hi, 0, NULL, 0), 0);
 		CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
-		run_until_stuck(all, 2);
+		t_bq_run_all(all, 2);
 		/* Low started before high arrived at Lv3/Lv2 only if released; count what ran now. */
 		uint64_t low_before = lo.ran;
 
 		/* Short of the bound (the head is seen waiting at the first look): held. */
 		t_clock_set(ctx, 1004 * MS);
 		t_clock_set(ctx, 1008 * MS);
-		run_until_stuck(all, 2);
+		t_bq_run_all(all, 2);
 		CU_ASSERT_EQUAL(lo.ran, low_before);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 0);
 		/* Past it: high holds nobody, low runs to the end. */
 		t_clock_set(ctx, 1030 * MS);
-		run_until_stuck(all, 2);
+		t_bq_run_all(all, 2);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 1);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalls, 1);
 		expect_done(&lo, 3, "low", (int)levels[l]);
 		CU_ASSERT_EQUAL(hi.ran, 0);
 		/* The host sets the value: high runs, and counts as demand again. */
 		hi.wait_host_done = true;
-		run_until_stuck(all, 2);
+		t_bq_run_all(all, 2);
 		expect_done(&hi, 2, "high", (int)levels[l]);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 0);
 		CU_ASSERT_EQUAL(deps_of(&hi).stalls, 1);
 		CU_ASSERT_EQUAL(deps_of(&lo).inherited, 0);
-		hsaqm_ctx_destroy(ctx);
-		t_bq_fini(&lo);
-		t_bq_fini(&hi);
+		pair_close(ctx, &lo, &hi);
 	}
 }
 
@@ -272,10 +262,7 @@ static void test_a_busy_head_is_not_a_stall(void)
 
 	t_clock_set(ctx, 1000 * MS);
 	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-	t_bq_init(&lo, HSAQM_LEVEL_3);
-	t_bq_init(&hi, HSAQM_LEVEL_3);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &lo, 0, P_LOW, HSAQM_LEVEL_2));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &hi, 0, P_HIGH, HSAQM_LEVEL_2));
+	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(t_bq_submit(&lo, 3), 0);
 	/* High's wait is behind two kernels that do not run (the GPU is slow). */
 	CU_ASSERT_EQUAL(t_bq_wait(&hi, 2, NULL, 0), 0);
@@ -286,12 +273,10 @@ static void test_a_busy_head_is_not_a_stall(void)
 	CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
 	CU_ASSERT_EQUAL(lo.ran, 0);
 	hi.wait_host_done = true;
-	run_until_stuck(all, 2);
+	t_bq_run_all(all, 2);
 	expect_done(&hi, 3, "high", 2);
 	expect_done(&lo, 3, "low", 2);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&lo);
-	t_bq_fini(&hi);
+	pair_close(ctx, &lo, &hi);
 }
 
 static void test_bad_waits_and_bounds_are_refused(void)
