@@ -189,17 +189,20 @@ static void dep_inherit(struct hsaqm_dev *dev)
 
 void hsaqm_dep_resolve(struct hsaqm_dev *dev, uint64_t now)
 {
-	bool look = false;
+	bool look = false, any = false;
 
 	for (uint32_t i = 0; i < dev->nxq; i++) {
 		struct hsaqm_xq *xq = dev->xqs[i];
 
+		any |= xq->ndeps || xq->inherit;
 		if (!xq->ndeps && !xq->deps_lost && !xq->stalled && !xq->inherit_only)
 			continue;
 		dep_prune(dev, xq);
 		look |= dep_check_head(dev, xq, now);
 	}
-	dep_inherit(dev);
+	/* The reaction path of a device without waits: no inheritance to work out or undo. */
+	if (any)
+		dep_inherit(dev);
 	if (look) {
 		uint64_t step = HSAQM_READ_ONCE(dev->ctx->dep_bound_ns) / 4;
 
