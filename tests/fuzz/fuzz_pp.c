@@ -144,6 +144,7 @@ struct fz_rec {
 	uint32_t problems;          /* P_*: a packet with any must never run nor complete */
 	union hsaqm_aql_packet pkt; /* as written */
 	bool deps_checked;
+	bool superseded; /* an INVALID packet a later write replaced before it was consumed */
 	struct sim_signal *own;
 	uint64_t cb_count;
 	uint8_t *seen; /* bit per workgroup whose callback ran */
@@ -664,6 +665,16 @@ static void write_packet(struct fz *fz, struct fz_q *q, uint64_t idx, union hsaq
 	    hsaqm_load_acquire(&slot->u32[0]) != HSAQM_AQL_INVALID_WORD) {
 		q->anomalous = true;
 		q->clean = false;
+	} else {
+		/*
+		 * A slot that still holds the INVALID word may be written again (a producer
+		 * may rewrite what it has not published): an INVALID packet recorded there
+		 * before is replaced, and the read index passing it says nothing about it.
+		 */
+		for (uint32_t i = 0; i < fz->nrecs; i++)
+			if (&fz->recs[i] != r && fz->recs[i].q == q && fz->recs[i].index == idx &&
+			    fz->recs[i].type == HSAQM_AQL_TYPE_INVALID)
+				fz->recs[i].superseded = true;
 	}
 	uint32_t pr = problems(fz, p, &valid);
 	if (r) {
@@ -927,6 +938,13 @@ static void check_recs(struct fz *fz)
 		if (!r->own)
 			continue;
 		int64_t v = sim_signal_load(r->own);
+		if (r->superseded) {
+			FZ_CHECK(v == 1,
+			         "packet %u (an INVALID packet replaced at index %" PRIu64
+			         ") was never consumed, yet its completion signal is %" PRId64,
+			         i, r->index, v);
+			continue;
+		}
 		FZ_CHECK(v == 0 || v == 1,
 		         "packet %u's completion signal is %" PRId64 " (decremented "
 		         "more than once?)",
@@ -1081,7 +1099,7 @@ static void check_order(struct fz *fz, struct fz_q *q)
 	if (q->anomalous)
 		return;
 	for (uint32_t i = 0; i < fz->nrecs && n < FZ_MAX_OWN + 2; i++)
-		if (fz->recs[i].q == q && fz->recs[i].own)
+		if (fz->recs[i].q == q && fz->recs[i].own && !fz->recs[i].superseded)
 			list[n++] = &fz->recs[i];
 	qsort(list, n, sizeof(list[0]), rec_by_index);
 	int64_t max_start = 0, max_end = 0, max_barrier_end = 0;
