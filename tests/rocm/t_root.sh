@@ -106,7 +106,8 @@ kcounts() {
 }
 
 # t_root_arch: the agent this release sees. ROCr before 6.x knows no gfx942: libhsakmt's own
-# HSA_OVERRIDE_GFX_VERSION=9.0.10 makes it a gfx90a, as its users on an MI308X would. Sets arch
+# HSA_OVERRIDE_GFX_VERSION=9.0.10 makes it a gfx90a so that it enumerates the model at all (not what
+# a user of an MI308X should do: docs/real-stack.md). Sets arch
 # and override ("" or 9.0.10); runs rocminfo with the env given as arguments.
 t_root_arch() {
 	arch=gfx942
