@@ -40,23 +40,24 @@ static struct hsaqm_xq *dev_find(const struct hsaqm_dev *dev, uint32_t id)
 	return NULL;
 }
 
-/* The wait is over: the waiter went past it, or its producer completed what it needs. */
+/*
+ * The wait is over once the waiter went past it. A producer that completed what the wait
+ * needs ends only the inheritance (dep_inherit skips it): the wait stays, and with it the
+ * bound, until the waiter moves, because the signal may have been set again since the scan
+ * named that producer (a runtime reuses signals: a pool's, an event's re-record, an SDMA
+ * copy's that no proxied queue writes), and a head still waiting then must not count as demand
+ * for ever.
+ */
 static bool dep_over(const struct hsaqm_dev *dev, const struct hsaqm_xq *xq,
 		     struct hsaqm_xq_dep *d)
 {
-	const struct hsaqm_xq *on;
-
 	if (xq->completed > d->index)
 		return true;
-	if (!d->on_id)
-		return false;
-	on = dev_find(dev, d->on_id);
-	if (!on) {
+	if (d->on_id && !dev_find(dev, d->on_id)) {
 		/* Its producer was detached (its work drained first): nothing left to inherit. */
 		d->on_id = 0;
-		return false;
 	}
-	return on->completed >= d->upto;
+	return false;
 }
 
 static void dep_prune(const struct hsaqm_dev *dev, struct hsaqm_xq *xq)
@@ -242,9 +243,12 @@ int hsaqm_xq_depend(struct hsaqm_xq *xq, const struct hsaqm_dep *dep)
 	if (xq->ndeps < HSAQM_XQ_DEPS) {
 		struct hsaqm_xq_dep *d = &xq->deps[xq->ndeps++];
 
+		struct hsaqm_xq *on = dev_find(dev, dep->on_id);
+
 		d->index = dep->index;
 		d->upto = dep->upto;
-		d->on_id = dev_find(dev, dep->on_id) ? dep->on_id : 0;
+		/* A producer already past what the wait needs cannot end it: the bound's business. */
+		d->on_id = on && on->completed < dep->upto ? dep->on_id : 0;
 	} else {
 		xq->deps_lost = true;
 		hsaqm_log_info("queue %s: more than %u waits at once; packet %llu's is bounded only",

@@ -46,6 +46,16 @@ static void pair_close(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi)
 	t_bq_fini(hi);
 }
 
+/* A host wait at @index on the backend that lib is not told of (the test says what it hears). */
+static void t_bq_wait_hw_only(struct t_bq *bq, uint64_t index)
+{
+	bq->wait_set = true;
+	bq->wait_index = index;
+	bq->wait_on = NULL;
+	bq->wait_upto = 0;
+	bq->wait_host_done = false;
+}
+
 static void expect_done(struct t_bq *bq, uint64_t n, const char *what, int level)
 {
 	if (bq->ran != n)
@@ -253,6 +263,94 @@ static void test_a_wait_nobody_here_ends_stops_holding_lower_queues_after_the_bo
 	}
 }
 
+/*
+ * A runtime reuses signals: the scan names the queue that last fired one, and by the time
+ * the waiter's head runs, that producer completed what was named while the signal was set
+ * again for something nobody here ends. The producer runs what the waiter named, then the
+ * wait stays bounded like any other: low is not held for ever behind a head that never moves.
+ */
+static void test_a_wait_its_named_producer_already_ended_is_still_bounded(void)
+{
+	for (unsigned l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct hsaqm_ctx *ctx = t_ctx_manual();
+		struct t_bq lo, hi;
+		struct t_bq *all[] = { &hi, &lo };
+		struct hsaqm_dep dep = { .index = 0, .upto = 2 };
+
+		t_clock_set(ctx, 1000 * MS);
+		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+		pair_open(ctx, &lo, &hi, levels[l]);
+		CU_ASSERT_EQUAL(t_bq_submit(&lo, 5), 0);
+		/*
+		 * What the hardware does: high's head waits on a signal the host sets (set on
+		 * the backend only: lib hears of this wait from the scan's words below alone).
+		 */
+		t_bq_wait_hw_only(&hi, 0);
+		/* What the scan said: low's packet 1 fires it (so low is lent up to there). */
+		dep.on_id = hsaqm_xq_get_id(lo.xq);
+		CU_ASSERT_EQUAL(hsaqm_xq_depend(hi.xq, &dep), 0);
+		CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
+		t_bq_run_all(all, 2);
+		CU_ASSERT(lo.ran >= 2);
+		t_clock_set(ctx, 1004 * MS);
+		t_clock_set(ctx, 1008 * MS);
+		t_bq_run_all(all, 2);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 0);
+		/* Past the bound: the named producer's completion did not end the wait's bound. */
+		t_clock_set(ctx, 1030 * MS);
+		t_bq_run_all(all, 2);
+		if (lo.ran != 5)
+			printf("\n  level %d: low ran %llu of 5 behind a head that never moved\n",
+			       (int)levels[l], (unsigned long long)lo.ran);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 1);
+		expect_done(&lo, 5, "low", (int)levels[l]);
+		hi.wait_host_done = true;
+		t_bq_run_all(all, 2);
+		expect_done(&hi, 2, "high", (int)levels[l]);
+		CU_ASSERT_EQUAL(deps_of(&hi).live, 0);
+		pair_close(ctx, &lo, &hi);
+	}
+}
+
+/* A producer already past what a new wait names lends nothing; the wait is bounded. */
+static void test_a_wait_on_a_producer_already_past_it_lends_nothing(void)
+{
+	for (unsigned l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct hsaqm_ctx *ctx = t_ctx_manual();
+		struct t_bq lo, hi;
+		struct t_bq *all[] = { &hi, &lo };
+		struct hsaqm_dep dep = { .index = 0, .upto = 1 };
+
+		t_clock_set(ctx, 1000 * MS);
+		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+		pair_open(ctx, &lo, &hi, levels[l]);
+		/* Low's first packet runs and lib sees it complete; then low has a backlog. */
+		CU_ASSERT_EQUAL(t_bq_submit(&lo, 1), 0);
+		t_bq_run_all(all, 2);
+		CU_ASSERT_EQUAL(lo.ran, 1);
+		CU_ASSERT_EQUAL(t_bq_submit(&lo, 3), 0);
+		t_bq_wait_hw_only(&hi, 0);
+		dep.on_id = hsaqm_xq_get_id(lo.xq);
+		CU_ASSERT_EQUAL(hsaqm_xq_depend(hi.xq, &dep), 0);
+		CU_ASSERT_EQUAL(t_bq_submit(&hi, 1), 0);
+		t_bq_run_all(all, 2);
+		uint64_t low_before = lo.ran;
+
+		t_clock_set(ctx, 1008 * MS);
+		t_bq_run_all(all, 2);
+		CU_ASSERT_EQUAL(lo.ran, low_before);
+		CU_ASSERT_EQUAL(deps_of(&lo).inherited, 0);
+		t_clock_set(ctx, 1030 * MS);
+		t_bq_run_all(all, 2);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 1);
+		expect_done(&lo, 4, "low", (int)levels[l]);
+		hi.wait_host_done = true;
+		t_bq_run_all(all, 2);
+		expect_done(&hi, 1, "high", (int)levels[l]);
+		pair_close(ctx, &lo, &hi);
+	}
+}
+
 /* A head that is busy with kernels, not waiting, never stalls however long it takes. */
 static void test_a_busy_head_is_not_a_stall(void)
 {
@@ -311,6 +409,8 @@ static const struct t_case deps_cases[] = {
 	T_CASE(test_a_lower_queue_waiting_on_a_higher_one_lends_nothing),
 	T_CASE(test_a_producer_held_by_hand_runs_what_a_higher_waiter_needs),
 	T_CASE(test_a_wait_nobody_here_ends_stops_holding_lower_queues_after_the_bound),
+	T_CASE(test_a_wait_its_named_producer_already_ended_is_still_bounded),
+	T_CASE(test_a_wait_on_a_producer_already_past_it_lends_nothing),
 	T_CASE(test_a_busy_head_is_not_a_stall),
 	T_CASE(test_bad_waits_and_bounds_are_refused),
 	T_CASES_END,
