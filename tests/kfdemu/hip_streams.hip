@@ -12,9 +12,12 @@
 // HSA_ENABLE_SDMA=0, to its blit kernels, which the emulation performs.
 //
 // $HSAQM_TEST_ARCH: the architecture the agent must report (default gfx942).
-// Output: "high-latency-us N" per high-priority dispatch (model time, from HIP events, i.e.
-// ROCr's profiling timestamps, which the emulation writes in model ns), then "PASS" or a FAIL
-// line. Exit 0 on success, 1 on failure.
+// Output: "high-latency-us N contended C" per high-priority dispatch (model time, from HIP
+// events, i.e. ROCr's profiling timestamps, which the emulation writes in model ns; C is 1 when
+// the low stream still had work when the dispatch was issued and completed, 0 when it had
+// drained first: a host thread descheduled for the low stream's ~24 ms leaves nothing to
+// preempt, and such a sample measures no scheduling), then "PASS" or a FAIL line. Exit 0 on
+// success, 1 on failure.
 #include <hip/hip_runtime.h>
 
 #include <stdint.h>
@@ -120,26 +123,34 @@ int main(void)
 	CHECK(hipStreamCreateWithPriority(&low, hipStreamNonBlocking, least));
 	CHECK(hipStreamCreateWithPriority(&high, hipStreamNonBlocking, greatest));
 
+	hipEvent_t low_done;
+
+	CHECK(hipEventCreate(&low_done));
 	for (int i = 0; i < NLOW; i++)
 		hipLaunchKernelGGL(hsaqm_hip_low, dim3(LOW_WG), dim3(256), 0, low, (int *)0);
 	CHECK(hipGetLastError());
+	CHECK(hipEventRecord(low_done, low));
 
 	hipEvent_t ev[NHIGH][2];
+	int contended[NHIGH];
 
 	for (int i = 0; i < NHIGH; i++) {
 		CHECK(hipEventCreate(&ev[i][0]));
 		CHECK(hipEventCreate(&ev[i][1]));
+		bool before = hipEventQuery(low_done) == hipErrorNotReady;
 		CHECK(hipEventRecord(ev[i][0], high));
 		hipLaunchKernelGGL(hsaqm_hip_high, dim3(HIGH_WG), dim3(64), 0, high, (int *)0);
 		CHECK(hipEventRecord(ev[i][1], high));
 		CHECK(hipEventSynchronize(ev[i][1]));
+		contended[i] = before && hipEventQuery(low_done) == hipErrorNotReady;
 	}
 	CHECK(hipDeviceSynchronize());
+	CHECK(hipEventDestroy(low_done));
 	for (int i = 0; i < NHIGH; i++) {
 		float ms = 0;
 
 		CHECK(hipEventElapsedTime(&ms, ev[i][0], ev[i][1]));
-		printf("high-latency-us %.0f\n", ms * 1000.0);
+		printf("high-latency-us %.0f contended %d\n", ms * 1000.0, contended[i]);
 		CHECK(hipEventDestroy(ev[i][0]));
 		CHECK(hipEventDestroy(ev[i][1]));
 	}

@@ -311,15 +311,22 @@ low_holds() { # runs, baseline runs
 	echo "the low-priority queue held by its guardians $sa times in 3 runs (${a% }; natively $sb)"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print -1 }'; }
+# The high stream's latencies of a run's output that had the low stream busy ("contended 1"):
+# only those measure scheduling (a host thread descheduled past the low stream's work leaves
+# nothing in the way, natively or not).
+contended_lat() { awk '/^high-latency-us/ && $4 == 1 { print $2 }' "$1"; }
 native_lat=$out/runs/native-lat.txt
 : > "$native_lat"
 if [ -x "$out/bin/hip_streams" ]; then
-	for i in 1 2 3; do
+	# Three runs, and up to three more while none had a contended sample (a loaded machine).
+	for i in 1 2 3 4 5 6; do
+		[ "$i" -gt 3 ] && [ -s "$native_lat" ] && break
 		hip_run native "$out/runs/native-$i.out" "$out/runs/native-$i.report" >/dev/null &&
-			awk '/^high-latency-us/ { print $2 }' "$out/runs/native-$i.out" >> "$native_lat"
+			contended_lat "$out/runs/native-$i.out" >> "$native_lat"
 	done
 fi
 nat=$(median < "$native_lat")
+nat_n=$(wc -l < "$native_lat")
 for lvl in lv2 lv3; do
 	if [ ! -x "$out/bin/hip_streams" ]; then
 		cell tool-$lvl FAIL "no HIP program"
@@ -353,19 +360,22 @@ for lvl in lv2 lv3; do
 			break
 		fi
 		layout=$(python3 "$src/tests/rocm/stats_check.py" "$st" "$lvl" --summary)
-		awk '/^high-latency-us/ { print $2 }' "$out/runs/$lvl-$i.out" >> "$lat"
+		contended_lat "$out/runs/$lvl-$i.out" >> "$lat"
 	done
 	if [ -n "$fail" ]; then
 		cell tool-$lvl FAIL "$fail"
 		continue
 	fi
 	med=$(median < "$lat")
+	n=$(wc -l < "$lat")
 	# Lv3 must halve the high stream's latency: it suspends the low queue mid-kernel. Lv2 stops
 	# the low queue only at kernel boundaries, and natively the model's CP already gives freed
 	# CU slots to the higher KFD priority, so with 2 ms low workgroups in flight neither can
 	# start the high kernel before one ends: Lv2 must not be worse than native (x 1.25).
 	if [ "$nat" -le 0 ]; then
-		cell tool-$lvl FAIL "no native latencies to compare with"
+		cell tool-$lvl FAIL "no native latency measured with the low stream busy, in 6 runs"
+	elif [ "$med" -le 0 ]; then
+		cell tool-$lvl FAIL "no $lvl latency measured with the low stream busy, in 3 runs"
 	elif [ "$lvl" = lv3 ] && [ $((med * 2)) -ge "$nat" ]; then
 		cell tool-$lvl FAIL "high stream median $med us against native $nat us (model time): not below half; below lv3: $(python3 "$src/tests/rocm/stats_check.py" "$out/runs/lv3-1.json" lv3 --reasons)"
 	elif [ "$lvl" = lv2 ] && [ $((med * 4)) -gt $((nat * 5)) ]; then
@@ -373,7 +383,7 @@ for lvl in lv2 lv3; do
 	elif [ "$lvl" = lv2 ] && ! held=$(low_holds lv2 native); then
 		cell tool-$lvl FAIL "$held"
 	else
-		cell tool-$lvl PASS "$layout; ${held:+$held; }high stream median $med us vs native $nat us (model figures, 12 samples each)"
+		cell tool-$lvl PASS "$layout; ${held:+$held; }high stream median $med us vs native $nat us (model figures, $n and $nat_n samples with the low stream busy)"
 	fi
 	held=
 done
