@@ -15,10 +15,17 @@
  * sim_kfd_face_signal_interrupt().
  *
  * Waits: WAIT_EVENTS sleeps on the face's condition (the face lock is the KFD's p->event_mutex
- * here) until any, or all, of its events are signaled, or the timeout (ms) passes. An
- * auto-reset event is consumed by the wait it ends. Each signal bumps the event's age; a
- * waiter that passes the age it last saw is woken at once when the age moved since (1.9's
- * fix for a signal that lands between a runtime's check and its wait).
+ * here) until any, or all, of its events are signaled, or the timeout (ms) passes. As in the
+ * KFD, a signal goes to the waiters there are: a wait that starts on a signaled event takes
+ * it (an auto-reset event is consumed then), and a signal while waits are registered on an
+ * event activates every one of them and leaves an auto-reset event unsignaled; only a signal
+ * nobody waits for stays for the next wait. (A flag that the first waker consumed lost the
+ * signal for the others: ROCr's queue destructor sets the queue's inactive signal while its
+ * async handler thread waits on that event, and then waits on the same event itself; if it
+ * took the flag first, the handler slept on and the destructor waited for it for ever.) Each
+ * signal bumps the event's age; a waiter that passes the age it last saw is woken at once
+ * when the age moved since (1.9's fix for a signal that lands between a runtime's check and
+ * its wait).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +49,7 @@ struct kfd_event {
 	bool auto_reset;
 	bool signaled;
 	uint64_t age;
+	uint32_t waiters; /* waits registered on it now (the KFD's waitqueue_active) */
 };
 
 struct kfd_events {
@@ -196,10 +204,13 @@ int kfd_face_destroy_event(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	return 0;
 }
 
+/* kfd_events.c set_event(): the waiters registered now are activated (their age moves). */
 static void signal_event(struct kfd_face *f, struct kfd_event *ev)
 {
-	ev->signaled = true;
+	ev->signaled = !ev->auto_reset || !ev->waiters;
 	ev->age++;
+	if (!ev->age)
+		ev->age = 1; /* 0 means "no age known" to a waiter */
 	pthread_cond_broadcast(&f->cond);
 }
 
@@ -257,28 +268,74 @@ int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id)
 	return err;
 }
 
-/* Does @d's event count as signaled for this wait? (test_event_condition / copy_signaled) */
-static bool activated(struct kfd_proc *p, const struct hsaqm_kfd_event_data *d, int *gone)
+int sim_kfd_face_event_waiters(struct hsaqm_sim *sim, uint32_t event_id)
+{
+	struct kfd_face *f = sim ? kfd_face_of(sim) : NULL;
+	struct kfd_proc *p = NULL;
+	struct kfd_event *ev;
+	int n;
+
+	if (!f)
+		return -ENODEV;
+	kfd_face_lock(f);
+	for (unsigned int s = 0; s < KFD_MAX_PROCS && !p; s++)
+		if (f->procs[s] && f->procs[s]->owner == getpid() && !f->procs[s]->closing)
+			p = f->procs[s];
+	ev = p ? find_event(p, event_id) : NULL;
+	n = ev ? (int)ev->waiters : -ENOENT;
+	kfd_face_unlock(f);
+	return n;
+}
+
+/*
+ * One wait's view of one of its events (kfd_event_waiter): activated at registration by a
+ * signal already there, or later by any signal (the event's age moved past @seen).
+ */
+struct waiter {
+	struct kfd_event *ev; /* the event registered on (an id may be reused after a destroy) */
+	bool activated;
+	uint64_t seen;
+};
+
+/* init_event_waiter(): take a signal already there (consuming an auto-reset one), register. */
+static void waiter_init(struct kfd_proc *p, const struct hsaqm_kfd_event_data *d,
+			struct waiter *w)
 {
 	struct kfd_event *ev = find_event(p, d->event_id);
 
-	if (!ev) {
+	w->activated = ev->signaled;
+	if (ev->auto_reset)
+		ev->signaled = false;
+	/* A runtime's age from an earlier wait: a signal since then counts (the 1.9 fix). */
+	if (ev->type == HSAQM_KFD_EVENT_TYPE_SIGNAL && d->last_event_age &&
+	    ev->age != d->last_event_age)
+		w->activated = true;
+	w->seen = ev->age;
+	w->ev = ev;
+	ev->waiters++;
+}
+
+static bool waiter_activated(struct kfd_proc *p, const struct hsaqm_kfd_event_data *d,
+			     struct waiter *w, int *gone)
+{
+	struct kfd_event *ev = find_event(p, d->event_id);
+
+	if (!ev || ev != w->ev) {
 		*gone = 1;
 		return false;
 	}
-	if (ev->signaled)
-		return true;
-	return ev->type == HSAQM_KFD_EVENT_TYPE_SIGNAL && d->last_event_age &&
-	       ev->age != d->last_event_age;
+	if (ev->age != w->seen)
+		w->activated = true;
+	return w->activated;
 }
 
-static bool wait_done(struct kfd_proc *p, struct hsaqm_kfd_event_data *d, uint32_t n, bool all,
-		      int *gone)
+static bool wait_done(struct kfd_proc *p, struct hsaqm_kfd_event_data *d, struct waiter *w,
+		      uint32_t n, bool all, int *gone)
 {
 	uint32_t hit = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		hit += activated(p, &d[i], gone);
+		hit += waiter_activated(p, &d[i], &w[i], gone);
 	return all ? hit == n : hit > 0;
 }
 
@@ -287,6 +344,7 @@ int kfd_face_wait_events(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	struct hsaqm_kfd_wait_events_args *a = arg;
 	struct hsaqm_kfd_event_data *d = (void *)(uintptr_t)a->events_ptr;
 	struct timespec deadline;
+	struct waiter *w;
 	int gone = 0;
 
 	if (!a->num_events || a->num_events > HSAQM_KFD_SIGNAL_EVENT_LIMIT + KFD_MAX_NONSIGNAL)
@@ -296,6 +354,11 @@ int kfd_face_wait_events(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	for (uint32_t i = 0; i < a->num_events; i++)
 		if (!find_event(p, d[i].event_id))
 			return -EINVAL;
+	w = calloc(a->num_events, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->num_events; i++)
+		waiter_init(p, &d[i], &w[i]);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += a->timeout / 1000;
 	deadline.tv_nsec += (long)(a->timeout % 1000) * 1000000L;
@@ -305,34 +368,35 @@ int kfd_face_wait_events(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	}
 	a->wait_result = HSAQM_KFD_WAIT_TIMEOUT;
 	for (;;) {
-		if (wait_done(p, d, a->num_events, a->wait_for_all != 0, &gone)) {
+		if (wait_done(p, d, w, a->num_events, a->wait_for_all != 0, &gone)) {
 			a->wait_result = HSAQM_KFD_WAIT_COMPLETE;
 			break;
 		}
 		if (gone || p->closing) {
 			a->wait_result = HSAQM_KFD_WAIT_ERROR;
-			return -EINVAL;
+			break;
 		}
 		if (!a->timeout)
 			break;
 		if (a->timeout == KFD_WAIT_INFINITE)
 			pthread_cond_wait(&f->cond, &f->lock);
 		else if (pthread_cond_timedwait(&f->cond, &f->lock, &deadline) == ETIMEDOUT &&
-			 !wait_done(p, d, a->num_events, a->wait_for_all != 0, &gone))
+			 !wait_done(p, d, w, a->num_events, a->wait_for_all != 0, &gone))
 			break;
 	}
-	/* Hand back each signal event's age; consume the auto-reset ones that ended it. */
+	/* Unregister (free_waiters) and hand back each signal event's age. */
 	for (uint32_t i = 0; i < a->num_events; i++) {
 		struct kfd_event *ev = find_event(p, d[i].event_id);
 
-		if (!ev)
+		if (!ev || ev != w[i].ev)
 			continue;
-		if (a->wait_result == HSAQM_KFD_WAIT_COMPLETE && ev->signaled && ev->auto_reset)
-			ev->signaled = false;
+		if (ev->waiters)
+			ev->waiters--;
 		if (ev->type == HSAQM_KFD_EVENT_TYPE_SIGNAL)
 			d[i].last_event_age = ev->age;
 	}
-	return 0;
+	free(w);
+	return a->wait_result == HSAQM_KFD_WAIT_ERROR ? -EINVAL : 0;
 }
 
 void kfd_face_event_teardown(struct kfd_face *f, struct kfd_proc *p)

@@ -99,6 +99,12 @@ void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, in
 			       uint64_t offset);
 int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id);
 /*
+ * sim_kfd_face_event_waiters() - how many waits of the calling process are registered on
+ * its event @event_id now (the KFD's wait queue; a test waits for a waiter to be in place).
+ * Return: the count; -ENODEV without a KFD face, -ENOENT for no such process or event.
+ */
+int sim_kfd_face_event_waiters(struct hsaqm_sim *sim, uint32_t event_id);
+/*
  * sim_kfd_face_gpu_object() - the memory object of the calling process whose GPU virtual range
  * holds @va (VRAM, GTT, userptr, doorbell or MMIO object): its GPU start and size, and where
  * the GPU's accesses land in this process (*@host: its model memory, the runtime's own pages

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +22,7 @@
 #include "hsaqm/sim.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
+#include "t_time.h"
 
 struct env {
 	struct hsaqm_sim *sim;
@@ -316,6 +318,60 @@ static void test_set_event_ends_an_infinite_wait(void)
 	env_close(&e);
 }
 
+/*
+ * A signal goes to the waits registered on the event when it is set, as the KFD's set_event
+ * does: a wait that starts after it finds nothing (an auto-reset event). ROCr's queue
+ * destructor sets the queue's inactive signal while its async thread waits on that event,
+ * then waits on the same event itself; when the later wait could take the signal, the async
+ * thread slept on and the destructor hung (the rocm-5.2 row, one run in about twenty).
+ */
+static void test_a_set_event_goes_to_the_waits_registered_not_to_a_later_one(void)
+{
+	struct hsaqm_kfd_create_event_args c = { .event_type = HSAQM_KFD_EVENT_TYPE_SIGNAL,
+						 .auto_reset = 1 };
+	struct hsaqm_kfd_event_id_args s = { 0 };
+	struct hsaqm_kfd_event_data d;
+	struct hsaqm_kfd_wait_events_args w;
+	struct waiter wt;
+	pthread_t t;
+	struct env e;
+
+	env_open(&e);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_CREATE_EVENT, &c), 0);
+	wt = (struct waiter){ .e = &e, .id = c.event_id, .rc = -1 };
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, wait_thread, &wt), 0);
+	CU_ASSERT_FATAL(T_UNTIL(sim_kfd_face_event_waiters(e.sim, c.event_id) == 1,
+				10 * T_NS_PER_S));
+	s.event_id = c.event_id;
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_SET_EVENT, &s), 0);
+	/* This thread's wait, started after the set, finds the event unsignaled. */
+	memset(&d, 0, sizeof(d));
+	d.event_id = c.event_id;
+	memset(&w, 0, sizeof(w));
+	w.events_ptr = (uint64_t)(uintptr_t)&d;
+	w.num_events = 1;
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_WAIT_EVENTS, &w), 0);
+	if (w.wait_result != HSAQM_KFD_WAIT_TIMEOUT) {
+		printf("\n  the later wait took the signal meant for the registered one\n");
+		/* Free the registered waiter, which the lost signal left asleep. */
+		CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_SET_EVENT, &s), 0);
+	}
+	CU_ASSERT_EQUAL(w.wait_result, HSAQM_KFD_WAIT_TIMEOUT);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(wt.rc, 0);
+	CU_ASSERT_EQUAL(wt.result, HSAQM_KFD_WAIT_COMPLETE);
+	CU_ASSERT_EQUAL(sim_kfd_face_event_waiters(e.sim, c.event_id), 0);
+	/* Set with nobody waiting: it stays for the next wait, which consumes it. */
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_SET_EVENT, &s), 0);
+	d.last_event_age = 0;
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_WAIT_EVENTS, &w), 0);
+	CU_ASSERT_EQUAL(w.wait_result, HSAQM_KFD_WAIT_COMPLETE);
+	d.last_event_age = 0;
+	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_WAIT_EVENTS, &w), 0);
+	CU_ASSERT_EQUAL(w.wait_result, HSAQM_KFD_WAIT_TIMEOUT);
+	env_close(&e);
+}
+
 static void test_small_settings_answer_as_the_kfd(void)
 {
 	struct hsaqm_kfd_set_xnack_mode_args x = { .xnack_enabled = -1 };
@@ -367,6 +423,7 @@ int main(void)
 		T_CASE(test_map_counts_devices_and_refuses_unknown_ones),
 		T_CASE(test_signal_event_wakes_its_waiter_when_the_cp_writes_its_slot),
 		T_CASE(test_set_event_ends_an_infinite_wait),
+		T_CASE(test_a_set_event_goes_to_the_waits_registered_not_to_a_later_one),
 		T_CASE(test_small_settings_answer_as_the_kfd),
 		T_CASES_END,
 	};
