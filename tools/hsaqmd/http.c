@@ -30,6 +30,7 @@
 #include "log_internal.h"
 #include "path_internal.h"
 #include "registry_internal.h"
+#include "sockfile_internal.h"
 
 #define HTTP_MAX_CONNS 8
 #define HTTP_REQUEST_MS 2000u
@@ -62,7 +63,6 @@ static int bind_unix(struct hsaqmd *d, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char why[PATH_MAX + 96];
-	struct stat st;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -76,14 +76,18 @@ static int bind_unix(struct hsaqmd *d, const char *path)
 			rc == -EPERM ? why : strerror(-rc));
 		return rc;
 	}
-	/* Only a socket is ever replaced (a stale one of a daemon that died). */
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			fprintf(stderr, "hsaqmd: metrics_listen %s is not a socket: refusing to "
-				"replace it\n", path);
-			return -EEXIST;
-		}
-		unlink(path);
+	/* Only a socket nobody answers on is replaced (a daemon that died): lib's one rule
+	 * (sockfile_internal.h), the same as for the daemon's own socket. */
+	rc = hsaqm_sockfile_clear(path, SOCK_STREAM, NULL);
+	if (rc == -EEXIST) {
+		fprintf(stderr, "hsaqmd: metrics_listen %s is not a socket: refusing to "
+			"replace it\n", path);
+		return rc;
+	}
+	if (rc) {
+		fprintf(stderr, "hsaqmd: metrics_listen %s: %s\n", path,
+			rc == -EADDRINUSE ? "somebody listens there" : strerror(-rc));
+		return rc;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||

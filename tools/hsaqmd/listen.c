@@ -15,6 +15,7 @@
 #include "listen_internal.h"
 #include "path_internal.h"
 #include "registry_internal.h"
+#include "sockfile_internal.h"
 
 /* The socket's directory: made when missing (one level), then checked like ssh-agent's. */
 static int socket_dir(const struct hsaqmd *d, const char *path)
@@ -47,19 +48,14 @@ static int socket_dir(const struct hsaqmd *d, const char *path)
 }
 
 /*
- * What is at the socket's path: nothing, or a socket nobody listens on (a daemon that died),
- * which is removed. Anything else stays where it is and the daemon refuses: a file at the
- * path is somebody's data, a listening socket somebody's daemon.
+ * A file or a directory at the socket's path is somebody's data: refused, never removed, with
+ * advice naming where the path came from (that is where it must change).
  */
-static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
+static int refuse_not_a_socket(const struct hsaqmd *d, const char *path, mode_t mode)
 {
 	const char *from = d->cfg.socket_from;
 	char advice[400];
-	struct stat st;
 
-	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
-		return 0;
-	/* The advice names where the path came from: that is where it must change. */
 	if (!strcmp(from, "--socket"))
 		snprintf(advice, sizeof(advice), "give --socket the path of the socket itself");
 	else if (from[0])
@@ -69,40 +65,42 @@ static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
 		snprintf(advice, sizeof(advice), "the path is the default: move that away, or "
 			 "give --socket or socket = in the configuration another path");
 	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (%s)\n", path,
-		S_ISDIR(st.st_mode) ? "a directory" : "a file", advice);
+		S_ISDIR(mode) ? "a directory" : "a file", advice);
 	return -EEXIST;
 }
 
-static int socket_clear(const struct hsaqmd *d, const char *path, const struct sockaddr_un *sa)
+/* Checked before the directory, so a file or directory named by mistake is said as such. */
+static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
 {
 	struct stat st;
-	int fd;
 
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		fprintf(stderr, "hsaqmd: %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	if (socket_not_a_socket(d, path))
-		return -EEXIST;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(errno));
-		return -EIO;
-	}
-	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0) {
+	if (lstat(path, &st) < 0 || S_ISSOCK(st.st_mode))
+		return 0;
+	return refuse_not_a_socket(d, path, st.st_mode);
+}
+
+/*
+ * A socket nobody answers on (a daemon that died) is removed, by lib's one rule
+ * (sockfile_internal.h); a listening one is another daemon's, and this one refuses to start.
+ */
+static int socket_clear(const struct hsaqmd *d, const char *path)
+{
+	mode_t mode = 0;
+	int rc = hsaqm_sockfile_clear(path, SOCK_SEQPACKET, &mode);
+
+	switch (rc) {
+	case 0:
+		return 0;
+	case -EEXIST: /* put there since socket_not_a_socket() looked */
+		return refuse_not_a_socket(d, path, mode);
+	case -EADDRINUSE:
 		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", path);
-		close(fd);
-		return -EADDRINUSE;
+		return rc;
+	default:
+		fprintf(stderr, "hsaqmd: cannot replace the stale socket %s: %s\n", path,
+			strerror(-rc));
+		return rc;
 	}
-	close(fd);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		fprintf(stderr, "hsaqmd: cannot remove the stale socket %s: %s\n", path,
-			strerror(errno));
-		return -errno;
-	}
-	return 0;
 }
 
 int hsaqmd_listen_socket(struct hsaqmd *d)
@@ -119,7 +117,7 @@ int hsaqmd_listen_socket(struct hsaqmd *d)
 	strcpy(sa.sun_path, d->path);
 	/* What is at the path first: a file or directory named by mistake is said as such. */
 	if ((rc = socket_not_a_socket(d, d->path)) < 0 || (rc = socket_dir(d, d->path)) < 0 ||
-	    (rc = socket_clear(d, d->path, &sa)) < 0)
+	    (rc = socket_clear(d, d->path)) < 0)
 		return rc;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
