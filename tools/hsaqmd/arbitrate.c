@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "arbitrate_internal.h"
+#include "daemon_log_internal.h"
 #include "hsaqm/barrier.h"
-#include "log_internal.h"
 #include "registry_internal.h"
 
 /* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */
@@ -329,10 +329,10 @@ void hsaqmd_check_progress(struct hsaqmd *d, struct dclient *cl, uint64_t now)
 					pids[k]);
 		if (npids > 4)
 			snprintf(who + off, sizeof(who) - (size_t)off, " and others");
-		hsaqm_log_notice(NULL, "hsaqmd: pid %u (uid %u, %s) queue q%u is ready but made no "
-				 "progress for %llu ms while holding %u queue%s of %s %s: it holds "
-				 "nobody until it moves", cl->pid_ns, cl->uid, cl->comm, q->qid,
-				 (unsigned long long)((now - q->progress_ns) / 1000000ull), nheld,
-				 nheld == 1 ? "" : "s", npids == 1 ? "pid" : "pids", who);
+		hsaqmd_log_notice("pid %u (uid %u, %s) queue q%u is ready but made no progress "
+				  "for %llu ms while holding %u queue%s of %s %s: it holds nobody "
+				  "until it moves", cl->pid_ns, cl->uid, cl->comm, q->qid,
+				  (unsigned long long)((now - q->progress_ns) / 1000000ull), nheld,
+				  nheld == 1 ? "" : "s", npids == 1 ? "pid" : "pids", who);
 	}
 }

@@ -39,10 +39,10 @@
 
 #include "arbitrate_internal.h"
 #include "daemon_internal.h"
+#include "daemon_log_internal.h"
 #include "hist_internal.h"
 #include "hsaqm/barrier.h"
 #include "listen_internal.h"
-#include "log_internal.h"
 #include "path_internal.h"
 #include "policy_internal.h"
 #include "proto_internal.h"
@@ -91,7 +91,7 @@ static void poll_switch(struct hsaqmd *d, bool on)
 	}
 	if (!on)
 		hsaqmd_decide_all(d, false);
-	hsaqm_log_info("busy-polling %s (%u clients)", on ? "on" : "off", d->nclients);
+	hsaqmd_log_info("busy-polling %s (%u clients)", on ? "on" : "off", d->nclients);
 }
 
 /* Spins on the state words for up to POLL_EPOLL_NS (less at the end of a spin_us window),
@@ -151,20 +151,20 @@ static void go_realtime(struct hsaqmd *d)
 		return;
 	if (d->cfg.busy_poll || d->cfg.spin_us) {
 		if (mode == HSAQM_RT_ON)
-			fprintf(stderr, "hsaqmd: not real-time: %s would keep a core from the "
-				"threads a hand-off needs at SCHED_FIFO\n",
-				d->cfg.busy_poll ? "busy_poll" : "spin_us");
+			hsaqmd_log_notice("not real-time: %s would keep a core from the "
+					  "threads a hand-off needs at SCHED_FIFO",
+					  d->cfg.busy_poll ? "busy_poll" : "spin_us");
 		return;
 	}
 	rc = hsaqm_rt_self(mode, d->cfg.realtime_prio);
 	if (rc > 0) {
 		d->rt_prio = rc;
-		hsaqm_log_info("SCHED_FIFO priority %d", rc);
+		hsaqmd_log_info("SCHED_FIFO priority %d", rc);
 	} else {
 		/* One line, also in auto mode: under load the reaction will wait for a slice. */
-		fprintf(stderr, "hsaqmd: SCHED_FIFO not permitted (%s): reactions may wait behind "
-			"busy cores; run as root or with CAP_SYS_NICE (realtime = off silences "
-			"this)\n", strerror(-rc));
+		hsaqmd_log_notice("SCHED_FIFO not permitted (%s): reactions may wait behind "
+				  "busy cores; run as root or with CAP_SYS_NICE (realtime = off silences "
+				  "this)", strerror(-rc));
 	}
 }
 
@@ -191,12 +191,12 @@ static int daemon_setup(struct hsaqmd *d, int ready_fd)
 	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->hbfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (!d->uids) {
-		fprintf(stderr, "hsaqmd: out of memory\n");
+		hsaqmd_log_err("out of memory");
 		return -ENOMEM;
 	}
 	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0 || d->hbfd < 0) {
 		rc = -errno;
-		fprintf(stderr, "hsaqmd: cannot set up its event loop: %s\n", strerror(-rc));
+		hsaqmd_log_err("cannot set up its event loop: %s", strerror(-rc));
 		return rc;
 	}
 	if ((rc = hsaqmd_listen_socket(d)) < 0)
@@ -206,7 +206,7 @@ static int daemon_setup(struct hsaqmd *d, int ready_fd)
 	    (rc = add_watch(d, d->sfd, &d->signal_w, W_SIGNAL)) < 0 ||
 	    (rc = add_watch(d, d->hbfd, &d->beat_w, W_BEAT)) < 0 ||
 	    (timerfd_settime(d->hbfd, 0, &beat, NULL) && (rc = -errno))) {
-		fprintf(stderr, "hsaqmd: cannot set up its event loop: %s\n", strerror(-rc));
+		hsaqmd_log_err("cannot set up its event loop: %s", strerror(-rc));
 		return rc;
 	}
 	if ((rc = hsaqmd_http_setup(d)) < 0)
@@ -214,15 +214,15 @@ static int daemon_setup(struct hsaqmd *d, int ready_fd)
 	if (d->cfg.gpu_ids_mode == HSAQMD_GPU_IDS_AUTO) {
 		hsaqmd_topo_load(d);
 		if (!d->ntopo)
-			hsaqm_log_info("no GPU in %s: gpu_ids are not checked (per-uid quotas only)",
-				       d->cfg.topology);
+			hsaqmd_log_info("no GPU in %s: gpu_ids are not checked (per-uid quotas only)",
+					d->cfg.topology);
 	}
 	go_realtime(d);
-	hsaqm_log_info("listening on %s (mode %03o), policy %s", d->path, d->cfg.socket_mode,
-		       hsaqm_policy_name(d->cfg.policy.kind));
+	hsaqmd_log_info("listening on %s (mode %03o), policy %s", d->path, d->cfg.socket_mode,
+			hsaqm_policy_name(d->cfg.policy.kind));
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "ready\n", 6) < 0)
-			hsaqm_log_warn("ready fd: %s", strerror(errno));
+			hsaqmd_log_warn("ready fd: %s", strerror(errno));
 		close(ready_fd);
 	}
 	return 0;
@@ -252,7 +252,7 @@ static void on_signal(struct hsaqmd *d)
 	struct signalfd_siginfo si;
 
 	if (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
-		hsaqm_log_info("signal %u: leaving", si.ssi_signo);
+		hsaqmd_log_info("signal %u: leaving", si.ssi_signo);
 		d->stop = true;
 	}
 }
@@ -318,7 +318,7 @@ static int daemon_loop(struct hsaqmd *d)
 		if (n < 0) {
 			int rc = -errno;
 
-			fprintf(stderr, "hsaqmd: epoll_wait: %s\n", strerror(-rc));
+			hsaqmd_log_err("epoll_wait: %s", strerror(-rc));
 			return rc;
 		}
 		dispatch(d, evs, n);
@@ -376,7 +376,7 @@ int hsaqmd_run(const struct hsaqmd_config *cfg, int ready_fd)
 	if (cfg->socket_path[0])
 		snprintf(path, sizeof(path), "%s", cfg->socket_path);
 	else if ((rc = hsaqm_sock_default_daemon(path, sizeof(path))) < 0) {
-		fprintf(stderr, "hsaqmd: the default socket path is too long (XDG_RUNTIME_DIR)\n");
+		hsaqmd_log_err("the default socket path is too long (XDG_RUNTIME_DIR)");
 		goto out;
 	}
 	d->path = path;

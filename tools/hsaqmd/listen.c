@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "daemon_log_internal.h"
 #include "listen_internal.h"
 #include "path_internal.h"
 #include "registry_internal.h"
@@ -32,18 +33,18 @@ static int socket_dir(const struct hsaqmd *d, const char *path)
 		 * nobody but us may write in it. */
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			rc = -errno;
-			fprintf(stderr, "hsaqmd: cannot create %s: %s\n", dir, strerror(-rc));
+			hsaqmd_log_err("cannot create %s: %s", dir, strerror(-rc));
 			return rc;
 		}
 	}
 	rc = hsaqm_sock_dir_check(path, geteuid(), why, sizeof(why));
 	if (rc == -EPERM)
-		fprintf(stderr, "hsaqmd: refusing the socket %s%s%s: %s (another user could replace "
-			"the socket with their own daemon)\n", path,
-			d->cfg.socket_from[0] ? ", from " : " (the default)",
-			d->cfg.socket_from, why);
+		hsaqmd_log_err("refusing the socket %s%s%s: %s (another user could replace "
+			       "the socket with their own daemon)", path,
+			       d->cfg.socket_from[0] ? ", from " : " (the default)",
+			       d->cfg.socket_from, why);
 	else if (rc < 0)
-		fprintf(stderr, "hsaqmd: the directory of %s: %s\n", path, strerror(-rc));
+		hsaqmd_log_err("the directory of %s: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -64,8 +65,8 @@ static int refuse_not_a_socket(const struct hsaqmd *d, const char *path, mode_t 
 	else
 		snprintf(advice, sizeof(advice), "the path is the default: move that away, or "
 			 "give --socket or socket = in the configuration another path");
-	fprintf(stderr, "hsaqmd: %s is %s, not a socket: refusing to replace it (%s)\n", path,
-		S_ISDIR(mode) ? "a directory" : "a file", advice);
+	hsaqmd_log_err("%s is %s, not a socket: refusing to replace it (%s)", path,
+		       S_ISDIR(mode) ? "a directory" : "a file", advice);
 	return -EEXIST;
 }
 
@@ -94,11 +95,11 @@ static int socket_clear(const struct hsaqmd *d, const char *path)
 	case -EEXIST: /* put there since socket_not_a_socket() looked */
 		return refuse_not_a_socket(d, path, mode);
 	case -EADDRINUSE:
-		fprintf(stderr, "hsaqmd: another daemon listens on %s\n", path);
+		hsaqmd_log_err("another daemon listens on %s", path);
 		return rc;
 	default:
-		fprintf(stderr, "hsaqmd: cannot replace the stale socket %s: %s\n", path,
-			strerror(-rc));
+		hsaqmd_log_err("cannot replace the stale socket %s: %s", path,
+			       strerror(-rc));
 		return rc;
 	}
 }
@@ -110,8 +111,8 @@ int hsaqmd_listen_socket(struct hsaqmd *d)
 	mode_t old;
 
 	if (strlen(d->path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "hsaqmd: the socket path %s is longer than %zu bytes\n", d->path,
-			sizeof(sa.sun_path) - 1);
+		hsaqmd_log_err("the socket path %s is longer than %zu bytes", d->path,
+			       sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, d->path);
@@ -122,7 +123,7 @@ int hsaqmd_listen_socket(struct hsaqmd *d)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		rc = -errno;
-		fprintf(stderr, "hsaqmd: socket: %s\n", strerror(-rc));
+		hsaqmd_log_err("socket: %s", strerror(-rc));
 		return rc;
 	}
 	/* Bound with no permission at all, then given its mode: never briefly too open. */
@@ -133,7 +134,7 @@ int hsaqmd_listen_socket(struct hsaqmd *d)
 	    (d->cfg.socket_gid >= 0 && chown(d->path, (uid_t)-1, (gid_t)d->cfg.socket_gid) < 0) ||
 	    listen(fd, 128) < 0) {
 		rc = -errno;
-		fprintf(stderr, "hsaqmd: cannot listen on %s: %s\n", d->path, strerror(errno));
+		hsaqmd_log_err("cannot listen on %s: %s", d->path, strerror(errno));
 		close(fd);
 		return rc;
 	}

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "arbitrate_internal.h"
+#include "daemon_log_internal.h"
 #include "hist_internal.h"
 #include "hsaqm/barrier.h"
-#include "log_internal.h"
 #include "registry_internal.h"
 #include "session_internal.h"
 
@@ -33,14 +33,14 @@ static int on_queue_add(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 		return hsaqmd_send_result(d, cl, m->hdr.seq, -EEXIST, 0);
 	if (!hsaqmd_gpu_id_allowed(d, a->gpu_id)) {
 		d->st.refused_device++;
-		hsaqm_log_warn("client %u (pid %u, uid %u): gpu_id %u is not a GPU of this node: "
-			       "queue refused", cl->id, cl->pid_ns, cl->uid, a->gpu_id);
+		hsaqmd_log_warn("client %u (pid %u, uid %u): gpu_id %u is not a GPU of this node: "
+				"queue refused", cl->id, cl->pid_ns, cl->uid, a->gpu_id);
 		return hsaqmd_send_result(d, cl, m->hdr.seq, -ENODEV, 0);
 	}
 	if (hsaqmd_uid_quota(d, cl, a->gpu_id)) {
 		d->st.refused_quota++;
-		hsaqm_log_warn("client %u (pid %u, uid %u): the user's queue or device quota is "
-			       "reached: queue refused", cl->id, cl->pid_ns, cl->uid);
+		hsaqmd_log_warn("client %u (pid %u, uid %u): the user's queue or device quota is "
+				"reached: queue refused", cl->id, cl->pid_ns, cl->uid);
 		return hsaqmd_send_result(d, cl, m->hdr.seq, -EDQUOT, 0);
 	}
 	q = calloc(1, sizeof(*q));
@@ -175,7 +175,7 @@ static int on_ctl_set_prio(struct hsaqmd *d, struct dclient *cl, const struct hs
 			if (t->role == HSAQMD_ROLE_CLIENT && t->pid_ns == c->target &&
 			    hsaqmd_may_see(cl, t))
 				client_set_priority(d, t, c->priority);
-		hsaqm_log_info("uid %u set pid %u's priority to %d", cl->uid, c->target, c->priority);
+		hsaqmd_log_info("uid %u set pid %u's priority to %d", cl->uid, c->target, c->priority);
 		hsaqmd_decide_all(d, false);
 		return hsaqmd_send_result(d, cl, m->hdr.seq, 0, c->priority);
 	}
@@ -404,9 +404,9 @@ static int on_policy_set(struct hsaqmd *d, struct dclient *cl, const struct hsaq
 		memset(&dev->st, 0, sizeof(dev->st));
 		dev->dirty = true;
 	}
-	hsaqm_log_info("uid %u set the policy of %s to %s", cl->uid,
-		       e->gpu_id == HSAQMD_ALL_GPUS ? "every device" : "one device",
-		       hsaqm_policy_name(p.kind));
+	hsaqmd_log_info("uid %u set the policy of %s to %s", cl->uid,
+			e->gpu_id == HSAQMD_ALL_GPUS ? "every device" : "one device",
+			hsaqm_policy_name(p.kind));
 	hsaqmd_decide_all(d, false);
 	return hsaqmd_send_result(d, cl, m->hdr.seq, 0, 0);
 }

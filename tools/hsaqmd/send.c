@@ -143,7 +143,8 @@ static int send_raw(struct hsaqmd *d, struct dclient *cl, const void *buf, size_
 	return rc;
 }
 
-int hsaqmd_send_msg(struct hsaqmd *d, struct dclient *cl, unsigned int type, uint32_t seq, const void *body)
+int hsaqmd_send_msg(struct hsaqmd *d, struct dclient *cl, unsigned int type, uint32_t seq,
+		    const void *body)
 {
 	char buf[HSAQMD_MSG_MAX];
 	int len = hsaqmd_msg_build(buf, type, seq, body);

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "arbitrate_internal.h"
+#include "daemon_log_internal.h"
 #include "hsaqm/barrier.h"
-#include "log_internal.h"
 #include "registry_internal.h"
 #include "session_internal.h"
 
@@ -47,8 +47,8 @@ void hsaqmd_client_drop(struct hsaqmd *d, struct dclient *cl, const char *why)
 	if (cl->u)
 		cl->u->conns--;
 	hsaqmd_outq_free(&cl->out);
-	hsaqm_log_info("client %u (pid %u, uid %u, %s) leaves: %s", cl->id, cl->pid_ns, cl->uid,
-		       cl->comm, why);
+	hsaqmd_log_info("client %u (pid %u, uid %u, %s) leaves: %s", cl->id, cl->pid_ns, cl->uid,
+			cl->comm, why);
 	if (cl->nqueues)
 		d->st.clients_lost++;
 	cl->dead = true;
@@ -91,7 +91,7 @@ void hsaqmd_clients_accept(struct hsaqmd *d)
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				hsaqm_log_warn("accept: %s", strerror(errno));
+				hsaqmd_log_warn("accept: %s", strerror(errno));
 			return;
 		}
 		struct duid *u = NULL;
@@ -101,7 +101,7 @@ void hsaqmd_clients_accept(struct hsaqmd *d)
 		if (no) {
 			/* Closed at once: the peer sees its connection reset, and the slot stays
 			 * free for the others (a client retries with back-off). */
-			hsaqm_log_warn("connection of uid %u refused: %s", (unsigned int)cred.uid, no);
+			hsaqmd_log_warn("connection of uid %u refused: %s", (unsigned int)cred.uid, no);
 			close(fd);
 			continue;
 		}
@@ -213,8 +213,8 @@ int hsaqmd_client_hello(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	client_comm(cl, h->comm);
 	cl->priority = h->priority > cl->cap ? cl->cap : h->priority;
 	if (cl->priority != h->priority)
-		hsaqm_log_warn("client %u (pid %u, uid %u): priority %d capped to %d", cl->id,
-			       cl->pid_ns, cl->uid, h->priority, cl->priority);
+		hsaqmd_log_warn("client %u (pid %u, uid %u): priority %d capped to %d", cl->id,
+				cl->pid_ns, cl->uid, h->priority, cl->priority);
 	ok.client_id = cl->id;
 	ok.priority = cl->priority;
 	ok.daemon_pid = (uint32_t)getpid();
@@ -247,8 +247,8 @@ int hsaqmd_client_hello(struct hsaqmd *d, struct dclient *cl, const struct hsaqm
 	len = hsaqmd_msg_build(buf, HSAQMD_HELLO_OK, m->hdr.seq, &ok);
 	rc = hsaqmd_send_fds(cl, buf, (size_t)len, fds, 3);
 	close(memfd); /* the mapping keeps the memory; the client has its own fd */
-	hsaqm_log_info("client %u: pid %u (%u here), uid %u, %s, priority %d", cl->id, cl->pid,
-		       cl->pid_ns, cl->uid, cl->comm, cl->priority);
+	hsaqmd_log_info("client %u: pid %u (%u here), uid %u, %s, priority %d", cl->id, cl->pid,
+			cl->pid_ns, cl->uid, cl->comm, cl->priority);
 	return rc;
 }
 
@@ -308,9 +308,9 @@ void hsaqmd_client_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
 
 		if (rc == -EBADMSG || rc == -EPROTONOSUPPORT) {
 			d->st.bad_messages++;
-			hsaqm_log_warn("client %u (pid %u, uid %u): %s message: closing", cl->id,
-				       cl->pid_ns, cl->uid,
-				       rc == -EBADMSG ? "malformed" : "unsupported protocol version");
+			hsaqmd_log_warn("client %u (pid %u, uid %u): %s message: closing", cl->id,
+					cl->pid_ns, cl->uid,
+					rc == -EBADMSG ? "malformed" : "unsupported protocol version");
 			hsaqmd_client_drop(d, cl, "malformed message");
 			return;
 		}
