@@ -4,11 +4,17 @@
  * registered process; what each uid holds (docs/daemon.md "Security model"); which gpu_ids
  * exist; who may see whom.
  *
- * The daemon is not a second scheduler. lib/sched.c keeps a device's own xqueues, and applies
- * the decision to them (it holds and releases work: gates, suspension, markers). This registry
- * keeps other processes' queues, which it can neither hold nor release: it only decides which
- * of them must hold and says so in their command words; each process's lib applies that to
- * its own queues. Both feed hsaqm_policy_decide() the same descriptors (policy_internal.h).
+ * The daemon is not a second scheduler (docs/daemon.md "Priorities and policies"): it decides
+ * which processes' queues must hold on each device, across processes, at each process's
+ * priority; lib decides which of a process's own queues run, and applies both decisions to
+ * the hardware (gates, suspension, inheritance, fallback). lib/sched.c's struct hsaqm_dev
+ * keeps the process's own xqueues under the device lock; struct ddev here keeps records of
+ * other processes' queues, which the daemon can neither hold nor release: a slot in their
+ * client's shared memory, the last command, the hand-off's stamps, the liveness clock. What is
+ * the same in both is shared: the policy's input (struct hsaqm_policy_queue) and
+ * hsaqm_policy_decide(). The array bookkeeping around it (grow by doubling, swap the last in)
+ * looks alike but is not shared: a common container would change fields of struct hsaqm_dev
+ * that four files of lib/ index directly, for about 25 lines.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -98,7 +104,9 @@ int hsaqmd_dev_add_queue(struct ddev *dev, struct dqueue *q)
 		dev->cap = cap;
 	}
 	memset(&dev->pq[dev->n], 0, sizeof(dev->pq[0]));
-	/* A new queue has not run yet: the policy's "run" starts as what the command says. */
+	/* A new queue has not run yet: the policy's "run" starts as what the command says (run),
+	 * so a decision that lets it run sends nothing. lib starts its own at zero instead and
+	 * applies the first decision to the queue itself. */
 	dev->pq[dev->n].run = true;
 	dev->q[dev->n] = q;
 	q->dev = dev;
