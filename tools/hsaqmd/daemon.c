@@ -83,8 +83,8 @@ static void poll_switch(struct hsaqmd *d, bool on)
 		if (cl->role != HSAQMD_ROLE_CLIENT || cl->dead || !cl->shm)
 			continue;
 		/* Off: clear the flags before the final read, so a store after it kicks (as
-		 * on_kick). On: a client that still finds the flag clear kicks once; on_kick
-		 * then sets it. */
+		 * hsaqmd_client_kicked() does). On: a client that still finds the flag clear kicks
+		 * once; hsaqmd_client_kicked() then sets it. */
 		hsaqm_exchange(&cl->shm->kick_daemon, on ? 1u : 0u);
 		if (!on)
 			hsaqmd_scan_states(cl);

@@ -85,7 +85,7 @@ struct dqueue {
 	/* Ready, not held, holding others' ready queues, and no progress for hold_progress_ms:
 	 * treated as idle until the word moves. Never set for a queue we hold. */
 	bool stalled;
-	uint64_t stalls;     /* times it was found so (check_progress()) */
+	uint64_t stalls;     /* times it was found so (hsaqmd_check_progress()) */
 	uint64_t held_ns;    /* time commanded to hold, closed holds */
 	uint64_t hold_since_ns;
 	char mech[HSAQMD_MECH_LEN];
@@ -144,7 +144,7 @@ struct dclient {
 	struct dqueue *slot[HSAQMD_SLOTS];
 	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
 	unsigned int nqueues;
-	/* dev_decide() scratch: the highest priority among its ready queues on that device. */
+	/* hsaqmd_dev_decide() scratch: the highest priority among its ready queues on that device. */
 	bool arb_set;
 	int arb_prio;
 };

@@ -269,7 +269,7 @@ void hsaqmd_client_sock(struct hsaqmd *d, struct dclient *cl, uint32_t events)
 			return;
 		}
 	}
-	/* Replies wait: read nothing more until they are taken (sock_events). */
+	/* Replies wait: read nothing more until they are taken (send.c, sock_events()). */
 	for (int budget = 64; budget > 0 && !cl->dead && hsaqmd_outq_empty(&cl->out); budget--) {
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf,
