@@ -48,6 +48,7 @@
 #include "kfd_face_internal.h"
 #include "log_internal.h"
 #include "shared_internal.h"
+#include "sockfile_internal.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -862,31 +863,26 @@ static void accept_one(struct hsaqm_sim *sim)
 	}
 }
 
-/* Bind @path; a socket file nobody listens on (a device that died) is replaced. */
+/*
+ * Bind @path; a socket file nobody listens on (a device that died) is replaced, by lib's one
+ * rule (sockfile_internal.h): a live device's socket and a file that is not a socket never
+ * are. Return: 0; -EEXIST (not a socket); -EADDRINUSE (a live device); another -errno.
+ */
 static int bind_path(int fd, const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int err;
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
 		return 0;
 	if (errno != EADDRINUSE)
 		return -errno;
-	/* Only ever a socket is replaced: a file at the path is somebody's data. */
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+	err = hsaqm_sockfile_clear(path, SOCK_SEQPACKET, NULL);
+	if (err == -EEXIST)
 		hsaqm_log_err("%s exists and is not a socket: refusing to replace it", path);
-		return -EEXIST;
-	}
-	int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (probe < 0)
-		return -EADDRINUSE;
-	int r = connect(probe, (struct sockaddr *)&a, sizeof(a));
-	int cerr = errno;
-	close(probe);
-	if (r == 0 || cerr != ECONNREFUSED)
-		return -EADDRINUSE; /* a live device listens there */
-	unlink(path);
+	if (err)
+		return err;
 	return bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 ? 0 : -errno;
 }
 

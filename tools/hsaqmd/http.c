@@ -27,9 +27,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log_internal.h"
+#include "daemon_log_internal.h"
 #include "path_internal.h"
 #include "registry_internal.h"
+#include "sockfile_internal.h"
 
 #define HTTP_MAX_CONNS 8
 #define HTTP_REQUEST_MS 2000u
@@ -62,28 +63,31 @@ static int bind_unix(struct hsaqmd *d, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char why[PATH_MAX + 96];
-	struct stat st;
 	int fd, rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "hsaqmd: metrics_listen %s: the path is too long\n", path);
+		hsaqmd_log_err("metrics_listen %s: the path is too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
 	rc = hsaqm_sock_dir_check(path, geteuid(), why, sizeof(why));
 	if (rc) {
-		fprintf(stderr, "hsaqmd: metrics_listen %s: %s\n", path,
-			rc == -EPERM ? why : strerror(-rc));
+		hsaqmd_log_err("metrics_listen %s: %s", path,
+			       rc == -EPERM ? why : strerror(-rc));
 		return rc;
 	}
-	/* Only a socket is ever replaced (a stale one of a daemon that died). */
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			fprintf(stderr, "hsaqmd: metrics_listen %s is not a socket: refusing to "
-				"replace it\n", path);
-			return -EEXIST;
-		}
-		unlink(path);
+	/* Only a socket nobody answers on is replaced (a daemon that died): lib's one rule
+	 * (sockfile_internal.h), the same as for the daemon's own socket. */
+	rc = hsaqm_sockfile_clear(path, SOCK_STREAM, NULL);
+	if (rc == -EEXIST) {
+		hsaqmd_log_err("metrics_listen %s is not a socket: refusing to "
+			       "replace it", path);
+		return rc;
+	}
+	if (rc) {
+		hsaqmd_log_err("metrics_listen %s: %s", path,
+			       rc == -EADDRINUSE ? "somebody listens there" : strerror(-rc));
+		return rc;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
@@ -91,8 +95,8 @@ static int bind_unix(struct hsaqmd *d, const char *path)
 	    (d->cfg.socket_gid >= 0 && chown(path, (uid_t)-1, (gid_t)d->cfg.socket_gid) < 0) ||
 	    listen(fd, 16) < 0) {
 		rc = -errno;
-		fprintf(stderr, "hsaqmd: metrics_listen %s: cannot listen: %s\n", path,
-			strerror(-rc));
+		hsaqmd_log_err("metrics_listen %s: cannot listen: %s", path,
+			       strerror(-rc));
 		if (fd >= 0)
 			close(fd);
 		return rc;
@@ -124,13 +128,13 @@ static int bind_tcp(const char *spec)
 	}
 	rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc) {
-		fprintf(stderr, "hsaqmd: metrics_listen %s: %s\n", spec, gai_strerror(rc));
+		hsaqmd_log_err("metrics_listen %s: %s", spec, gai_strerror(rc));
 		return -EINVAL;
 	}
 	if (!loopback(ai->ai_addr)) {
-		fprintf(stderr, "hsaqmd: metrics_listen %s is not a loopback address: the metrics "
-			"name every process (use 127.0.0.1:PORT, [::1]:PORT or a socket path)\n",
-			spec);
+		hsaqmd_log_err("metrics_listen %s is not a loopback address: the metrics "
+			       "name every process (use 127.0.0.1:PORT, [::1]:PORT or a socket path)",
+			       spec);
 		freeaddrinfo(ai);
 		return -EINVAL;
 	}
@@ -140,8 +144,8 @@ static int bind_tcp(const char *spec)
 	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 16) < 0) {
 		rc = -errno;
 		/* A refused bind says why: the port taken, not permitted... */
-		fprintf(stderr, "hsaqmd: metrics_listen %s: cannot bind: %s\n", spec,
-			strerror(-rc));
+		hsaqmd_log_err("metrics_listen %s: cannot bind: %s", spec,
+			       strerror(-rc));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(ai);
@@ -150,8 +154,8 @@ static int bind_tcp(const char *spec)
 	freeaddrinfo(ai);
 	return fd;
 bad:
-	fprintf(stderr, "hsaqmd: metrics_listen \"%s\" is not HOST:PORT, [V6]:PORT or an absolute "
-		"socket path\n", spec);
+	hsaqmd_log_err("metrics_listen \"%s\" is not HOST:PORT, [V6]:PORT or an absolute "
+		       "socket path", spec);
 	return -EINVAL;
 }
 
@@ -171,12 +175,12 @@ int hsaqmd_http_setup(struct hsaqmd *d)
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		int rc = -errno;
 
-		fprintf(stderr, "hsaqmd: metrics_listen: %s\n", strerror(-rc));
+		hsaqmd_log_err("metrics_listen: %s", strerror(-rc));
 		close(fd);
 		return rc;
 	}
 	d->http_fd = fd;
-	hsaqm_log_info("metrics on %s", spec);
+	hsaqmd_log_info("metrics on %s", spec);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * registry_internal.h - hsaqmd's state: the registry of clients, their queues and the devices,
- * the event loop's watches (daemon.c), and what the metrics (metrics.c) and the metrics
- * endpoint (http.c) read of it. Everything here lives on the daemon's one thread.
+ * registry_internal.h - hsaqmd's state: the registry of clients, their queues and the devices
+ * (registry.c), the event loop's watches (daemon.c), and what the metrics (metrics.c) and the
+ * metrics endpoint (http.c) read of it. Everything here lives on the daemon's one thread.
  */
 #ifndef HSAQM_HSAQMD_REGISTRY_INTERNAL_H
 #define HSAQM_HSAQMD_REGISTRY_INTERNAL_H
@@ -85,7 +85,7 @@ struct dqueue {
 	/* Ready, not held, holding others' ready queues, and no progress for hold_progress_ms:
 	 * treated as idle until the word moves. Never set for a queue we hold. */
 	bool stalled;
-	uint64_t stalls;     /* times it was found so (check_progress()) */
+	uint64_t stalls;     /* times it was found so (hsaqmd_check_progress()) */
 	uint64_t held_ns;    /* time commanded to hold, closed holds */
 	uint64_t hold_since_ns;
 	char mech[HSAQMD_MECH_LEN];
@@ -144,7 +144,7 @@ struct dclient {
 	struct dqueue *slot[HSAQMD_SLOTS];
 	uint32_t slot_seq[HSAQMD_SLOTS]; /* command sequence per slot, kept across reuse */
 	unsigned int nqueues;
-	/* dev_decide() scratch: the highest priority among its ready queues on that device. */
+	/* hsaqmd_dev_decide() scratch: the highest priority among its ready queues on that device. */
 	bool arb_set;
 	int arb_prio;
 };
@@ -190,6 +190,36 @@ struct http_conn;
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t hsaqmd_now_ns(void);
+
+/* ---- registry.c: devices, uids, gpu_ids ---- */
+
+/* The device of @gpu_id, or NULL; hsaqmd_dev_get() makes it (NULL: out of memory, or
+ * MAX_DEVICES reached). */
+struct ddev *hsaqmd_dev_find(struct hsaqmd *d, uint32_t gpu_id);
+struct ddev *hsaqmd_dev_get(struct hsaqmd *d, uint32_t gpu_id);
+
+/* A device without queues and without a policy of its own is forgotten. */
+void hsaqmd_dev_maybe_free(struct hsaqmd *d, struct ddev *dev);
+
+/* Add @q to @dev's queues (and the policy's input beside them). Return: 0; -ENOMEM. */
+int hsaqmd_dev_add_queue(struct ddev *dev, struct dqueue *q);
+void hsaqmd_dev_remove_queue(struct ddev *dev, struct dqueue *q);
+
+/* Root and the daemon's own user: no per-uid limit, the reserved slots, everyone in LIST. */
+bool hsaqmd_uid_privileged(uint32_t uid);
+
+/* Whether a new connection of @uid may have a slot (*@u its uid's entry): NULL, or why not
+ * (the refusal counted). */
+const char *hsaqmd_uid_admit(struct hsaqmd *d, uint32_t uid, struct duid **u);
+
+/* Whether @cl's uid may add a queue on @gpu_id. Return: 0; -EDQUOT. */
+int hsaqmd_uid_quota(struct hsaqmd *d, struct dclient *cl, uint32_t gpu_id);
+
+/* The gpu_ids of the node's GPUs, read from the KFD topology (cfg.topology). */
+void hsaqmd_topo_load(struct hsaqmd *d);
+
+/* Whether a queue may name @gpu_id (cfg.gpu_ids). */
+bool hsaqmd_gpu_id_allowed(struct hsaqmd *d, uint32_t gpu_id);
 
 /* Time every hold acked since its command (the figures read next include it). */
 void hsaqmd_harvest_all(struct hsaqmd *d);
