@@ -385,6 +385,58 @@ static void test_json_writer_separates_members_at_every_depth(void)
 	free(buf);
 }
 
+/* A document for people: indented members, empty containers as [] and {}, inline lists on a line. */
+static void test_json_writer_indents_and_keeps_inline_lists_on_one_line(void)
+{
+	struct hsaqm_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	hsaqm_json_init_pretty(&j, f, 2);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "a", 1);
+	hsaqm_json_begin_array(&j, "empty");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "l");
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_null(&j, "n");
+	hsaqm_json_begin_inline_array(&j, "in");
+	hsaqm_json_uint(&j, NULL, 1);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_uint(&j, "x", 2);
+	hsaqm_json_bool(&j, "y", false);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_object(&j, "o");
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_object(&j);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "{\n  \"a\": 1,\n  \"empty\": [],\n  \"l\": [\n    {\n"
+				    "      \"n\": null,\n      \"in\": [1, {\"x\": 2, \"y\": false}]\n"
+				    "    }\n  ],\n  \"o\": {}\n}");
+	CU_ASSERT(t_json_valid(buf));
+	free(buf);
+	/* Indent 0: one line, ", " and ": " (hsaqmctl's documents). */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	hsaqm_json_init_pretty(&j, f, 0);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "a", 1);
+	hsaqm_json_begin_array(&j, "b");
+	hsaqm_json_string(&j, NULL, "c");
+	hsaqm_json_string(&j, NULL, "d");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "{\"a\": 1, \"b\": [\"c\", \"d\"]}");
+	free(buf);
+}
+
 static const struct t_case stats_cases[] = {
 	T_CASE(test_json_checker_rejects_broken_documents),
 	T_CASE(test_latency_is_doorbell_to_marker_per_batch),
@@ -399,6 +451,7 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_stats_json_of_empty_context_parses),
 	T_CASE(test_one_queue_json_is_the_ctx_documents_entry_with_extra_members),
 	T_CASE(test_json_writer_separates_members_at_every_depth),
+	T_CASE(test_json_writer_indents_and_keeps_inline_lists_on_one_line),
 	T_CASE(test_priority_conflicts_are_counted_per_queue),
 	T_CASES_END,
 };
