@@ -227,22 +227,11 @@ static inline void hsaqm_json_number(struct hsaqm_json *j, const char *key, doub
 		fputs("null", j->f);
 }
 
-/* A value already written as JSON by someone else (NULL: null), e.g. a retired queue's object. */
+/* A value already written as JSON by someone else (NULL: null), e.g. a trace event's arguments. */
 static inline void hsaqm_json_raw(struct hsaqm_json *j, const char *key, const char *json)
 {
 	hsaqm_json_key(j, key);
 	fputs(json ? json : "null", j->f);
-}
-
-/*
- * Members already written as JSON ("\"a\":1,\"b\":{...}": no braces, no leading or trailing
- * comma), appended to the current object: how an extension adds fields to an object another
- * writer opened (hsaqm_xq_stats_json()).
- */
-static inline void hsaqm_json_members(struct hsaqm_json *j, const char *members)
-{
-	hsaqm_json_key(j, NULL);
-	fputs(members, j->f);
 }
 
 #endif /* HSAQM_JSON_INTERNAL_H */
