@@ -2,10 +2,11 @@
 /*
  * json_internal.h - the one JSON writer of the project's C code: lib's statistics (and the
  * tool library's, which extends lib's per-queue objects), the device model's trace, the
- * workload runner's documents. Header-only and private: a writer is not worth an export of
- * libhsaqm.so, and every user compiles the same code.
+ * workload runner's documents, the probe's report, hsaqmctl's. Header-only and private: a
+ * writer is not worth an export of libhsaqm.so, and every user compiles the same code.
  *
- * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace). It
+ * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace) unless
+ * begun with hsaqm_json_init_pretty() (below). It
  * keeps the commas: every member call writes its own separator, so a field is added (or
  * left out) with one line, in any order, and an extension can append members to an object
  * it did not open.
