@@ -103,7 +103,11 @@ static void test_registry_lists_processes_and_queues(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"priority\": 7"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"gpu_id\": 4001"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"gpu_id\": 4002"));
+	/* A queue's members carry lib's names (docs/stats.md), version 2 of the document. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"effective_level\": \"lv2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"preempted_ns\": 0,"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\"held_s\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"version\": 2,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p, "\"state\": \"idle\""));
 	char uid[32];
 
