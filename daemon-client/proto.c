@@ -13,6 +13,7 @@
 /* Per-process priorities take the public range; a queue's adjustment may span it twice. */
 #define PRIO_ADJ_MAX (2 * HSAQM_PRIORITY_MAX)
 
+/* Known types by their name (a type without one is unknown), and their body sizes. */
 static const struct {
 	const char *name;
 	int size;
@@ -44,13 +45,6 @@ int hsaqmd_msg_body_size(unsigned int type)
 	if (type == 0 || type > HSAQMD_TYPE_MAX || !types[type].name)
 		return -1;
 	return types[type].size;
-}
-
-const char *hsaqmd_type_name(unsigned int type)
-{
-	if (hsaqmd_msg_body_size(type) < 0)
-		return "?";
-	return types[type].name;
 }
 
 static int prio_ok(int32_t p)

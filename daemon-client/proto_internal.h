@@ -315,9 +315,6 @@ int hsaqmd_msg_body_size(unsigned int type);
  */
 int hsaqmd_msg_build(void *buf, unsigned int type, uint32_t seq, const void *body);
 
-/* hsaqmd_type_name() - a message type's name, "?" for an unknown one. */
-const char *hsaqmd_type_name(unsigned int type);
-
 /* ---- Shared memory (one memfd per client, HSAQMD_SHM_SIZE bytes, sealed) ---- */
 
 struct hsaqmd_shm_slot {

@@ -265,14 +265,9 @@ uint32_t hsaqm_xq_get_id(const struct hsaqm_xq *xq)
 	return hsaqm_xq_valid(xq) ? xq_dep_id(xq) : 0;
 }
 
-int hsaqm_xq_get_deps(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps)
+void hsaqm_xq_deps_locked(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps)
 {
-	if (!hsaqm_xq_valid(xq) || !deps) {
-		hsaqm_log_err("hsaqm_xq_get_deps: %s is NULL or foreign", deps ? "the queue" : "deps");
-		return -EINVAL;
-	}
 	memset(deps, 0, sizeof(*deps));
-	pthread_mutex_lock(&xq->dev->lock);
 	deps->waits = xq->dep_waits;
 	deps->inherited = xq->dep_inherited;
 	deps->stalls = xq->dep_stalls;
@@ -281,6 +276,16 @@ int hsaqm_xq_get_deps(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps)
 	deps->stalled = xq->stalled;
 	deps->waiting_on = xq->ndeps ? xq->deps[0].on_id : 0;
 	deps->upto = xq->inherit_only ? xq->inh_upto : 0;
+}
+
+int hsaqm_xq_get_deps(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps)
+{
+	if (!hsaqm_xq_valid(xq) || !deps) {
+		hsaqm_log_err("hsaqm_xq_get_deps: %s is NULL or foreign", deps ? "the queue" : "deps");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&xq->dev->lock);
+	hsaqm_xq_deps_locked(xq, deps);
 	pthread_mutex_unlock(&xq->dev->lock);
 	return 0;
 }

@@ -2,10 +2,11 @@
 /*
  * json_internal.h - the one JSON writer of the project's C code: lib's statistics (and the
  * tool library's, which extends lib's per-queue objects), the device model's trace, the
- * workload runner's documents. Header-only and private: a writer is not worth an export of
- * libhsaqm.so, and every user compiles the same code.
+ * workload runner's documents, the probe's report, hsaqmctl's. Header-only and private: a
+ * writer is not worth an export of libhsaqm.so, and every user compiles the same code.
  *
- * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace). It
+ * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace) unless
+ * begun with hsaqm_json_init_pretty() (below). It
  * keeps the commas: every member call writes its own separator, so a field is added (or
  * left out) with one line, in any order, and an extension can append members to an object
  * it did not open.
@@ -23,6 +24,13 @@
  *
  * Inside an array the key is NULL. Nesting is limited to HSAQM_JSON_DEPTH_MAX levels; the
  * writer does not check that containers are closed in order (its callers are code, not data).
+ *
+ * Documents a person reads (the probe's report, hsaqmctl's) start with hsaqm_json_init_pretty()
+ * instead: "key": value with a space, and with @indent > 0 every member on a line of its own,
+ * @indent spaces deeper than its container, the container's end on a line at the container's
+ * own depth ("[]" and "{}" when empty); with @indent 0 one line, members apart by ", ". A
+ * short container inside an indented document stays on one line when begun with
+ * hsaqm_json_begin_inline_object() or _array() ("active": [1, 2]), and so do its children.
  */
 #ifndef HSAQM_JSON_INTERNAL_H
 #define HSAQM_JSON_INTERNAL_H
@@ -38,6 +46,10 @@ struct hsaqm_json {
 	FILE *f;
 	unsigned int depth;
 	uint64_t more; /* bit d: the container at depth d has a member already (a comma first) */
+	/* Pretty documents only (hsaqm_json_init_pretty()); 0 for the compact form. */
+	unsigned int indent; /* spaces per depth; 0: one line */
+	bool spaced;         /* ": " and ", " rather than ":" and "," */
+	uint64_t inline_;    /* bit d: the container at depth d stays on one line */
 };
 
 /* Writes @s as a JSON string: quotes, backslash escapes, control characters as \u00XX. */
@@ -60,6 +72,26 @@ static inline void hsaqm_json_init(struct hsaqm_json *j, FILE *f)
 	j->f = f;
 	j->depth = 0;
 	j->more = 0;
+	j->indent = 0;
+	j->spaced = false;
+	j->inline_ = 0;
+}
+
+/* A document for people: see the top of this file. */
+static inline void hsaqm_json_init_pretty(struct hsaqm_json *j, FILE *f, unsigned int indent)
+{
+	hsaqm_json_init(j, f);
+	j->indent = indent;
+	j->spaced = true;
+}
+
+/* A new line at @depth's indentation, in an indented document outside inline containers. */
+static inline bool hsaqm_json_newline(struct hsaqm_json *j, unsigned int depth)
+{
+	if (!j->indent || (j->inline_ & (1ull << j->depth)))
+		return false;
+	fprintf(j->f, "\n%*s", (int)(j->indent * depth), "");
+	return true;
 }
 
 /*
@@ -72,24 +104,37 @@ static inline void hsaqm_json_key(struct hsaqm_json *j, const char *key)
 
 	if (j->more & bit)
 		fputc(',', j->f);
+	/* The top-level value starts where the document does. */
+	if (!(j->depth && hsaqm_json_newline(j, j->depth)) && (j->more & bit) && j->spaced)
+		fputc(' ', j->f);
 	j->more |= bit;
 	if (key) {
 		hsaqm_json_str(j->f, key);
-		fputc(':', j->f);
+		fputs(j->spaced ? ": " : ":", j->f);
 	}
 }
 
 static inline void hsaqm_json_begin(struct hsaqm_json *j, const char *key, char open)
 {
+	bool in_line = j->inline_ & (1ull << j->depth);
+
 	hsaqm_json_key(j, key);
 	fputc(open, j->f);
 	if (j->depth < HSAQM_JSON_DEPTH_MAX)
 		j->depth++;
 	j->more &= ~(1ull << j->depth);
+	/* Inside an inline container everything stays on its line. */
+	if (in_line)
+		j->inline_ |= 1ull << j->depth;
+	else
+		j->inline_ &= ~(1ull << j->depth);
 }
 
 static inline void hsaqm_json_end(struct hsaqm_json *j, char close)
 {
+	/* An empty container ends where it began: "[]", "{}". */
+	if (j->depth && (j->more & (1ull << j->depth)))
+		hsaqm_json_newline(j, j->depth - 1);
 	fputc(close, j->f);
 	if (j->depth)
 		j->depth--;
@@ -113,6 +158,19 @@ static inline void hsaqm_json_begin_array(struct hsaqm_json *j, const char *key)
 static inline void hsaqm_json_end_array(struct hsaqm_json *j)
 {
 	hsaqm_json_end(j, ']');
+}
+
+/* Containers kept on one line in an indented document (the same as the above otherwise). */
+static inline void hsaqm_json_begin_inline_object(struct hsaqm_json *j, const char *key)
+{
+	hsaqm_json_begin(j, key, '{');
+	j->inline_ |= 1ull << j->depth;
+}
+
+static inline void hsaqm_json_begin_inline_array(struct hsaqm_json *j, const char *key)
+{
+	hsaqm_json_begin(j, key, '[');
+	j->inline_ |= 1ull << j->depth;
 }
 
 /* A string member (NULL is written as ""). */
@@ -140,6 +198,13 @@ static inline void hsaqm_json_bool(struct hsaqm_json *j, const char *key, bool v
 	fputs(v ? "true" : "false", j->f);
 }
 
+/* A null member: a value that is unknown or absent ("hqds": null). */
+static inline void hsaqm_json_null(struct hsaqm_json *j, const char *key)
+{
+	hsaqm_json_key(j, key);
+	fputs("null", j->f);
+}
+
 /*
  * Numbers that are not integers: with @decimals digits after the point ("%.*f"), or with
  * @significant digits ("%.*g"). NaN and the infinities, which JSON cannot hold, are null.
@@ -163,22 +228,11 @@ static inline void hsaqm_json_number(struct hsaqm_json *j, const char *key, doub
 		fputs("null", j->f);
 }
 
-/* A value already written as JSON by someone else (NULL: null), e.g. a retired queue's object. */
+/* A value already written as JSON by someone else (NULL: null), e.g. a trace event's arguments. */
 static inline void hsaqm_json_raw(struct hsaqm_json *j, const char *key, const char *json)
 {
 	hsaqm_json_key(j, key);
 	fputs(json ? json : "null", j->f);
-}
-
-/*
- * Members already written as JSON ("\"a\":1,\"b\":{...}": no braces, no leading or trailing
- * comma), appended to the current object: how an extension adds fields to an object another
- * writer opened (hsaqm_xq_stats_json()).
- */
-static inline void hsaqm_json_members(struct hsaqm_json *j, const char *members)
-{
-	hsaqm_json_key(j, NULL);
-	fputs(members, j->f);
 }
 
 #endif /* HSAQM_JSON_INTERNAL_H */

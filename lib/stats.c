@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Names, per-queue statistics and their JSON export (schema: docs/stats.md). */
+/* Names, per-queue statistics and reports, and their JSON serialisation (schema: docs/stats.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "json_internal.h"
 #include "log_internal.h"
+#include "stats_internal.h"
 #include "xq_internal.h"
 
 const char *hsaqm_level_name(enum hsaqm_level level)
@@ -114,68 +115,32 @@ int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq)
 	return 0;
 }
 
-/*
- * One queue's object of the "queues" array (docs/stats.md). Under dev->lock. @extra: members
- * an integration adds (hsaqm_xq_stats_json()), already rendered, or NULL.
- */
-static void json_xq(struct hsaqm_json *j, const struct hsaqm_xq *xq, uint64_t now,
-		    const char *extra)
+/* hsaqm_xq_get_report()'s answer, under dev->lock. */
+static void xq_report_locked(const struct hsaqm_xq *xq, uint64_t now, struct hsaqm_xq_report *r)
 {
-	struct hsaqm_xq_stats st;
-	char reason[128], mreason[192];
-	enum hsaqm_mechanism mech;
+	memset(r, 0, sizeof(*r));
+	r->id = hsaqm_xq_get_id(xq);
+	hsaqm_xq_info_locked(xq, &r->info);
+	xq_stats_locked(xq, now, &r->stats);
+	hsaqm_xq_deps_locked(xq, &r->deps);
+	r->spatial_in_force = hsaqm_engine_spatial(xq);
+	r->lv1_threshold = xq->lv1_threshold;
+	r->lv1_batch = xq->lv1_batch;
+	r->lv2_interval = xq->lv2_interval;
+	r->latency_min_ns = xq->hist.min_ns;
+}
 
-	xq_stats_locked(xq, now, &st);
-	hsaqm_engine_reason(xq, reason, sizeof(reason));
-	mech = hsaqm_engine_mechanism(xq, mreason, sizeof(mreason));
-	hsaqm_json_begin_object(j, NULL);
-	hsaqm_json_string(j, "name", xq->name);
-	hsaqm_json_uint(j, "device", xq->dev->id);
-	hsaqm_json_int(j, "priority", xq->priority);
-	hsaqm_json_uint(j, "group", xq->group);
-	hsaqm_json_uint(j, "share_permille", xq->share);
-	hsaqm_json_string(j, "requested_level", hsaqm_level_name(st.requested_level));
-	hsaqm_json_string(j, "effective_level", hsaqm_level_name(st.effective_level));
-	hsaqm_json_string(j, "level_reason", reason);
-	/* How it is stopped (DBG_TRAP, UPDATE_QUEUE, the gate) and why; its CU reserve. */
-	hsaqm_json_string(j, "mechanism", hsaqm_mechanism_name(mech));
-	hsaqm_json_string(j, "mechanism_reason", mreason);
-	hsaqm_json_string(j, "spatial", hsaqm_spatial_name((enum hsaqm_spatial)xq->spatial));
-	hsaqm_json_string(j, "spatial_in_force", hsaqm_spatial_name(hsaqm_engine_spatial(xq)));
-	hsaqm_json_uint(j, "cu_reserve_permille", xq->reserve);
-	hsaqm_json_bool(j, "confined", xq->confined);
-	hsaqm_json_uint(j, "confinements", xq->confinements);
-	hsaqm_json_string(j, "state", hsaqm_xq_state_name(hsaqm_engine_state(xq)));
-	hsaqm_json_bool(j, "held_by_hand", xq->by_hand);
-	hsaqm_json_bool(j, "failed_open", xq->failed_open);
-	hsaqm_json_uint(j, "lv1_threshold", xq->lv1_threshold);
-	hsaqm_json_uint(j, "lv1_batch", xq->lv1_batch);
-	hsaqm_json_uint(j, "lv2_interval", xq->lv2_interval);
-	hsaqm_json_uint(j, "submitted", st.submitted);
-	hsaqm_json_uint(j, "released", st.released);
-	hsaqm_json_uint(j, "completed", st.completed);
-	hsaqm_json_uint(j, "preemptions", st.preemptions);
-	hsaqm_json_uint(j, "preempted_ns", st.preempted_ns);
-	hsaqm_json_uint(j, "guardians", st.guardians);
-	hsaqm_json_uint(j, "markers", st.markers);
-	hsaqm_json_uint(j, "priority_conflicts", st.priority_conflicts);
-	/* Dependencies (docs/lib.md): what waits told lib, and what lib did about them. */
-	hsaqm_json_uint(j, "dep_waits", xq->dep_waits);
-	hsaqm_json_uint(j, "dep_inherited", xq->dep_inherited);
-	hsaqm_json_uint(j, "dep_stalls", xq->dep_stalls);
-	hsaqm_json_bool(j, "dep_inheriting", xq->inherit_only);
-	hsaqm_json_bool(j, "dep_stalled", xq->stalled);
-	hsaqm_json_begin_object(j, "latency_ns");
-	hsaqm_json_uint(j, "count", st.latency_count);
-	hsaqm_json_uint(j, "min", xq->hist.min_ns);
-	hsaqm_json_uint(j, "p50", st.latency_p50_ns);
-	hsaqm_json_uint(j, "p99", st.latency_p99_ns);
-	hsaqm_json_uint(j, "p999", st.latency_p999_ns);
-	hsaqm_json_uint(j, "max", st.latency_max_ns);
-	hsaqm_json_end_object(j);
-	if (extra && *extra)
-		hsaqm_json_members(j, extra);
-	hsaqm_json_end_object(j);
+int hsaqm_xq_get_report(const struct hsaqm_xq *xq, struct hsaqm_xq_report *report)
+{
+	if (!hsaqm_xq_valid(xq) || !report) {
+		hsaqm_log_err("NULL or foreign argument (xq %p, report %p)", (const void *)xq,
+			      (void *)report);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&xq->dev->lock);
+	xq_report_locked(xq, hsaqm_ctx_now(xq->dev->ctx), report);
+	pthread_mutex_unlock(&xq->dev->lock);
+	return 0;
 }
 
 /* A memory stream for one document; json_close() hands its text over (or -ENOMEM). */
@@ -199,27 +164,6 @@ static int json_close(FILE *f, char **buf, char **json)
 	}
 	*json = *buf;
 	return 0;
-}
-
-int hsaqm_xq_stats_json(const struct hsaqm_xq *xq, const char *extra, char **json)
-{
-	struct hsaqm_json j;
-	char *buf;
-	size_t len;
-	FILE *f;
-
-	if (!hsaqm_xq_valid(xq) || !json) {
-		hsaqm_log_err("NULL or foreign argument (xq %p, json %p)", (const void *)xq,
-			      (void *)json);
-		return -EINVAL;
-	}
-	f = json_open(&j, &buf, &len);
-	if (!f)
-		return -ENOMEM;
-	pthread_mutex_lock(&xq->dev->lock);
-	json_xq(&j, xq, hsaqm_ctx_now(xq->dev->ctx), extra);
-	pthread_mutex_unlock(&xq->dev->lock);
-	return json_close(f, &buf, json);
 }
 
 int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json)
@@ -259,8 +203,14 @@ int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json)
 		pthread_mutex_lock(&dev->lock);
 		uint64_t now = hsaqm_ctx_now(ctx);
 
-		for (uint32_t i = 0; i < dev->nxq; i++)
-			json_xq(&j, dev->xqs[i], now, NULL);
+		for (uint32_t i = 0; i < dev->nxq; i++) {
+			struct hsaqm_xq_report r;
+
+			xq_report_locked(dev->xqs[i], now, &r);
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_xq_report_members(&j, &r);
+			hsaqm_json_end_object(&j);
+		}
 		pthread_mutex_unlock(&dev->lock);
 	}
 	hsaqm_json_end_array(&j);

@@ -369,15 +369,9 @@ int hsaqm_xq_resume(struct hsaqm_xq *xq)
 	return xq_hold_by_hand(xq, false);
 }
 
-int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
+void hsaqm_xq_info_locked(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
 {
-	XQ_CHECK(xq);
-	if (!info) {
-		hsaqm_log_err("queue %s: info is NULL", xq->name);
-		return -EINVAL;
-	}
 	memset(info, 0, sizeof(*info));
-	pthread_mutex_lock(&xq->dev->lock);
 	snprintf(info->name, sizeof(info->name), "%s", xq->name);
 	info->device = xq->dev->id;
 	info->priority = xq->priority;
@@ -397,6 +391,17 @@ int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
 	info->spatial = (enum hsaqm_spatial)xq->spatial;
 	info->cu_reserve_permille = xq->reserve;
 	info->confined = xq->confined;
+}
+
+int hsaqm_xq_get_info(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info)
+{
+	XQ_CHECK(xq);
+	if (!info) {
+		hsaqm_log_err("queue %s: info is NULL", xq->name);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&xq->dev->lock);
+	hsaqm_xq_info_locked(xq, info);
 	pthread_mutex_unlock(&xq->dev->lock);
 	return 0;
 }

@@ -261,6 +261,8 @@ void hsaqm_dev_remove(struct hsaqm_dev *dev, struct hsaqm_xq *xq);
 /* dep.c: called with dev->lock held. */
 /* Prune the waits that are over, apply the bound, work out who inherits (decide's first step). */
 void hsaqm_dep_resolve(struct hsaqm_dev *dev, uint64_t now);
+/* hsaqm_xq_get_deps()'s answer, under dev->lock. */
+void hsaqm_xq_deps_locked(const struct hsaqm_xq *xq, struct hsaqm_xq_deps *deps);
 
 /* engine.c: called with dev->lock held. */
 static inline uint64_t hsaqm_xq_held(const struct hsaqm_xq *xq)
@@ -311,6 +313,8 @@ const char *hsaqm_errno_name(int err, char *buf, size_t len);
 
 /* xq.c */
 bool hsaqm_xq_valid(const struct hsaqm_xq *xq);
+/* hsaqm_xq_get_info()'s answer, under dev->lock (hsaqm_xq_get_report() reads all at once). */
+void hsaqm_xq_info_locked(const struct hsaqm_xq *xq, struct hsaqm_xq_info *info);
 /* Detach with ctx->lock held (ctx destroy and hsaqm_xq_detach()). */
 int hsaqm_xq_detach_locked(struct hsaqm_xq *xq);
 /* sizeof(struct hsaqm_xq), for the memory report. */

@@ -297,30 +297,50 @@ static void test_stats_json_of_empty_context_parses(void)
 	hsaqm_ctx_destroy(ctx);
 }
 
-static void test_one_queue_json_is_the_ctx_documents_entry_with_extra_members(void)
+/* One queue's report is what the context's document says of it, and what the single getters say. */
+static void test_xq_report_is_the_ctx_documents_entry_and_the_getters_answers(void)
 {
 	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct hsaqm_xq_report r;
+	struct hsaqm_xq_info info;
+	struct hsaqm_xq_stats st;
+	struct hsaqm_xq_deps deps;
 	struct t_bq q;
-	char *all = NULL, *one = NULL, *ext = NULL, obj[2048];
+	char *all = NULL, obj[2048], want[128];
 
 	t_bq_init(&q, HSAQM_LEVEL_3);
 	t_bq_attach(ctx, &q, 0, 5, HSAQM_LEVEL_2);
 	t_bq_submit(&q, 4);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_set_launch(q.xq, 12, 6, 3), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_get_report(q.xq, &r), 0);
+	/* A manual context's clock does not move: the getters answer for the same instant. */
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_get_info(q.xq, &info), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_get_stats(q.xq, &st), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_get_deps(q.xq, &deps), 0);
+	CU_ASSERT_EQUAL(memcmp(&r.info, &info, sizeof(info)), 0);
+	CU_ASSERT_EQUAL(memcmp(&r.stats, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(memcmp(&r.deps, &deps, sizeof(deps)), 0);
+	CU_ASSERT_EQUAL(r.id, hsaqm_xq_get_id(q.xq));
+	CU_ASSERT_EQUAL(r.lv1_threshold, 12);
+	CU_ASSERT_EQUAL(r.lv1_batch, 6);
+	CU_ASSERT_EQUAL(r.lv2_interval, 3);
+	CU_ASSERT_EQUAL(r.stats.submitted, 4);
+	CU_ASSERT_EQUAL(r.info.priority, 5);
+	/* The document writes the report's values under docs/stats.md's names. */
 	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &all), 0);
-	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(q.xq, NULL, &one), 0);
-	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(q.xq, "\"queue_id\":3,\"x\":{\"y\":[1]}", &ext), 0);
-	/* The same writer, the same object (the clock does not move in a manual context). */
 	CU_ASSERT_FATAL(t_json_object_with(all, "\"lv2_interval\":", obj, sizeof(obj)));
-	CU_ASSERT_STRING_EQUAL(obj, one);
-	CU_ASSERT(t_json_valid(ext));
-	/* The extension goes inside, after lib's members. */
-	CU_ASSERT_EQUAL(strncmp(ext, one, strlen(one) - 1), 0);
-	CU_ASSERT_STRING_EQUAL(ext + strlen(one) - 1, ",\"queue_id\":3,\"x\":{\"y\":[1]}}");
-	CU_ASSERT_EQUAL(hsaqm_xq_stats_json(NULL, NULL, &one), -EINVAL);
-	CU_ASSERT_EQUAL(hsaqm_xq_stats_json(q.xq, NULL, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "\"lv1_threshold\":%u,\"lv1_batch\":%u,\"lv2_interval\":%u,",
+		 r.lv1_threshold, r.lv1_batch, r.lv2_interval);
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, want));
+	snprintf(want, sizeof(want), "\"submitted\":%llu,\"released\":%llu,",
+		 (unsigned long long)r.stats.submitted, (unsigned long long)r.stats.released);
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, want));
+	snprintf(want, sizeof(want), "\"effective_level\":\"%s\"",
+		 hsaqm_level_name(r.info.effective_level));
+	CU_ASSERT_PTR_NOT_NULL(strstr(obj, want));
+	CU_ASSERT_EQUAL(hsaqm_xq_get_report(NULL, &r), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_xq_get_report(q.xq, NULL), -EINVAL);
 	free(all);
-	free(one);
-	free(ext);
 	hsaqm_ctx_destroy(ctx);
 	t_bq_fini(&q);
 }
@@ -344,7 +364,7 @@ static void test_priority_conflicts_are_counted_per_queue(void)
 	CU_ASSERT_EQUAL(st.priority_conflicts, 2);
 	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(b.xq, &st), 0);
 	CU_ASSERT_EQUAL(st.priority_conflicts, 0);
-	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_stats_json(a.xq, NULL, &js), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_ctx_stats_json(ctx, &js), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"priority_conflicts\":2,"));
 	free(js);
 	hsaqm_ctx_destroy(ctx);
@@ -376,12 +396,63 @@ static void test_json_writer_separates_members_at_every_depth(void)
 	hsaqm_json_bool(&j, "b", true);
 	hsaqm_json_string(&j, "s", "t\x01\"");
 	hsaqm_json_raw(&j, "r", NULL);
-	hsaqm_json_members(&j, "\"m\":1");
 	hsaqm_json_end_object(&j);
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "{\"a\":[{},{\"i\":-3},18446744073709551615],\"f\":0.333,"
-				    "\"g\":null,\"b\":true,\"s\":\"t\\u0001\\\"\",\"r\":null,\"m\":1}");
+				    "\"g\":null,\"b\":true,\"s\":\"t\\u0001\\\"\",\"r\":null}");
 	CU_ASSERT(t_json_valid(buf));
+	free(buf);
+}
+
+/* A document for people: indented members, empty containers as [] and {}, inline lists on a line. */
+static void test_json_writer_indents_and_keeps_inline_lists_on_one_line(void)
+{
+	struct hsaqm_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	hsaqm_json_init_pretty(&j, f, 2);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "a", 1);
+	hsaqm_json_begin_array(&j, "empty");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "l");
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_null(&j, "n");
+	hsaqm_json_begin_inline_array(&j, "in");
+	hsaqm_json_uint(&j, NULL, 1);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_uint(&j, "x", 2);
+	hsaqm_json_bool(&j, "y", false);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_object(&j, "o");
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_object(&j);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "{\n  \"a\": 1,\n  \"empty\": [],\n  \"l\": [\n    {\n"
+				    "      \"n\": null,\n      \"in\": [1, {\"x\": 2, \"y\": false}]\n"
+				    "    }\n  ],\n  \"o\": {}\n}");
+	CU_ASSERT(t_json_valid(buf));
+	free(buf);
+	/* Indent 0: one line, ", " and ": " (hsaqmctl's documents). */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	hsaqm_json_init_pretty(&j, f, 0);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "a", 1);
+	hsaqm_json_begin_array(&j, "b");
+	hsaqm_json_string(&j, NULL, "c");
+	hsaqm_json_string(&j, NULL, "d");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "{\"a\": 1, \"b\": [\"c\", \"d\"]}");
 	free(buf);
 }
 
@@ -397,8 +468,9 @@ static const struct t_case stats_cases[] = {
 	T_CASE(test_time_preempted_counts_the_current_spell),
 	T_CASE(test_stats_json_parses_and_has_the_documented_fields),
 	T_CASE(test_stats_json_of_empty_context_parses),
-	T_CASE(test_one_queue_json_is_the_ctx_documents_entry_with_extra_members),
+	T_CASE(test_xq_report_is_the_ctx_documents_entry_and_the_getters_answers),
 	T_CASE(test_json_writer_separates_members_at_every_depth),
+	T_CASE(test_json_writer_indents_and_keeps_inline_lists_on_one_line),
 	T_CASE(test_priority_conflicts_are_counted_per_queue),
 	T_CASES_END,
 };

@@ -26,6 +26,7 @@
 #include "probe.h"
 #include "probe_internal.h"
 #include "t_cunit.h"
+#include "t_json.h"
 
 #define LV3 (1u << HSAQM_PROBE_CHECK_LV3)
 #define UPD (1u << HSAQM_PROBE_CHECK_UPDATE_QUEUE)
@@ -91,6 +92,8 @@ static const struct hsaqm_probe_check *lv3(const struct hsaqm_probe_report *r)
 }
 
 /* ---- helpers ---------------------------------------------------------------------------- */
+
+static char *render(const struct hsaqm_probe_report *r, enum hsaqm_probe_format fmt, bool color);
 
 static void test_gfx_name_from_target_version(void)
 {
@@ -307,6 +310,16 @@ static void test_inventory_reads_debugfs_dumps_and_kfd_proc(void)
 	CU_ASSERT_EQUAL(r->kfd_open_errno, ENOENT);
 	CU_ASSERT_FALSE(g->checks[HSAQM_PROBE_CHECK_LV3].ran);
 	CU_ASSERT_EQUAL(hsaqm_probe_exit_code(r), HSAQM_PROBE_EXIT_HARDWARE);
+	/* The JSON keeps the debugfs lists on one line each, inside the indented report. */
+	char *js = render(r, HSAQM_PROBE_FORMAT_JSON, false);
+
+	CU_ASSERT(t_json_valid(js));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\n          \"active\": [5, 5, 5, 5]\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"processes\": [{\"pasid\": 32780, \"queues\": 3, "
+					  "\"mapped\": 0}, {\"pasid\": 32777, \"queues\": 7, "
+					  "\"mapped\": 7}]\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"pids\": [4242],"));
+	free(js);
 	hsaqm_probe_report_free(r);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

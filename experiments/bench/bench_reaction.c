@@ -49,6 +49,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/hsaqm.h"
 #include "bench_sort.h"
+#include "json_internal.h"
 
 #include "hsa_backend_internal.h" /* the backend's gate hook, to time the last close */
 #include "t_hsa.h"               /* a client of the device model's HSA face */
@@ -390,6 +391,67 @@ out:
 	return rc;
 }
 
+/* A figure in whole nanoseconds: {"median":..,"p99":..} (@p99 false: the median alone). */
+static void json_figure(struct hsaqm_json *j, const char *key, const struct figure *f, bool p99)
+{
+	hsaqm_json_begin_object(j, key);
+	hsaqm_json_fixed(j, "median", f->median, 0);
+	if (p99)
+		hsaqm_json_fixed(j, "p99", f->p99, 0);
+	hsaqm_json_end_object(j);
+}
+
+/* The --json document (docs/results.md), through the project's JSON writer; @hres NULL: no HSA section. */
+static void write_json(FILE *f, bool quick, size_t trials, const struct result res[3], bool pass,
+		       const struct hsa_result *hres, bool hsa_pass)
+{
+	struct hsaqm_json j;
+
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "bench", "reaction");
+	hsaqm_json_bool(&j, "quick", quick);
+	hsaqm_json_uint(&j, "trials", trials);
+	hsaqm_json_begin_array(&j, "results");
+	for (int i = 0; i < 3; i++) {
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_uint(&j, "lower_queues", res[i].lower);
+		json_figure(&j, "to_last_gate_ns", &res[i].to_gates, true);
+		json_figure(&j, "whole_call_ns", &res[i].call, true);
+		json_figure(&j, "store_floor_ns", &res[i].floor, true);
+		json_figure(&j, "clock_pair_ns", &res[i].clock_pair, false);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_object(&j, "target");
+	hsaqm_json_int(&j, "lower_queues", TARGET_LOWER);
+	hsaqm_json_fixed(&j, "median_ns_max", TARGET_NS, 0);
+	hsaqm_json_string(&j, "verdict", pass ? "PASS" : "MISS");
+	hsaqm_json_end_object(&j);
+	if (hres) {
+		hsaqm_json_begin_object(&j, "hsa_backend");
+		hsaqm_json_bool(&j, "model_figures", true);
+		hsaqm_json_begin_array(&j, "results");
+		for (int i = 0; i < 3; i++) {
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_uint(&j, "lower_queues", hres[i].lower);
+			hsaqm_json_uint(&j, "trials", hres[i].trials);
+			json_figure(&j, "to_last_gate_ns", &hres[i].to_gates, true);
+			json_figure(&j, "whole_call_ns", &hres[i].call, true);
+			json_figure(&j, "runtime_store_floor_ns", &hres[i].store_floor, true);
+			json_figure(&j, "model_doorbell_ns", &hres[i].doorbell, false);
+			hsaqm_json_end_object(&j);
+		}
+		hsaqm_json_end_array(&j);
+		hsaqm_json_begin_object(&j, "target");
+		hsaqm_json_string(&j, "verdict", hsa_pass ? "PASS" : "MISS");
+		hsaqm_json_end_object(&j);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t counts[] = { 1, 8, 64 };
@@ -478,39 +540,7 @@ int main(int argc, char **argv)
 			perror(json_path);
 			return 1;
 		}
-		fprintf(jf, "{\"bench\":\"reaction\",\"quick\":%s,\"trials\":%zu,\"results\":[",
-			quick ? "true" : "false", trials);
-		for (int i = 0; i < 3; i++)
-			fprintf(jf,
-				"%s{\"lower_queues\":%u,\"to_last_gate_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-				"\"whole_call_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-				"\"store_floor_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-				"\"clock_pair_ns\":{\"median\":%.0f}}",
-				i ? "," : "", res[i].lower, res[i].to_gates.median, res[i].to_gates.p99,
-				res[i].call.median, res[i].call.p99, res[i].floor.median,
-				res[i].floor.p99, res[i].clock_pair.median);
-		fprintf(jf,
-			"],\"target\":{\"lower_queues\":%d,\"median_ns_max\":%.0f,"
-			"\"verdict\":\"%s\"}",
-			TARGET_LOWER, TARGET_NS, pass ? "PASS" : "MISS");
-		if (hsa) {
-			fprintf(jf, ",\"hsa_backend\":{\"model_figures\":true,\"results\":[");
-			for (int i = 0; i < 3; i++)
-				fprintf(jf,
-					"%s{\"lower_queues\":%u,\"trials\":%zu,"
-					"\"to_last_gate_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-					"\"whole_call_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-					"\"runtime_store_floor_ns\":{\"median\":%.0f,\"p99\":%.0f},"
-					"\"model_doorbell_ns\":{\"median\":%.0f}}",
-					i ? "," : "", hres[i].lower, hres[i].trials,
-					hres[i].to_gates.median, hres[i].to_gates.p99,
-					hres[i].call.median, hres[i].call.p99,
-					hres[i].store_floor.median, hres[i].store_floor.p99,
-					hres[i].doorbell.median);
-			fprintf(jf, "],\"target\":{\"verdict\":\"%s\"}}",
-				hsa_pass ? "PASS" : "MISS");
-		}
-		fprintf(jf, "}\n");
+		write_json(jf, quick, trials, res, pass, hsa ? hres : NULL, hsa_pass);
 		fclose(jf);
 	}
 	return 0;

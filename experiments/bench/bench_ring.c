@@ -34,6 +34,7 @@
 #include "hsaqm/barrier.h"
 #include "hsaqm/ring.h"
 #include "bench_sort.h"
+#include "json_internal.h"
 
 #define RING_SIZE 256u
 #define MAX_PRODUCERS 4u
@@ -350,6 +351,52 @@ static double median_of(double *v, int n, double *min, double *max)
 	{ .name = (name_), .kind = (kind_), .sp = (sp_), .batch = (batch_),                \
 	  .producers = (producers_), .packets = (packets_) }
 
+/* The --json document (docs/aql-ring.md): one case a line, through the project's JSON writer. */
+static void write_json(FILE *f, const struct bench_case *cases, size_t ncases, double floor_ns,
+		       long ncpu, int reps, bool quick, double ratio, bool pass)
+{
+	struct hsaqm_json j;
+	char target[96];
+
+	hsaqm_json_init_pretty(&j, f, 2);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "benchmark", "hsaqm-bench-ring");
+	hsaqm_json_uint(&j, "ring_slots", RING_SIZE);
+	hsaqm_json_uint(&j, "packet_bytes", 64);
+	hsaqm_json_int(&j, "cpus", ncpu);
+	hsaqm_json_int(&j, "repetitions", reps);
+	hsaqm_json_bool(&j, "quick", quick);
+	hsaqm_json_fixed(&j, "floor_ns_per_packet", floor_ns, 3);
+	hsaqm_json_begin_array(&j, "cases");
+	for (size_t c = 0; c < ncases; c++) {
+		const struct bench_case *bc = &cases[c];
+
+		hsaqm_json_begin_inline_object(&j, NULL);
+		hsaqm_json_string(&j, "name", bc->name);
+		hsaqm_json_string(&j, "kind", bc->kind == CASE_MEMCPY ? "memcpy" : "ring");
+		hsaqm_json_bool(&j, "consumer", bc->kind == CASE_CONSUMER);
+		hsaqm_json_string(&j, "path",
+				  bc->kind == CASE_MEMCPY ? "none" : bc->sp ? "single" : "multi");
+		hsaqm_json_uint(&j, "producers", bc->producers);
+		hsaqm_json_uint(&j, "batch", bc->batch);
+		hsaqm_json_fixed(&j, "ns_per_packet", bc->median, 3);
+		hsaqm_json_fixed(&j, "min", bc->min, 3);
+		hsaqm_json_fixed(&j, "max", bc->max, 3);
+		hsaqm_json_fixed(&j, "ratio_to_floor", bc->ratio, 3);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_end_array(&j);
+	snprintf(target, sizeof(target), "%s, no consumer", cases[1].name);
+	hsaqm_json_begin_inline_object(&j, "target");
+	hsaqm_json_string(&j, "case", target);
+	hsaqm_json_fixed(&j, "max_ratio", TARGET_RATIO, 1);
+	hsaqm_json_fixed(&j, "ratio", ratio, 3);
+	hsaqm_json_bool(&j, "pass", pass);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
+}
+
 int main(int argc, char **argv)
 {
 	/* The floor first: every ratio divides by it. */
@@ -461,27 +508,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hsaqm-bench-ring: %s: %s\n", json_path, strerror(errno));
 			return 1;
 		}
-		fprintf(f, "{\n  \"benchmark\": \"hsaqm-bench-ring\",\n  \"ring_slots\": %u,\n"
-			   "  \"packet_bytes\": 64,\n  \"cpus\": %ld,\n  \"repetitions\": %d,\n"
-			   "  \"quick\": %s,\n  \"floor_ns_per_packet\": %.3f,\n  \"cases\": [\n",
-			RING_SIZE, ncpu, reps, quick ? "true" : "false", floor_ns);
-		for (size_t c = 0; c < ncases; c++) {
-			const struct bench_case *bc = &cases[c];
-
-			fprintf(f,
-				"    {\"name\": \"%s\", \"kind\": \"%s\", \"consumer\": %s, "
-				"\"path\": \"%s\", \"producers\": %u, \"batch\": %u, "
-				"\"ns_per_packet\": %.3f, \"min\": %.3f, \"max\": %.3f, "
-				"\"ratio_to_floor\": %.3f}%s\n",
-				bc->name, bc->kind == CASE_MEMCPY ? "memcpy" : "ring",
-				bc->kind == CASE_CONSUMER ? "true" : "false",
-				bc->kind == CASE_MEMCPY ? "none" : bc->sp ? "single" : "multi",
-				bc->producers, bc->batch, bc->median, bc->min, bc->max,
-				bc->ratio, c + 1 < ncases ? "," : "");
-		}
-		fprintf(f, "  ],\n  \"target\": {\"case\": \"%s, no consumer\", "
-			   "\"max_ratio\": %.1f, \"ratio\": %.3f, \"pass\": %s}\n}\n",
-			cases[1].name, TARGET_RATIO, ratio, pass ? "true" : "false");
+		write_json(f, cases, ncases, floor_ns, ncpu, reps, quick, ratio, pass);
 		if (fclose(f)) {
 			fprintf(stderr, "hsaqm-bench-ring: %s: %s\n", json_path, strerror(errno));
 			return 1;

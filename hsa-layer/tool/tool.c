@@ -30,6 +30,7 @@
 #include "hsaqm/process.h"
 #include "json_internal.h"
 #include "log_internal.h"
+#include "stats_internal.h"
 #include "time_internal.h"
 #include "tool_internal.h"
 
@@ -44,9 +45,18 @@ enum tool_state {
 /* Devices (KFD node ids) whose policy is set once; a higher id is set at each queue. */
 #define TOOL_POLICY_DEVICES 256u
 
+/* What the statistics show of a queue: lib's report, and the tool's own members. */
+struct tool_queue_view {
+	struct hsaqm_xq_report report;
+	uint64_t queue_id;
+	uint32_t size;
+	int hsa_prio;
+};
+
+/* A destroyed queue's final view, kept for the stats document. */
 struct tool_retired {
 	struct tool_retired *next;
-	char *json;
+	struct tool_queue_view view;
 };
 
 static struct tool {
@@ -162,38 +172,33 @@ static const char *hsa_priority_name(int prio)
 	return "normal";
 }
 
-/*
- * One queue as a JSON object (docs/tool.md): lib's per-queue object (docs/stats.md), which
- * the tool extends with its own members (hsaqm_xq_stats_json()). "destroyed" says whether
- * it is gone. NULL when out of memory.
- */
-static char *queue_json_dup(const struct tool_queue *q, bool destroyed)
+/* @q's view now. Return: 0; lib's error when it has no report of the queue. */
+static int queue_view(const struct tool_queue *q, struct tool_queue_view *v)
 {
 	const struct hsaqm_hsa_queue *hq = hsaqm_hsa_proxy_queue(q->proxy);
-	char *extra = NULL, *json = NULL;
-	struct hsaqm_json j;
-	size_t len = 0;
-	FILE *f = open_memstream(&extra, &len);
 
-	if (!f)
-		return NULL;
-	hsaqm_json_init(&j, f);
-	hsaqm_json_uint(&j, "queue_id", hq->id);
-	hsaqm_json_uint(&j, "size", hq->size);
-	hsaqm_json_string(&j, "hsa_priority", hsa_priority_name(q->hsa_prio));
-	hsaqm_json_bool(&j, "destroyed", destroyed);
-	if (!destroyed) {
-		char node[256];
+	v->queue_id = hq->id;
+	v->size = hq->size;
+	v->hsa_prio = q->hsa_prio;
+	return hsaqm_xq_get_report(q->xq, &v->report);
+}
 
-		/* The node client's view, a fragment that starts with its comma (',"daemon":{...}'). */
-		tool_node_queue_json(q, node, sizeof(node));
-		if (node[0])
-			hsaqm_json_members(&j, node[0] == ',' ? node + 1 : node);
-	}
-	if (fclose(f) == 0 && hsaqm_xq_stats_json(q->xq, extra, &json) != 0)
-		json = NULL;
-	free(extra);
-	return json;
+/*
+ * One queue's object (docs/tool.md): lib's per-queue members (docs/stats.md), then the
+ * tool's; @live, the queue while it exists (NULL once destroyed), adds the node client's view.
+ */
+static void queue_json(struct hsaqm_json *j, const struct tool_queue_view *v,
+		       const struct tool_queue *live)
+{
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_xq_report_members(j, &v->report);
+	hsaqm_json_uint(j, "queue_id", v->queue_id);
+	hsaqm_json_uint(j, "size", v->size);
+	hsaqm_json_string(j, "hsa_priority", hsa_priority_name(v->hsa_prio));
+	hsaqm_json_bool(j, "destroyed", !live);
+	if (live)
+		tool_node_queue_json(j, live);
+	hsaqm_json_end_object(j);
 }
 
 static void status_line(char *buf, size_t size)
@@ -217,7 +222,7 @@ static void status_line(char *buf, size_t size)
 static int stats_json_locked(char **out)
 {
 	struct hsaqm_json j;
-	char *buf = NULL, *node, line[256];
+	char *buf = NULL, line[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
@@ -249,19 +254,22 @@ static int stats_json_locked(char **out)
 	hsaqm_json_string(&j, "path", g.cfg.gpu_profile);
 	hsaqm_json_string(&j, "state", g.profile_state ? g.profile_state : "none");
 	hsaqm_json_end_object(&j);
-	node = tool_node_json();
-	hsaqm_json_raw(&j, "daemon", node); /* NULL (out of memory) is null, as no daemon */
-	free(node);
+	tool_node_json(&j, "daemon");
 	hsaqm_json_end_object(&j);
 	hsaqm_json_begin_array(&j, "queues");
 	for (struct tool_queue *q = g.queues; q; q = q->next) {
-		char *qj = queue_json_dup(q, false);
+		struct tool_queue_view v;
 
-		hsaqm_json_raw(&j, NULL, qj ? qj : "{}");
-		free(qj);
+		/* Lib knows every queue the tool lists; an empty object would say it did not. */
+		if (queue_view(q, &v) == 0) {
+			queue_json(&j, &v, q);
+		} else {
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_end_object(&j);
+		}
 	}
 	for (struct tool_retired *r = g.retired; r; r = r->next)
-		hsaqm_json_raw(&j, NULL, r->json);
+		queue_json(&j, &r->view, NULL);
 	hsaqm_json_end_array(&j);
 	hsaqm_json_end_object(&j);
 	fputc('\n', f);
@@ -626,8 +634,7 @@ static void destroy_proxy(struct hsaqm_hsa_proxy *p)
 	pthread_mutex_lock(&g.lock);
 	tq = unlink_queue(p);
 	if (tq && (r = calloc(1, sizeof(*r)))) {
-		r->json = queue_json_dup(tq, true);
-		if (r->json) {
+		if (queue_view(tq, &r->view) == 0) {
 			r->next = g.retired;
 			g.retired = r;
 			g.nretired++;
@@ -1204,7 +1211,6 @@ TOOL_EXPORT void OnUnload(void)
 		struct tool_retired *r = g.retired;
 
 		g.retired = r->next;
-		free(r->json);
 		free(r);
 	}
 	g.nretired = 0;

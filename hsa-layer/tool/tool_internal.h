@@ -146,10 +146,11 @@ static inline void tool_node_doorbell(struct hsaqm_hsa_proxy *p, bool after)
 	if (__builtin_expect(HSAQM_READ_ONCE(tool_node_on) != 0, 0))
 		tool_node_doorbell_proxy(p, after);
 }
-/* A JSON object describing the daemon connection (docs/tool.md), or "null"; malloc'ed. */
-char *tool_node_json(void);
-/* A JSON fragment for one queue: ',"daemon":{...}' or "". Writes into @buf. */
-void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size);
+struct hsaqm_json;
+/* The member @key: the daemon connection's object (docs/tool.md), through @j. */
+void tool_node_json(struct hsaqm_json *j, const char *key);
+/* One queue's "daemon" member (the node client's view of it), when it is registered. */
+void tool_node_queue_json(struct hsaqm_json *j, const struct tool_queue *tq);
 /* Whether a client is open (the status line says "node-wide scheduling via hsaqmd"). */
 bool tool_node_connected(void);
 

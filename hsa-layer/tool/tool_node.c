@@ -41,6 +41,7 @@
 #include "hsaqm/hsaqm.h"
 #include "hsaqm/kfd.h"
 #include "hsaqm/kfd_transport.h"
+#include "json_internal.h"
 #include "log_internal.h"
 #include "rt_internal.h"
 #include "tool_internal.h"
@@ -711,56 +712,48 @@ bool tool_node_connected(void)
 	return v;
 }
 
-char *tool_node_json(void)
+void tool_node_json(struct hsaqm_json *j, const char *key)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int connected;
-
-	if (!f)
-		return NULL;
 	pthread_mutex_lock(&n.lock);
+	hsaqm_json_begin_object(j, key);
 	if (!n.client && !n.connects) {
-		fprintf(f, "{\"client\":false,\"connected\":false,\"error\":\"%s\"}",
-			n.last_try_ns ? strerror(-n.last_err) : "not tried");
+		hsaqm_json_bool(j, "client", false);
+		hsaqm_json_bool(j, "connected", false);
+		hsaqm_json_string(j, "error", n.last_try_ns ? strerror(-n.last_err) : "not tried");
 	} else {
 		/* After tool_node_stop() (the exit path, before the stats file is written) the
 		 * counters stay: "client" false, "left" true says the process left the daemon. */
-		connected = n.client && hsaqm_dclient_connected(n.client) == 1;
-		fprintf(f,
-			"{\"client\":%s,\"connected\":%s,\"left\":%s,\"priority\":%d,"
-			"\"holds\":%llu,\"resumes\":%llu,\"lost\":%llu,\"connects\":%llu,"
-			"\"last_hold_ns\":%llu,\"last_resume_ns\":%llu,\"last_lost_ns\":%llu}",
-			n.client ? "true" : "false", connected ? "true" : "false",
-			n.client ? "false" : "true", cur_priority, (unsigned long long)n.holds,
-			(unsigned long long)n.resumes, (unsigned long long)n.losts,
-			(unsigned long long)n.connects, (unsigned long long)n.last_hold_ns,
-			(unsigned long long)n.last_resume_ns, (unsigned long long)n.last_lost_ns);
+		hsaqm_json_bool(j, "client", n.client != NULL);
+		hsaqm_json_bool(j, "connected", n.client && hsaqm_dclient_connected(n.client) == 1);
+		hsaqm_json_bool(j, "left", n.client == NULL);
+		hsaqm_json_int(j, "priority", cur_priority);
+		hsaqm_json_uint(j, "holds", n.holds);
+		hsaqm_json_uint(j, "resumes", n.resumes);
+		hsaqm_json_uint(j, "lost", n.losts);
+		hsaqm_json_uint(j, "connects", n.connects);
+		hsaqm_json_uint(j, "last_hold_ns", n.last_hold_ns);
+		hsaqm_json_uint(j, "last_resume_ns", n.last_resume_ns);
+		hsaqm_json_uint(j, "last_lost_ns", n.last_lost_ns);
 	}
+	hsaqm_json_end_object(j);
 	pthread_mutex_unlock(&n.lock);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
-void tool_node_queue_json(const struct tool_queue *tq, char *buf, size_t size)
+void tool_node_queue_json(struct hsaqm_json *j, const struct tool_queue *tq)
 {
 	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
 	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
 
-	if (!nq) {
-		snprintf(buf, size, "%s", "");
+	if (!nq)
 		return;
-	}
 	pthread_mutex_lock(&nq->hold_lock);
-	snprintf(buf, size,
-		 ",\"daemon\":{\"qid\":%u,\"held\":%s,\"marked_ready\":%s,\"holds\":%llu,"
-		 "\"last_hold_ns\":%llu,\"last_resume_ns\":%llu}",
-		 nq->qid, nq->daemon_held ? "true" : "false",
-		 HSAQM_READ_ONCE(nq->marked) ? "true" : "false", (unsigned long long)nq->holds,
-		 (unsigned long long)nq->last_hold_ns, (unsigned long long)nq->last_resume_ns);
+	hsaqm_json_begin_object(j, "daemon");
+	hsaqm_json_uint(j, "qid", nq->qid);
+	hsaqm_json_bool(j, "held", nq->daemon_held);
+	hsaqm_json_bool(j, "marked_ready", HSAQM_READ_ONCE(nq->marked));
+	hsaqm_json_uint(j, "holds", nq->holds);
+	hsaqm_json_uint(j, "last_hold_ns", nq->last_hold_ns);
+	hsaqm_json_uint(j, "last_resume_ns", nq->last_resume_ns);
+	hsaqm_json_end_object(j);
 	pthread_mutex_unlock(&nq->hold_lock);
 }

@@ -32,6 +32,7 @@
 #include "path_internal.h"
 #include "policy_text_internal.h"
 #include "proto_internal.h"
+#include "text_internal.h"
 
 #define TIMEOUT_MS 3000
 #define MAX_ENTRIES (1 << 20)
@@ -178,26 +179,70 @@ int ctl_snapshot_take(struct ctl_snapshot *s)
 
 /* ---- list, stats ------------------------------------------------------------------------------ */
 
-static void print_queue_json(const struct hsaqmd_list_queue *q, bool first)
+/*
+ * One queue of `list --json` (docs/daemon.md): lib's per-queue names (docs/stats.md) where the
+ * daemon knows the same thing (effective_level, priority, state, group, share_permille,
+ * preemptions, preempted_ns, mechanism, dep_stalls), the daemon's own otherwise.
+ */
+static void queue_json(struct hsaqm_json *j, const struct hsaqmd_list_queue *q)
 {
-	char kfd[16];
+	char name[16];
 
+	snprintf(name, sizeof(name), "q%u", q->qid);
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_json_string(j, "queue", name);
+	hsaqm_json_uint(j, "gpu_id", q->gpu_id);
+	hsaqm_json_uint(j, "hsa_queue_id", q->hsa_queue_id);
 	if (q->kfd_queue_id == HSAQMD_NO_KFD_QUEUE)
-		strcpy(kfd, "null");
+		hsaqm_json_null(j, "kfd_queue_id");
 	else
-		snprintf(kfd, sizeof(kfd), "%u", q->kfd_queue_id);
-	printf("%s\n    {\"queue\": \"q%u\", \"gpu_id\": %u, \"hsa_queue_id\": %llu, "
-	       "\"kfd_queue_id\": %s, \"level\": \"%s\", \"priority\": %d, \"priority_adjust\": %d, "
-	       "\"state\": \"%s\", \"acked\": %s, \"group\": %u, \"share_permille\": %u, "
-	       "\"preemptions\": %llu, \"mechanism\": ",
-	       first ? "" : ",", q->qid, q->gpu_id, (unsigned long long)q->hsa_queue_id, kfd,
-	       hsaqm_level_name((enum hsaqm_level)q->level), q->priority, q->prio_adj,
-	       ctl_state_name(q->state), q->acked ? "true" : "false", q->group, q->share,
-	       (unsigned long long)q->preemptions);
-	hsaqm_json_str(stdout, q->mech);
-	printf(", \"held_s\": %.6f, \"stalled\": %s, \"stalls\": %llu, \"dep_stalls\": %u}",
-	       q->held_ns / 1e9, q->stalled ? "true" : "false", (unsigned long long)q->stalls,
-	       q->dep_stalls);
+		hsaqm_json_uint(j, "kfd_queue_id", q->kfd_queue_id);
+	hsaqm_json_string(j, "effective_level", hsaqm_level_name((enum hsaqm_level)q->level));
+	hsaqm_json_int(j, "priority", q->priority);
+	hsaqm_json_int(j, "priority_adjust", q->prio_adj);
+	hsaqm_json_string(j, "state", ctl_state_name(q->state));
+	hsaqm_json_bool(j, "acked", q->acked);
+	hsaqm_json_uint(j, "group", q->group);
+	hsaqm_json_uint(j, "share_permille", q->share);
+	hsaqm_json_uint(j, "preemptions", q->preemptions);
+	hsaqm_json_string(j, "mechanism", q->mech);
+	hsaqm_json_uint(j, "preempted_ns", q->held_ns);
+	hsaqm_json_bool(j, "stalled", q->stalled);
+	hsaqm_json_uint(j, "stalls", q->stalls);
+	hsaqm_json_uint(j, "dep_stalls", q->dep_stalls);
+	hsaqm_json_end_object(j);
+}
+
+static void list_json(const struct ctl_snapshot *s)
+{
+	struct hsaqm_json j;
+
+	hsaqm_json_init_pretty(&j, stdout, 2);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "version", 2);
+	hsaqm_json_begin_array(&j, "processes");
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct hsaqmd_list_proc *p = &s->procs[i];
+
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_uint(&j, "pid", p->pid_ns);
+		hsaqm_json_uint(&j, "pid_client_ns", p->pid);
+		hsaqm_json_uint(&j, "uid", p->uid);
+		hsaqm_json_string(&j, "comm", p->comm);
+		hsaqm_json_int(&j, "priority", p->priority);
+		hsaqm_json_int(&j, "cap", p->cap);
+		hsaqm_json_uint(&j, "client_id", p->client_id);
+		hsaqm_json_begin_array(&j, "queues");
+		for (size_t k = 0; k < s->nqueues; k++)
+			if (s->queues[k].client_id == p->client_id)
+				queue_json(&j, &s->queues[k]);
+		hsaqm_json_end_array(&j);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_end_array(&j);
+	hsaqm_json_uint(&j, "hidden", s->hidden);
+	hsaqm_json_end_object(&j);
+	putchar('\n');
 }
 
 static void print_queue_text(const struct hsaqmd_list_queue *q)
@@ -228,79 +273,139 @@ static int cmd_list(bool json)
 		ctl_snapshot_free(&s);
 		return rc;
 	}
-	if (json)
-		printf("{\"version\": 1, \"processes\": [");
-	else
-		printf("%-8s %-8s %-6s %-16s %5s %4s\n", "PID", "NSPID", "UID", "COMM", "PRIO",
-		       "CAP");
+	if (json) {
+		list_json(&s);
+		ctl_snapshot_free(&s);
+		return 0;
+	}
+	printf("%-8s %-8s %-6s %-16s %5s %4s\n", "PID", "NSPID", "UID", "COMM", "PRIO", "CAP");
 	for (size_t i = 0; i < s.nprocs; i++) {
 		const struct hsaqmd_list_proc *p = &s.procs[i];
-		bool first = true;
 
-		if (json) {
-			printf("%s\n  {\"pid\": %u, \"pid_client_ns\": %u, \"uid\": %u, \"comm\": ",
-			       i ? "," : "", p->pid_ns, p->pid, p->uid);
-			hsaqm_json_str(stdout, p->comm);
-			printf(", \"priority\": %d, \"cap\": %d, \"client_id\": %u, \"queues\": [",
-			       p->priority, p->cap, p->client_id);
-		} else {
-			printf("%-8u %-8u %-6u %-16s %5d %4d\n", p->pid_ns, p->pid, p->uid, p->comm,
-			       p->priority, p->cap);
-		}
-		for (size_t j = 0; j < s.nqueues; j++) {
-			if (s.queues[j].client_id != p->client_id)
-				continue;
-			if (json)
-				print_queue_json(&s.queues[j], first);
-			else
+		printf("%-8u %-8u %-6u %-16s %5d %4d\n", p->pid_ns, p->pid, p->uid, p->comm,
+		       p->priority, p->cap);
+		for (size_t j = 0; j < s.nqueues; j++)
+			if (s.queues[j].client_id == p->client_id)
 				print_queue_text(&s.queues[j]);
-			first = false;
-		}
-		if (json)
-			printf("]}");
 	}
-	if (json)
-		printf("%s], \"hidden\": %u}\n", s.nprocs ? "\n" : "", s.hidden);
-	else if (s.hidden)
+	if (s.hidden)
 		printf("(%u process%s of other users not shown: root sees every process)\n", s.hidden,
 		       s.hidden == 1 ? "" : "es");
 	ctl_snapshot_free(&s);
 	return 0;
 }
 
-/* The hand-off segments (docs/daemon.md "Hand-off timing"); closes the JSON object. */
-static void print_handoff(const struct hsaqmd_stats_ok *s, bool json)
+static const char *const handoff_names[] = { "ready_seen", "seen_sent", "sent_acked",
+					     "ready_acked" };
+
+/* The hand-off segments (docs/daemon.md "Hand-off timing"), @s's in the order of handoff_names. */
+static void handoff_segments(const struct hsaqmd_stats_ok *s, const struct hsaqmd_lat *l[4])
 {
-	static const char *const names[] = { "ready_seen", "seen_sent", "sent_acked", "ready_acked" };
+	l[0] = &s->ready_seen;
+	l[1] = &s->seen_sent;
+	l[2] = &s->sent_acked;
+	l[3] = &s->ready_acked;
+}
+
+static void stats_text(const struct hsaqmd_stats_ok *s)
+{
 	static const char *const labels[] = { "ready -> seen", "seen -> sent", "sent -> acked",
 					      "ready -> acked" };
-	const struct hsaqmd_lat *l[] = { &s->ready_seen, &s->seen_sent, &s->sent_acked,
-					 &s->ready_acked };
+	const struct hsaqmd_lat *l[4];
 
-	if (json)
-		printf(", \"handoff\": {");
-	else
-		printf("hand-off        holds timed: %llu (%llu unacked before the next command, "
-		       "%llu stamps discarded)\n"
-		       "                   count    P50 us    P90 us    P99 us    max us\n",
-		       (unsigned long long)s->ready_acked.count,
-		       (unsigned long long)s->holds_unacked,
-		       (unsigned long long)s->stamps_discarded);
+	printf("uptime          %.1f s\n"
+	       "clients         %u (and %u control connections)\n"
+	       "queues          %u on %u devices\n"
+	       "messages        %llu (%llu malformed, each closed its connection)\n"
+	       "decisions       %llu\n"
+	       "commands        %llu (preempt/resume words written)\n"
+	       "wake-ups        %llu in, %llu out\n"
+	       "connections     %llu since start, %llu left holding queues\n"
+	       "resident memory %llu KiB\n"
+	       "open fds        %u\n"
+	       "busy-polling    %s (spinning now: %s)\n"
+	       "real-time       %u (SCHED_FIFO priority; 0: not real-time)\n"
+	       "stalls          %llu (holds released: the holder made no progress)\n"
+	       "refused         %llu full, %llu at the uid's limit, %llu without HELLO, "
+	       "%llu slow readers, %llu unknown gpu_ids, %llu over quota\n",
+	       (double)s->uptime_ns / 1e9, s->clients, s->ctls, s->queues, s->devices,
+	       (unsigned long long)s->messages, (unsigned long long)s->bad_messages,
+	       (unsigned long long)s->decisions, (unsigned long long)s->commands,
+	       (unsigned long long)s->kicks_in, (unsigned long long)s->kicks_out,
+	       (unsigned long long)s->clients_total, (unsigned long long)s->clients_lost,
+	       (unsigned long long)s->rss_kib, s->fds, s->polling ? "yes" : "no",
+	       s->spinning ? "yes" : "no", s->realtime, (unsigned long long)s->stalls,
+	       (unsigned long long)s->refused_full, (unsigned long long)s->refused_uid_limit,
+	       (unsigned long long)s->refused_hello, (unsigned long long)s->refused_slow,
+	       (unsigned long long)s->refused_device, (unsigned long long)s->refused_quota);
+	printf("hand-off        holds timed: %llu (%llu unacked before the next command, "
+	       "%llu stamps discarded)\n"
+	       "                   count    P50 us    P90 us    P99 us    max us\n",
+	       (unsigned long long)s->ready_acked.count, (unsigned long long)s->holds_unacked,
+	       (unsigned long long)s->stamps_discarded);
+	handoff_segments(s, l);
 	for (int i = 0; i < 4; i++)
-		printf(json ? "%s\"%s\": {\"count\": %llu, \"p50_us\": %.3f, \"p90_us\": %.3f, "
-			      "\"p99_us\": %.3f, \"max_us\": %.3f}"
-			    : "%s%-14s %9llu %9.1f %9.1f %9.1f %9.1f\n",
-		       json ? (i ? ", " : "") : "  ", json ? names[i] : labels[i],
+		printf("  %-14s %9llu %9.1f %9.1f %9.1f %9.1f\n", labels[i],
 		       (unsigned long long)l[i]->count, l[i]->p50_ns / 1e3, l[i]->p90_ns / 1e3,
 		       l[i]->p99_ns / 1e3, l[i]->max_ns / 1e3);
-	if (json)
-		printf(", \"holds_unacked\": %llu, \"stamps_discarded\": %llu}}\n",
-		       (unsigned long long)s->holds_unacked, (unsigned long long)s->stamps_discarded);
+}
+
+/* `stats --json` (docs/daemon.md): the same counters as stats_text(), by name. */
+static void stats_json(const struct hsaqmd_stats_ok *s)
+{
+	const struct hsaqmd_lat *l[4];
+	struct hsaqm_json j;
+
+	hsaqm_json_init_pretty(&j, stdout, 2);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_int(&j, "version", 1);
+	hsaqm_json_fixed(&j, "uptime_s", (double)s->uptime_ns / 1e9, 3);
+	hsaqm_json_uint(&j, "clients", s->clients);
+	hsaqm_json_uint(&j, "ctl_connections", s->ctls);
+	hsaqm_json_uint(&j, "queues", s->queues);
+	hsaqm_json_uint(&j, "devices", s->devices);
+	hsaqm_json_uint(&j, "messages", s->messages);
+	hsaqm_json_uint(&j, "bad_messages", s->bad_messages);
+	hsaqm_json_uint(&j, "decisions", s->decisions);
+	hsaqm_json_uint(&j, "commands", s->commands);
+	hsaqm_json_uint(&j, "kicks_in", s->kicks_in);
+	hsaqm_json_uint(&j, "kicks_out", s->kicks_out);
+	hsaqm_json_uint(&j, "clients_total", s->clients_total);
+	hsaqm_json_uint(&j, "clients_lost", s->clients_lost);
+	hsaqm_json_uint(&j, "rss_kib", s->rss_kib);
+	hsaqm_json_uint(&j, "fds", s->fds);
+	hsaqm_json_bool(&j, "busy_polling", s->polling);
+	hsaqm_json_bool(&j, "spinning", s->spinning);
+	hsaqm_json_uint(&j, "realtime", s->realtime);
+	hsaqm_json_uint(&j, "stalls", s->stalls);
+	hsaqm_json_begin_object(&j, "refused");
+	hsaqm_json_uint(&j, "full", s->refused_full);
+	hsaqm_json_uint(&j, "uid_limit", s->refused_uid_limit);
+	hsaqm_json_uint(&j, "hello_timeout", s->refused_hello);
+	hsaqm_json_uint(&j, "slow_reader", s->refused_slow);
+	hsaqm_json_uint(&j, "device", s->refused_device);
+	hsaqm_json_uint(&j, "quota", s->refused_quota);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_object(&j, "handoff");
+	handoff_segments(s, l);
+	for (int i = 0; i < 4; i++) {
+		hsaqm_json_begin_inline_object(&j, handoff_names[i]);
+		hsaqm_json_uint(&j, "count", l[i]->count);
+		hsaqm_json_fixed(&j, "p50_us", l[i]->p50_ns / 1e3, 3);
+		hsaqm_json_fixed(&j, "p90_us", l[i]->p90_ns / 1e3, 3);
+		hsaqm_json_fixed(&j, "p99_us", l[i]->p99_ns / 1e3, 3);
+		hsaqm_json_fixed(&j, "max_us", l[i]->max_ns / 1e3, 3);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_uint(&j, "holds_unacked", s->holds_unacked);
+	hsaqm_json_uint(&j, "stamps_discarded", s->stamps_discarded);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_end_object(&j);
+	putchar('\n');
 }
 
 static int cmd_stats(bool json)
 {
-	struct hsaqmd_stats_ok s;
 	struct hsaqmd_msg m;
 	int rc = ctl_send(HSAQMD_STATS, NULL);
 
@@ -310,45 +415,10 @@ static int cmd_stats(bool json)
 		return rc;
 	if (m.hdr.type != HSAQMD_STATS_OK)
 		return -EPROTO;
-	s = m.u.stats_ok;
-	/* One argument list for both forms, so a counter added to one is not missed by the other. */
-	printf(json ? "{\"version\": 1, \"uptime_s\": %.3f, \"clients\": %u, "
-		       "\"ctl_connections\": %u, \"queues\": %u, \"devices\": %u, "
-		       "\"messages\": %llu, \"bad_messages\": %llu, \"decisions\": %llu, "
-		       "\"commands\": %llu, \"kicks_in\": %llu, \"kicks_out\": %llu, "
-		       "\"clients_total\": %llu, \"clients_lost\": %llu, \"rss_kib\": %llu, "
-		       "\"fds\": %u, \"busy_polling\": %s, \"spinning\": %s, \"realtime\": %u, "
-		       "\"stalls\": %llu, \"refused\": {\"full\": %llu, \"uid_limit\": %llu, "
-		       "\"hello_timeout\": %llu, \"slow_reader\": %llu, \"device\": %llu, "
-		       "\"quota\": %llu}"
-		     : "uptime          %.1f s\n"
-		       "clients         %u (and %u control connections)\n"
-		       "queues          %u on %u devices\n"
-		       "messages        %llu (%llu malformed, each closed its connection)\n"
-		       "decisions       %llu\n"
-		       "commands        %llu (preempt/resume words written)\n"
-		       "wake-ups        %llu in, %llu out\n"
-		       "connections     %llu since start, %llu left holding queues\n"
-		       "resident memory %llu KiB\n"
-		       "open fds        %u\n"
-		       "busy-polling    %s (spinning now: %s)\n"
-		       "real-time       %u (SCHED_FIFO priority; 0: not real-time)\n"
-		       "stalls          %llu (holds released: the holder made no progress)\n"
-		       "refused         %llu full, %llu at the uid's limit, %llu without HELLO, "
-		       "%llu slow readers, %llu unknown gpu_ids, %llu over quota\n",
-	       (double)s.uptime_ns / 1e9, s.clients, s.ctls, s.queues, s.devices,
-	       (unsigned long long)s.messages, (unsigned long long)s.bad_messages,
-	       (unsigned long long)s.decisions, (unsigned long long)s.commands,
-	       (unsigned long long)s.kicks_in, (unsigned long long)s.kicks_out,
-	       (unsigned long long)s.clients_total, (unsigned long long)s.clients_lost,
-	       (unsigned long long)s.rss_kib, s.fds,
-	       s.polling ? (json ? "true" : "yes") : (json ? "false" : "no"),
-	       s.spinning ? (json ? "true" : "yes") : (json ? "false" : "no"), s.realtime,
-	       (unsigned long long)s.stalls, (unsigned long long)s.refused_full,
-	       (unsigned long long)s.refused_uid_limit, (unsigned long long)s.refused_hello,
-	       (unsigned long long)s.refused_slow, (unsigned long long)s.refused_device,
-	       (unsigned long long)s.refused_quota);
-	print_handoff(&s, json);
+	if (json)
+		stats_json(&m.u.stats_ok);
+	else
+		stats_text(&m.u.stats_ok);
 	return 0;
 }
 
@@ -450,18 +520,37 @@ static int bad(const char *fmt, ...)
 	return CTL_EXIT_USAGE;
 }
 
-/* A whole decimal integer in [lo, hi]. */
+/*
+ * A whole decimal integer in [lo, hi], by the project's one rule for numbers a person writes
+ * (lib/text_internal.h): no blanks, no '+', "010" is ten.
+ */
 static bool int_in(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (hsaqm_parse_int(s, 10, lo, hi, &v))
 		return false;
-	*out = v;
+	*out = (long)v;
 	return true;
+}
+
+/*
+ * A KFD gpu_id: decimal, or hexadecimal with its "0x" (how the topology and hsaqmd write
+ * them). A leading zero otherwise is refused rather than read: "010" meant eight to hsaqmctl
+ * before (strtoul's base 0), and ten by the rule above; a policy set on a device nobody meant
+ * is worse than a refusal.
+ */
+static int gpu_id_parse(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
+	if (s[0] == '0' && s[1] && !hex)
+		return -EINVAL;
+	if (hsaqm_parse_uint(s, hex ? 16 : 10, 0, UINT32_MAX - 1ull, &v))
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
 }
 
 /* What one command was asked, checked. */
@@ -521,16 +610,9 @@ static int parse_policy(int argc, char **argv, struct request *r)
 	r->kind = R_POLICY_SET;
 	if (!strcmp(argv[0], "all") || !strcmp(argv[0], "default")) {
 		r->policy.gpu_id = HSAQMD_ALL_GPUS;
-	} else {
-		char *end;
-		unsigned long g;
-
-		errno = 0;
-		g = strtoul(argv[0], &end, 0);
-		if (errno || end == argv[0] || *end || argv[0][0] == '-' || g >= UINT32_MAX)
-			return bad("policy: \"%s\" is not a gpu_id (decimal or 0x hex) nor all",
-				   argv[0]);
-		r->policy.gpu_id = (uint32_t)g;
+	} else if (gpu_id_parse(argv[0], &r->policy.gpu_id)) {
+		return bad("policy: \"%s\" is not a gpu_id (decimal without a leading 0, or 0x hex) "
+			   "nor all", argv[0]);
 	}
 	if (argc == 1)
 		return bad("policy %s: which policy? (hpf, hpf PERIOD_US:SLICE_US, util, "

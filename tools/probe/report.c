@@ -373,272 +373,206 @@ static void write_text(const struct out *o, const struct hsaqm_probe_report *r)
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-/* Strings through the project's one JSON writer (lib/json_internal.h); NULL as "". */
-static void js_str(FILE *f, const char *s)
-{
-	hsaqm_json_str(f, s ? s : "");
-}
-
-static void js_key(FILE *f, int ind, const char *k, bool *first)
-{
-	fprintf(f, "%s\n%*s", *first ? "" : ",", ind, "");
-	*first = false;
-	js_str(f, k);
-	fputs(": ", f);
-}
-
-/* A key whose value is an object or array the caller fills: @open is '{' or '['. */
-static void js_kopen(FILE *f, int ind, const char *k, char open, bool *first)
-{
-	js_key(f, ind, k, first);
-	fputc(open, f);
-}
-
-/* The end of an object or array whose members each stood on a line of their own. */
-static void js_close(FILE *f, int ind, char close)
-{
-	fprintf(f, "\n%*s%c", ind, "", close);
-}
-
-static void js_kstr(FILE *f, int ind, const char *k, const char *v, bool *first)
-{
-	js_key(f, ind, k, first);
-	js_str(f, v);
-}
-
-static void js_kint(FILE *f, int ind, const char *k, long long v, bool *first)
-{
-	js_key(f, ind, k, first);
-	fprintf(f, "%lld", v);
-}
-
-static void js_kuint(FILE *f, int ind, const char *k, uint64_t v, bool *first)
-{
-	js_key(f, ind, k, first);
-	fprintf(f, "%" PRIu64, v);
-}
-
-static void js_kbool(FILE *f, int ind, const char *k, bool v, bool *first)
-{
-	js_key(f, ind, k, first);
-	fputs(v ? "true" : "false", f);
-}
+/*
+ * Through the project's one JSON writer (lib/json_internal.h), indented by two spaces; short
+ * lists stay on one line. Strings: NULL as "".
+ */
 
 /* An integer, or null when negative (unknown). */
-static void js_kopt(FILE *f, int ind, const char *k, int v, bool *first)
+static void js_opt(struct hsaqm_json *j, const char *k, int v)
 {
-	js_key(f, ind, k, first);
 	if (v < 0)
-		fputs("null", f);
+		hsaqm_json_null(j, k);
 	else
-		fprintf(f, "%d", v);
+		hsaqm_json_int(j, k, v);
 }
 
-static void js_check(FILE *f, const struct hsaqm_probe_report *r,
-		     const struct hsaqm_probe_check *k, int ind)
+static void js_check(struct hsaqm_json *j, const struct hsaqm_probe_report *r, const char *key,
+		     const struct hsaqm_probe_check *k)
 {
-	bool first = true;
-
-	fputc('{', f);
-	js_kbool(f, ind, "ran", k->ran, &first);
-	js_kstr(f, ind, "verdict", verdict_id(k), &first);
-	js_kstr(f, ind, "reason_code", k->reason_code, &first);
-	js_kstr(f, ind, "reason", k->reason, &first);
-	js_kstr(f, ind, "remedy", k->remedy, &first);
-	js_kuint(f, ind, "trials", k->trials, &first);
-	js_kopen(f, ind, "figures", '[', &first);
+	hsaqm_json_begin_object(j, key);
+	hsaqm_json_bool(j, "ran", k->ran);
+	hsaqm_json_string(j, "verdict", verdict_id(k));
+	hsaqm_json_string(j, "reason_code", k->reason_code);
+	hsaqm_json_string(j, "reason", k->reason);
+	hsaqm_json_string(j, "remedy", k->remedy);
+	hsaqm_json_uint(j, "trials", k->trials);
+	hsaqm_json_begin_array(j, "figures");
 	for (uint32_t i = 0; i < k->nfig; i++) {
 		const struct hsaqm_probe_figure *g = &k->fig[i];
-		bool ff = true;
 
-		fprintf(f, "%s\n%*s{", i ? "," : "", ind + 2, "");
-		js_kstr(f, ind + 4, "name", g->name, &ff);
-		js_kstr(f, ind + 4, "unit", g->unit, &ff);
-		js_kuint(f, ind + 4, "n", g->n, &ff);
-		js_kuint(f, ind + 4, "median", g->median, &ff);
-		js_kuint(f, ind + 4, "p99", g->p99, &ff);
-		js_kuint(f, ind + 4, "min", g->min, &ff);
-		js_kuint(f, ind + 4, "max", g->max, &ff);
-		js_kuint(f, ind + 4, "first", g->first, &ff);
-		js_kstr(f, ind + 4, "source", r->is_model ? "model" : "hardware", &ff);
-		js_close(f, ind + 2, '}');
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "name", g->name);
+		hsaqm_json_string(j, "unit", g->unit);
+		hsaqm_json_uint(j, "n", g->n);
+		hsaqm_json_uint(j, "median", g->median);
+		hsaqm_json_uint(j, "p99", g->p99);
+		hsaqm_json_uint(j, "min", g->min);
+		hsaqm_json_uint(j, "max", g->max);
+		hsaqm_json_uint(j, "first", g->first);
+		hsaqm_json_string(j, "source", r->is_model ? "model" : "hardware");
+		hsaqm_json_end_object(j);
 	}
-	fprintf(f, "%s]", k->nfig ? "\n" : "");
-	if (k->nfig)
-		fprintf(f, "%*s", 0, "");
-	js_kopen(f, ind, "facts", '{', &first);
-	bool ff = true;
+	hsaqm_json_end_array(j);
+	hsaqm_json_begin_object(j, "facts");
 	for (uint32_t i = 0; i < k->nfacts; i++)
-		js_kstr(f, ind + 2, k->facts[i].key, k->facts[i].value, &ff);
-	fprintf(f, "%s}", k->nfacts ? "\n" : "");
-	js_close(f, ind - 2, '}');
+		hsaqm_json_string(j, k->facts[i].key, k->facts[i].value);
+	hsaqm_json_end_object(j);
+	hsaqm_json_end_object(j);
 }
 
-static void js_gpu(FILE *f, const struct hsaqm_probe_report *r, const struct hsaqm_probe_gpu *g,
-		   int ind)
+static void js_gpu(struct hsaqm_json *j, const struct hsaqm_probe_report *r,
+		   const struct hsaqm_probe_gpu *g)
 {
-	bool first = true, ff;
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_json_uint(j, "index", g->index);
+	hsaqm_json_uint(j, "node_id", g->node_id);
+	hsaqm_json_uint(j, "gpu_id", g->gpu_id);
+	hsaqm_json_string(j, "name", g->name);
+	hsaqm_json_string(j, "name_source", g->name_source);
+	hsaqm_json_string(j, "gfx", g->gfx);
+	hsaqm_json_uint(j, "gfx_target_version", g->gfx_target_version);
+	hsaqm_json_uint(j, "device_id", g->device_id);
+	hsaqm_json_uint(j, "num_xcc", g->num_xcc);
+	hsaqm_json_uint(j, "cu_count", g->cu_count);
+	hsaqm_json_uint(j, "simd_per_cu", g->simd_per_cu);
+	hsaqm_json_uint(j, "max_waves_per_simd", g->max_waves_per_simd);
+	hsaqm_json_uint(j, "wave_front_size", g->wave_front_size);
+	hsaqm_json_uint(j, "hqd_slots_per_xcc", g->hqd_slots_per_xcc);
+	hsaqm_json_uint(j, "max_engine_clk_mhz", g->max_engine_clk_mhz);
+	hsaqm_json_uint(j, "fw_version", g->fw_version);
+	hsaqm_json_uint(j, "sdma_fw_version", g->sdma_fw_version);
+	hsaqm_json_uint(j, "capability", g->capability);
+	hsaqm_json_string(j, "capability_text", g->capability_text);
+	hsaqm_json_bool(j, "trap_debug", g->cap_trap_debug);
+	hsaqm_json_bool(j, "trap_debug_firmware", g->cap_trap_debug_fw);
+	hsaqm_json_bool(j, "per_queue_reset", g->cap_per_queue_reset);
+	hsaqm_json_uint(j, "cwsr_bytes_per_queue", g->cwsr_bytes_per_queue);
 
-	fputc('{', f);
-	js_kuint(f, ind, "index", g->index, &first);
-	js_kuint(f, ind, "node_id", g->node_id, &first);
-	js_kuint(f, ind, "gpu_id", g->gpu_id, &first);
-	js_kstr(f, ind, "name", g->name, &first);
-	js_kstr(f, ind, "name_source", g->name_source, &first);
-	js_kstr(f, ind, "gfx", g->gfx, &first);
-	js_kuint(f, ind, "gfx_target_version", g->gfx_target_version, &first);
-	js_kuint(f, ind, "device_id", g->device_id, &first);
-	js_kuint(f, ind, "num_xcc", g->num_xcc, &first);
-	js_kuint(f, ind, "cu_count", g->cu_count, &first);
-	js_kuint(f, ind, "simd_per_cu", g->simd_per_cu, &first);
-	js_kuint(f, ind, "max_waves_per_simd", g->max_waves_per_simd, &first);
-	js_kuint(f, ind, "wave_front_size", g->wave_front_size, &first);
-	js_kuint(f, ind, "hqd_slots_per_xcc", g->hqd_slots_per_xcc, &first);
-	js_kuint(f, ind, "max_engine_clk_mhz", g->max_engine_clk_mhz, &first);
-	js_kuint(f, ind, "fw_version", g->fw_version, &first);
-	js_kuint(f, ind, "sdma_fw_version", g->sdma_fw_version, &first);
-	js_kuint(f, ind, "capability", g->capability, &first);
-	js_kstr(f, ind, "capability_text", g->capability_text, &first);
-	js_kbool(f, ind, "trap_debug", g->cap_trap_debug, &first);
-	js_kbool(f, ind, "trap_debug_firmware", g->cap_trap_debug_fw, &first);
-	js_kbool(f, ind, "per_queue_reset", g->cap_per_queue_reset, &first);
-	js_kuint(f, ind, "cwsr_bytes_per_queue", g->cwsr_bytes_per_queue, &first);
-
-	js_kopen(f, ind, "debugfs", '{', &first);
-	ff = true;
-	js_key(f, ind + 2, "hqds", &ff);
+	hsaqm_json_begin_object(j, "debugfs");
 	if (g->have_hqds) {
-		bool f3 = true;
-
-		fputc('{', f);
-		js_kuint(f, ind + 4, "xcc", g->hqds_xcc, &f3);
-		js_kuint(f, ind + 4, "slots_per_xcc", g->hqds_slots_per_xcc, &f3);
-		js_kopen(f, ind + 4, "active", '[', &f3);
+		hsaqm_json_begin_object(j, "hqds");
+		hsaqm_json_uint(j, "xcc", g->hqds_xcc);
+		hsaqm_json_uint(j, "slots_per_xcc", g->hqds_slots_per_xcc);
+		hsaqm_json_begin_inline_array(j, "active");
 		for (uint32_t x = 0; x < g->hqds_xcc && x < HSAQM_PROBE_MAX_XCC; x++)
-			fprintf(f, "%s%u", x ? ", " : "", g->hqds_active[x]);
-		fprintf(f, "]\n%*s}", ind + 2, "");
+			hsaqm_json_uint(j, NULL, g->hqds_active[x]);
+		hsaqm_json_end_array(j);
+		hsaqm_json_end_object(j);
 	} else {
-		fputs("null", f);
+		hsaqm_json_null(j, "hqds");
 	}
-	js_key(f, ind + 2, "rls", &ff);
 	if (g->have_rls) {
-		bool f3 = true;
-
-		fputc('{', f);
-		js_kbool(f, ind + 4, "active", g->rls_active, &f3);
-		js_kopen(f, ind + 4, "processes", '[', &f3);
-		for (uint32_t p = 0; p < g->rl_nprocs; p++)
-			fprintf(f, "%s{\"pasid\": %u, \"queues\": %u, \"mapped\": %u}",
-				p ? ", " : "", g->rl_procs[p].pasid, g->rl_procs[p].num_queues,
-				g->rl_procs[p].mapped);
-		fprintf(f, "]\n%*s}", ind + 2, "");
+		hsaqm_json_begin_object(j, "rls");
+		hsaqm_json_bool(j, "active", g->rls_active);
+		hsaqm_json_begin_inline_array(j, "processes");
+		for (uint32_t p = 0; p < g->rl_nprocs; p++) {
+			hsaqm_json_begin_object(j, NULL);
+			hsaqm_json_uint(j, "pasid", g->rl_procs[p].pasid);
+			hsaqm_json_uint(j, "queues", g->rl_procs[p].num_queues);
+			hsaqm_json_uint(j, "mapped", g->rl_procs[p].mapped);
+			hsaqm_json_end_object(j);
+		}
+		hsaqm_json_end_array(j);
+		hsaqm_json_end_object(j);
 	} else {
-		fputs("null", f);
+		hsaqm_json_null(j, "rls");
 	}
-	js_close(f, ind, '}');
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, ind, "other_processes", '{', &first);
-	ff = true;
-	js_kbool(f, ind + 2, "known", g->others.known, &ff);
-	js_kuint(f, ind + 2, "processes", g->others.processes, &ff);
-	js_kuint(f, ind + 2, "queues", g->others.queues, &ff);
-	js_kopen(f, ind + 2, "pids", '[', &ff);
-	for (uint32_t p = 0, n = 0; p < g->others.processes && p < 8; p++)
+	hsaqm_json_begin_object(j, "other_processes");
+	hsaqm_json_bool(j, "known", g->others.known);
+	hsaqm_json_uint(j, "processes", g->others.processes);
+	hsaqm_json_uint(j, "queues", g->others.queues);
+	hsaqm_json_begin_inline_array(j, "pids");
+	for (uint32_t p = 0; p < g->others.processes && p < 8; p++)
 		if (g->others.pids[p])
-			fprintf(f, "%s%u", n++ ? ", " : "", g->others.pids[p]);
-	fputc(']', f);
-	js_kstr(f, ind + 2, "source", g->others.source, &ff);
-	js_close(f, ind, '}');
+			hsaqm_json_uint(j, NULL, g->others.pids[p]);
+	hsaqm_json_end_array(j);
+	hsaqm_json_string(j, "source", g->others.source);
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, ind, "lv3", '{', &first);
-	ff = true;
-	js_kint(f, ind + 2, "level", g->lv3.level, &ff);
-	js_kstr(f, ind + 2, "mechanism", g->lv3.mechanism, &ff);
-	js_kstr(f, ind + 2, "reason", g->lv3.reason, &ff);
-	js_close(f, ind, '}');
+	hsaqm_json_begin_object(j, "lv3");
+	hsaqm_json_int(j, "level", g->lv3.level);
+	hsaqm_json_string(j, "mechanism", g->lv3.mechanism);
+	hsaqm_json_string(j, "reason", g->lv3.reason);
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, ind, "device_kernel", '{', &first);
-	ff = true;
-	js_kbool(f, ind + 2, "available", g->have_kernel, &ff);
-	js_kstr(f, ind + 2, "text", g->kernel_text, &ff);
-	js_close(f, ind, '}');
+	hsaqm_json_begin_object(j, "device_kernel");
+	hsaqm_json_bool(j, "available", g->have_kernel);
+	hsaqm_json_string(j, "text", g->kernel_text);
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, ind, "checks", '{', &first);
-	ff = true;
-	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++) {
-		js_key(f, ind + 2, hsaqm_probe_check_name(i), &ff);
-		js_check(f, r, &g->checks[i], ind + 4);
-	}
-	js_close(f, ind, '}');
-	js_close(f, ind - 2, '}');
+	hsaqm_json_begin_object(j, "checks");
+	for (int i = 0; i < HSAQM_PROBE_NCHECKS; i++)
+		js_check(j, r, hsaqm_probe_check_name(i), &g->checks[i]);
+	hsaqm_json_end_object(j);
+	hsaqm_json_end_object(j);
 }
 
 static void write_json(FILE *f, const struct hsaqm_probe_report *r)
 {
 	static const char *const lv[] = { "ok", "warn", "fail" };
-	bool first = true, ff;
+	struct hsaqm_json js, *j = &js;
 
-	fputc('{', f);
-	js_kstr(f, 2, "schema", HSAQM_PROBE_SCHEMA_NAME, &first);
-	js_kint(f, 2, "schema_version", r->schema_version, &first);
-	js_kstr(f, 2, "tool_version", r->tool_version, &first);
-	js_kstr(f, 2, "host", r->host, &first);
-	js_kstr(f, 2, "date", r->date, &first);
-	js_kuint(f, 2, "duration_ns", r->duration_ns, &first);
-	js_kstr(f, 2, "figures_are", r->is_model ? "model" : "hardware", &first);
-	js_kint(f, 2, "exit_code", hsaqm_probe_exit_code(r), &first);
-	js_kbool(f, 2, "interrupted", r->interrupted, &first);
-	js_kbool(f, 2, "failed", r->failed, &first);
-	js_kstr(f, 2, "failure", r->failure, &first);
+	hsaqm_json_init_pretty(j, f, 2);
+	hsaqm_json_begin_object(j, NULL);
+	hsaqm_json_string(j, "schema", HSAQM_PROBE_SCHEMA_NAME);
+	hsaqm_json_int(j, "schema_version", r->schema_version);
+	hsaqm_json_string(j, "tool_version", r->tool_version);
+	hsaqm_json_string(j, "host", r->host);
+	hsaqm_json_string(j, "date", r->date);
+	hsaqm_json_uint(j, "duration_ns", r->duration_ns);
+	hsaqm_json_string(j, "figures_are", r->is_model ? "model" : "hardware");
+	hsaqm_json_int(j, "exit_code", hsaqm_probe_exit_code(r));
+	hsaqm_json_bool(j, "interrupted", r->interrupted);
+	hsaqm_json_bool(j, "failed", r->failed);
+	hsaqm_json_string(j, "failure", r->failure);
 
-	js_kopen(f, 2, "options", '{', &first);
-	ff = true;
-	js_kuint(f, 4, "trials", r->trials, &ff);
-	js_kbool(f, 4, "quick", r->quick, &ff);
-	js_kbool(f, 4, "allow_disruptive", r->allow_disruptive, &ff);
-	js_kbool(f, 4, "force", r->force, &ff);
-	js_kint(f, 4, "device", r->device, &ff);
-	js_kuint(f, 4, "lv2_interval", r->lv2_interval, &ff);
-	js_close(f, 2, '}');
+	hsaqm_json_begin_object(j, "options");
+	hsaqm_json_uint(j, "trials", r->trials);
+	hsaqm_json_bool(j, "quick", r->quick);
+	hsaqm_json_bool(j, "allow_disruptive", r->allow_disruptive);
+	hsaqm_json_bool(j, "force", r->force);
+	hsaqm_json_int(j, "device", r->device);
+	hsaqm_json_uint(j, "lv2_interval", r->lv2_interval);
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, 2, "preflight", '[', &first);
+	hsaqm_json_begin_array(j, "preflight");
 	for (uint32_t i = 0; i < r->nfindings; i++) {
 		const struct hsaqm_probe_finding *x = &r->findings[i];
 
-		fprintf(f, "%s\n    {", i ? "," : "");
-		ff = true;
-		js_kstr(f, 6, "level", lv[x->level], &ff);
-		js_kstr(f, 6, "what", x->what, &ff);
-		js_kstr(f, 6, "text", x->text, &ff);
-		js_kstr(f, 6, "remedy", x->remedy, &ff);
-		js_close(f, 4, '}');
+		hsaqm_json_begin_object(j, NULL);
+		hsaqm_json_string(j, "level", lv[x->level]);
+		hsaqm_json_string(j, "what", x->what);
+		hsaqm_json_string(j, "text", x->text);
+		hsaqm_json_string(j, "remedy", x->remedy);
+		hsaqm_json_end_object(j);
 	}
-	fputs(r->nfindings ? "\n  ]" : "]", f);
+	hsaqm_json_end_array(j);
 
-	js_kopen(f, 2, "target", '{', &first);
-	ff = true;
-	js_kstr(f, 4, "kind", r->is_model ? "model" : "hardware", &ff);
-	js_kstr(f, 4, "model_name", r->model_name, &ff);
-	js_kstr(f, 4, "kfd_device", r->target_kfd, &ff);
-	js_kbool(f, 4, "kfd_open", r->kfd_open, &ff);
-	js_kstr(f, 4, "kfd_open_error", r->kfd_open ? "" : strerror(r->kfd_open_errno), &ff);
-	js_kuint(f, 4, "kfd_major", r->kfd_major, &ff);
-	js_kuint(f, 4, "kfd_minor", r->kfd_minor, &ff);
-	js_kopt(f, 4, "sched_policy", r->sched_policy, &ff);
-	js_kopt(f, 4, "cwsr_enable", r->cwsr_enable, &ff);
-	js_kopt(f, 4, "hws_max_conc_proc", r->hws_max_conc_proc, &ff);
-	js_kopt(f, 4, "queue_preemption_timeout_ms", r->queue_preemption_timeout_ms, &ff);
-	js_kopt(f, 4, "mes", r->mes, &ff);
-	js_kstr(f, 4, "hsa_runtime", r->hsa_runtime, &ff);
-	js_close(f, 2, '}');
+	hsaqm_json_begin_object(j, "target");
+	hsaqm_json_string(j, "kind", r->is_model ? "model" : "hardware");
+	hsaqm_json_string(j, "model_name", r->model_name);
+	hsaqm_json_string(j, "kfd_device", r->target_kfd);
+	hsaqm_json_bool(j, "kfd_open", r->kfd_open);
+	hsaqm_json_string(j, "kfd_open_error", r->kfd_open ? "" : strerror(r->kfd_open_errno));
+	hsaqm_json_uint(j, "kfd_major", r->kfd_major);
+	hsaqm_json_uint(j, "kfd_minor", r->kfd_minor);
+	js_opt(j, "sched_policy", r->sched_policy);
+	js_opt(j, "cwsr_enable", r->cwsr_enable);
+	js_opt(j, "hws_max_conc_proc", r->hws_max_conc_proc);
+	js_opt(j, "queue_preemption_timeout_ms", r->queue_preemption_timeout_ms);
+	js_opt(j, "mes", r->mes);
+	hsaqm_json_string(j, "hsa_runtime", r->hsa_runtime);
+	hsaqm_json_end_object(j);
 
-	js_kopen(f, 2, "gpus", '[', &first);
-	for (uint32_t i = 0; i < r->ngpus; i++) {
-		fprintf(f, "%s\n    ", i ? "," : "");
-		js_gpu(f, r, &r->gpus[i], 6);
-	}
-	fputs(r->ngpus ? "\n  ]" : "]", f);
-	fputs("\n}\n", f);
+	hsaqm_json_begin_array(j, "gpus");
+	for (uint32_t i = 0; i < r->ngpus; i++)
+		js_gpu(j, r, &r->gpus[i]);
+	hsaqm_json_end_array(j);
+	hsaqm_json_end_object(j);
+	fputc('\n', f);
 }
 
 int hsaqm_probe_report_write(const struct hsaqm_probe_report *r, enum hsaqm_probe_format fmt,

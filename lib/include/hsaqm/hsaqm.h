@@ -415,25 +415,39 @@ HSAQM_API int hsaqm_xq_get_stats(const struct hsaqm_xq *xq, struct hsaqm_xq_stat
  */
 HSAQM_API int hsaqm_xq_count_priority_conflict(struct hsaqm_xq *xq);
 
+/*
+ * Everything lib reports of one queue, read at one instant (under one lock): the typed form of
+ * one object of hsaqm_ctx_stats_json()'s "queues", whose members docs/stats.md names after these
+ * fields. An integration that publishes statistics of its own (the tool library) writes its
+ * queues from this, with its own members beside lib's, instead of editing lib's JSON text.
+ */
+struct hsaqm_xq_report {
+	uint32_t id;                 /* hsaqm_xq_get_id() */
+	struct hsaqm_xq_info info;
+	struct hsaqm_xq_stats stats;
+	struct hsaqm_xq_deps deps;
+	enum hsaqm_spatial spatial_in_force; /* the mode acting now (AUTO: OFF, or DYNAMIC after an Lv3 fallback) */
+	uint32_t lv1_threshold;      /* hsaqm_xq_set_launch()'s values in force */
+	uint32_t lv1_batch;
+	uint32_t lv2_interval;
+	uint64_t latency_min_ns;     /* the smallest submission-to-completion latency seen (0: none yet) */
+};
+
 /**
- * hsaqm_ctx_stats_json() - every queue's info and stats as one JSON document (schema in
- * docs/stats.md), malloc'ed into *@json (free() it).
+ * hsaqm_xq_get_report() - fill @report with the queue's info, statistics and dependencies,
+ * all read at one instant.
+ * Return: 0; -EINVAL for NULL arguments or a foreign handle.
+ */
+HSAQM_API int hsaqm_xq_get_report(const struct hsaqm_xq *xq, struct hsaqm_xq_report *report);
+
+/**
+ * hsaqm_ctx_stats_json() - the context's devices and every queue's struct hsaqm_xq_report as
+ * one JSON document (schema in docs/stats.md), malloc'ed into *@json (free() it). A
+ * serialisation only: each queue's values come from hsaqm_xq_get_report()'s structure, a
+ * device's from hsaqm_ctx_get_policy().
  * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
  */
 HSAQM_API int hsaqm_ctx_stats_json(struct hsaqm_ctx *ctx, char **json);
-
-/**
- * hsaqm_xq_stats_json() - one queue's object of hsaqm_ctx_stats_json()'s "queues" array,
- * malloc'ed into *@json (free() it; no final newline). @extra, when not NULL or "", is
- * appended inside the object: members already written as JSON, separated by commas, with no
- * leading or trailing comma (e.g. "\"queue_id\":3,\"size\":4096"); lib copies it as it is.
- * That is how an integration extends lib's per-queue schema instead of writing its own (the
- * tool library adds the HSA queue's id, size and priority, docs/tool.md). A string rather
- * than a callback: it is rendered before lib takes the queue's device lock, so nothing of
- * the caller runs under that lock.
- * Return: 0; -EINVAL for a NULL or foreign @xq or a NULL @json; -ENOMEM.
- */
-HSAQM_API int hsaqm_xq_stats_json(const struct hsaqm_xq *xq, const char *extra, char **json);
 
 #ifdef __cplusplus
 }
