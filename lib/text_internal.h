@@ -21,6 +21,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +101,27 @@ static inline int hsaqm_parse_double_unit(const char *s, double min, double max,
 	*out = v;
 	if (unit)
 		*unit = end;
+	return 0;
+}
+
+/*
+ * A KFD gpu_id: decimal, or hexadecimal with its "0x" (how the topology and hsaqmd write
+ * them), below UINT32_MAX. A leading zero otherwise is refused rather than read ("010" was
+ * eight to strtoul's base 0 and would be ten here: a device nobody meant is worse than a
+ * refusal). 0 and *out; -EINVAL; -ERANGE.
+ */
+static inline int hsaqm_parse_gpu_id(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	bool hex = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	int rc;
+
+	if (!s || (s[0] == '0' && s[1] && !hex))
+		return -EINVAL;
+	rc = hsaqm_parse_uint(s, hex ? 16 : 10, 0, UINT32_MAX - 1ull, &v);
+	if (rc)
+		return rc;
+	*out = (uint32_t)v;
 	return 0;
 }
 

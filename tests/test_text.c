@@ -49,6 +49,27 @@ static void test_uint_and_int_refuse_spaces_plus_junk_and_out_of_range(void)
 	CU_ASSERT_EQUAL(hsaqm_parse_int("-101", 10, -100, 100, &i), -ERANGE);
 }
 
+static void test_gpu_id_is_decimal_or_0x_hex_and_nothing_octal(void)
+{
+	uint32_t id = 7;
+
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("6699", &id), 0);
+	CU_ASSERT_EQUAL(id, 6699);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("0x1a2b", &id), 0);
+	CU_ASSERT_EQUAL(id, 0x1a2b);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("0", &id), 0);
+	CU_ASSERT_EQUAL(id, 0);
+	id = 7;
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("010", &id), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id(" 5", &id), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("+5", &id), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("0x", &id), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("1a2b", &id), -EINVAL);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id("4294967295", &id), -ERANGE);
+	CU_ASSERT_EQUAL(hsaqm_parse_gpu_id(NULL, &id), -EINVAL);
+	CU_ASSERT_EQUAL(id, 7);
+}
+
 static void test_double_takes_decimal_fractions_and_exponents(void)
 {
 	static const struct { const char *s; double v; } good[] = {
@@ -111,6 +132,7 @@ static void test_double_unit_splits_the_number_from_its_unit(void)
 static const struct t_case cases[] = {
 	T_CASE(test_uint_takes_decimal_octal_and_0x_hex_only_as_asked),
 	T_CASE(test_uint_and_int_refuse_spaces_plus_junk_and_out_of_range),
+	T_CASE(test_gpu_id_is_decimal_or_0x_hex_and_nothing_octal),
 	T_CASE(test_double_takes_decimal_fractions_and_exponents),
 	T_CASE(test_double_refuses_what_strtod_alone_would_take),
 	T_CASE(test_double_unit_splits_the_number_from_its_unit),

@@ -101,7 +101,6 @@ static int parse_uid(const char *s, uint32_t *uid)
 static int parse_gpu_ids(struct hsaqmd_config *cfg, char *val)
 {
 	char *save = NULL;
-	long v;
 
 	if (!strcmp(val, "auto") || !strcmp(val, "any")) {
 		cfg->gpu_ids_mode = val[1] == 'u' ? HSAQMD_GPU_IDS_AUTO : HSAQMD_GPU_IDS_ANY;
@@ -109,9 +108,11 @@ static int parse_gpu_ids(struct hsaqmd_config *cfg, char *val)
 	}
 	cfg->ngpu_ids = 0;
 	for (char *t = strtok_r(val, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		if (parse_long(t, 10, 1, 0xfffffffeL, &v) || cfg->ngpu_ids == HSAQMD_MAX_GPU_IDS)
+		uint32_t id;
+
+		if (hsaqm_parse_gpu_id(t, &id) || !id || cfg->ngpu_ids == HSAQMD_MAX_GPU_IDS)
 			return -EINVAL;
-		cfg->gpu_ids[cfg->ngpu_ids++] = (uint32_t)v;
+		cfg->gpu_ids[cfg->ngpu_ids++] = id;
 	}
 	if (!cfg->ngpu_ids)
 		return -EINVAL;
@@ -232,8 +233,12 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 			cfg->policy = p;
 			return 0;
 		}
-		if (parse_long(which, 10, 0, 0xfffffffeL, &v))
-			return seterr(err, errlen, ln, "policy.GPU_ID: \"%s\" is not a gpu_id", which);
+		uint32_t id;
+
+		if (hsaqm_parse_gpu_id(which, &id))
+			return seterr(err, errlen, ln, "policy.GPU_ID: \"%s\" is not a gpu_id "
+				      "(decimal, or hex with 0x)", which);
+		v = id;
 		for (size_t i = 0; i < cfg->npolicies; i++) {
 			if (cfg->policies[i].gpu_id == (uint32_t)v) {
 				cfg->policies[i].cfg = p;

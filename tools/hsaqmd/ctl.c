@@ -534,25 +534,6 @@ static bool int_in(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
-/*
- * A KFD gpu_id: decimal, or hexadecimal with its "0x" (how the topology and hsaqmd write
- * them). A leading zero otherwise is refused rather than read: "010" meant eight to hsaqmctl
- * before (strtoul's base 0), and ten by the rule above; a policy set on a device nobody meant
- * is worse than a refusal.
- */
-static int gpu_id_parse(const char *s, uint32_t *out)
-{
-	unsigned long long v;
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-
-	if (s[0] == '0' && s[1] && !hex)
-		return -EINVAL;
-	if (hsaqm_parse_uint(s, hex ? 16 : 10, 0, UINT32_MAX - 1ull, &v))
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* What one command was asked, checked. */
 struct request {
 	enum { R_LIST, R_STATS, R_SET, R_POLICY_GET, R_POLICY_SET, R_TOP, R_METRICS } kind;
@@ -610,7 +591,7 @@ static int parse_policy(int argc, char **argv, struct request *r)
 	r->kind = R_POLICY_SET;
 	if (!strcmp(argv[0], "all") || !strcmp(argv[0], "default")) {
 		r->policy.gpu_id = HSAQMD_ALL_GPUS;
-	} else if (gpu_id_parse(argv[0], &r->policy.gpu_id)) {
+	} else if (hsaqm_parse_gpu_id(argv[0], &r->policy.gpu_id)) {
 		return bad("policy: \"%s\" is not a gpu_id (decimal without a leading 0, or 0x hex) "
 			   "nor all", argv[0]);
 	}
