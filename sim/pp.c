@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "json_internal.h"
 #include "hsaqm/hsa_abi.h"
 #include "log_internal.h"
 
@@ -93,7 +94,7 @@ void sim_cp_report_error(struct sim_hwq *q, int hsa_status, uint64_t t)
 void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t)
 {
 	struct sim_device *dev = q->dev;
-	char args[224];
+	char args[512];
 
 	if (q->error)
 		return;
@@ -103,10 +104,28 @@ void sim_pp_error(struct sim_hwq *q, int hsa_status, const char *why, uint64_t t
 	hsaqm_log_info("device %u queue %u: error 0x%x at packet %" PRIu64 ": %s", dev->index,
 		       q->queue_index, hsa_status, q->rd, why);
 	if (sim_trace_on(dev->sim)) {
-		snprintf(args, sizeof(args), "{\"status\":%d,\"packet\":%" PRIu64 ",\"why\":\"%.150s\"}",
-			 hsa_status, q->rd, why);
+		/* Through the one writer: @why is escaped (a quote in it broke the trace). */
+		char short_why[151];
+		FILE *f = fmemopen(args, sizeof(args), "w");
+		struct hsaqm_json j;
+
+		snprintf(short_why, sizeof(short_why), "%s", why);
+		if (f) {
+			hsaqm_json_init(&j, f);
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_int(&j, "status", hsa_status);
+			hsaqm_json_uint(&j, "packet", q->rd);
+			hsaqm_json_string(&j, "why", short_why);
+			hsaqm_json_end_object(&j);
+			/* A full buffer leaves no valid object: the instant goes without arguments. */
+			if (fflush(f) || ferror(f) || ftell(f) >= (long)sizeof(args))
+				args[0] = '\0';
+			fclose(f);
+		} else {
+			args[0] = '\0';
+		}
 		sim_trace_instant_at(dev->sim, dev->index, SIM_TRACK_QUEUE(q->queue_index), "queue error",
-				     t, args);
+				     t, args[0] ? args : NULL);
 	}
 	sim_hws_publish_state(q);
 	dev->hws_dirty = true;

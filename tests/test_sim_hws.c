@@ -508,13 +508,14 @@ static void test_trace_is_valid_chrome_json_even_after_an_early_destroy(void)
 	int fd = mkstemp(path);
 	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_VIRTUAL, .trace_path = path };
 	struct hsaqm_sim *sim = NULL;
-	struct t_q q, g;
+	struct t_q q, g, e;
 
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
 	CU_ASSERT_EQUAL_FATAL(t_q_create(&q, sim, 0, 16, 7), 0);
 	CU_ASSERT_EQUAL_FATAL(t_q_create(&g, sim, 0, 16, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(t_q_create(&e, sim, 0, 16, 7), 0);
 	hsaqm_sim_run_until_idle(sim, T_S);
 	struct hsaqm_sim_kernel_desc kd = { .name = "gemm \"big\"", .duration_ns = 300 * T_US, .waves_per_wg = 4 };
 	uint64_t k;
@@ -523,9 +524,17 @@ static void test_trace_is_valid_chrome_json_even_after_an_early_destroy(void)
 	uint64_t dep = t_handle(gate);
 	union hsaqm_aql_packet p = t_dispatch(k, 100, 0, false), b = t_barrier_and(&dep, 1, 0, false);
 
+	/* A reserved packet type: a queue error, whose reason goes into the trace escaped. */
+	union hsaqm_aql_packet bad = p;
+
+	bad.dispatch.header = (uint16_t)((bad.dispatch.header & ~0xffu) | 7u);
 	t_q_submit(&q, &p);
 	t_q_submit(&g, &b);
 	t_q_submit(&g, &p);
+	uint64_t bad_idx = t_q_reserve(&e);
+
+	t_q_publish_raw(&e, bad_idx, &bad);
+	sim_hwq_doorbell(e.hwq, bad_idx);
 	hsaqm_sim_advance(sim, 100 * T_US);
 	sim_signal_store(sim, gate, 0);
 	CU_ASSERT_EQUAL(sim_hwq_suspend(&q.hwq, 1, 10), 0);
@@ -546,6 +555,8 @@ static void test_trace_is_valid_chrome_json_even_after_an_early_destroy(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"name\":\"barrier-and wait\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "gemm \\\"big\\\" (saved)")); /* escaped, CWSR-saved batch */
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"name\":\"face event\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"name\":\"queue error\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"why\":\"reserved packet type\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"thread_name\""));
 	
 	free(text);
