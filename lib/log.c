@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * log.c - the one logger, compiled into libhsaqm.so only. Every other object that logs (the
+ * tool library, kfd-ioctl and hsa-layer inside it, the daemon client, the device model, the
+ * programs) calls these functions in libhsaqm.so (exported under HSAQM_PRIVATE, libhsaqm.map),
+ * so a process has one level, one sink and one reading of HSAQM_LOG, and "once" means once
+ * in the process by construction (docs/lib.md, "Logging").
+ */
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
@@ -41,43 +42,18 @@ int hsaqm_log_parse_level(const char *text, int *level)
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
-/*
- * Whether this copy of the logger is the first in the process to say @what. A process may hold
- * several copies of this file (libhsaqm.so's, the tool library's, a program's static one, the
- * device model's), each with its own statics, and all of them read the same environment: a
- * message about it must still come once. The claim is a name in the abstract socket namespace,
- * "hsaqm-<pid>-<what>", which one socket at a time can hold in the process's network namespace;
- * the winner keeps the socket open (close-on-exec) for the process's life. Only error paths
- * call this. Where no socket can be made, every copy says it (the old behaviour).
- */
-static bool first_in_process(const char *what)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int n;
-
-	if (fd < 0)
-		return true;
-	/* sun_path[0] = '\0': the abstract namespace, nothing in the file system. */
-	n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "hsaqm-%ld-%s", (long)getpid(), what);
-	if (bind(fd, (struct sockaddr *)&a,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) == 0)
-		return true; /* fd kept: the claim lasts as long as the process */
-	n = errno;
-	close(fd);
-	return n != EADDRINUSE;
-}
-
 static void log_read_env(void)
 {
 	const char *env = getenv("HSAQM_LOG");
 	int level = HSAQM_LOG_NONE;
 
 	if (env && *env && hsaqm_log_parse_level(env, &level) < 0) {
-		/* A person wrote this value: say so once per process, whatever the level. */
-		if (first_in_process("log-env"))
-			fprintf(stderr, "hsaqm: HSAQM_LOG=\"%s\" is not one of none|error|warn|info|debug; "
-				"logging stays off\n", env);
+		/*
+		 * A person wrote this value: say so whatever the level. Once per process: this
+		 * runs once (env_once) in the process's one logger.
+		 */
+		fprintf(stderr, "hsaqm: HSAQM_LOG=\"%s\" is not one of none|error|warn|info|debug; "
+			"logging stays off\n", env);
 		level = HSAQM_LOG_NONE;
 	}
 	/*

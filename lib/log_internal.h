@@ -3,11 +3,17 @@
  * The one logger of hsaqm. Silent by default: HSAQM_LOG=error|warn|info|debug turns it on
  * (read once, on first use). Messages a person must see whatever the level (a bad
  * setting they wrote, a fail-open fallback) go through hsaqm_log_notice().
+ *
+ * Its code and state are in libhsaqm.so alone (log.c), exported for hsaqm's own objects under
+ * HSAQM_PRIVATE: whoever includes this header links libhsaqm.so, so a process holds one
+ * logger whatever else it loads (docs/lib.md, "Logging").
  */
 #ifndef HSAQM_LOG_INTERNAL_H
 #define HSAQM_LOG_INTERNAL_H
 
 #include <stdio.h>
+
+#include "shared_state_internal.h"
 
 enum hsaqm_log_level {
 	HSAQM_LOG_NONE = 0,
@@ -18,23 +24,24 @@ enum hsaqm_log_level {
 };
 
 /* Current level; reads HSAQM_LOG on the first call. */
-int hsaqm_log_level(void);
+HSAQM_PRIVATE_API int hsaqm_log_level(void);
 
 /*
  * Parse a level name ("none", "error", "warn", "info", "debug", or 0-4).
  * Returns 0 and stores the level, or -EINVAL for anything else.
  */
-int hsaqm_log_parse_level(const char *text, int *level);
+HSAQM_PRIVATE_API int hsaqm_log_parse_level(const char *text, int *level);
 
 /* Override the level and the sink (tests; NULL sink = stderr). Thread safe. */
-void hsaqm_log_set_level(int level);
-void hsaqm_log_set_sink(FILE *sink);
+HSAQM_PRIVATE_API void hsaqm_log_set_level(int level);
+HSAQM_PRIVATE_API void hsaqm_log_set_sink(FILE *sink);
 
-void hsaqm_log_write(int level, const char *func, const char *fmt, ...)
+HSAQM_PRIVATE_API void hsaqm_log_write(int level, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Always printed, once per call site's `flag` when flag is non-NULL. */
-void hsaqm_log_notice(int *once_flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+HSAQM_PRIVATE_API void hsaqm_log_notice(int *once_flag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #define HSAQM_LOG(level, ...)                                   \
 	do {                                                    \

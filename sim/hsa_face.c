@@ -626,6 +626,41 @@ static size_t probe_mem_size(struct hsaqm_sim *sim)
 	return lo & ~(size_t)(HSA_FACE_POOL_GRANULE - 1);
 }
 
+/*
+ * The process's KFD, as kfd-ioctl's default transport asks for it (docs/kfd-ioctl.md, "The
+ * default transport"): in a process that embeds the model, the process's KFD is the model's
+ * KFD face, the one the HSA face makes its queues on, so a tool loaded by hsa_init (with its
+ * own copy of kfd-ioctl) reaches the queues it must suspend. Several models with an HSA face
+ * at once have no single KFD: NULL, and kfd-ioctl uses /dev/kfd. The transport lives as long
+ * as its model. Registered while any HSA face exists (face_create, face_fini), so a process
+ * that never makes one (the emulated /dev/kfd) has no provider.
+ */
+static const struct hsaqm_kfd_transport *kfd_provider(void)
+{
+	struct hsaqm_sim *sim = NULL;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (unsigned int i = 0; i < HSA_FACE_MAX_MODELS; i++) {
+		if (registry[i]) {
+			sim = registry[i]->sim;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return n == 1 ? hsaqm_sim_kfd_transport(sim) : NULL;
+}
+
+/* Under registry_lock: the provider is registered exactly while a face is. */
+static void kfd_provider_update(void)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < HSA_FACE_MAX_MODELS; i++)
+		any = any || registry[i];
+	hsaqm_kfd_transport_set_provider(any ? kfd_provider : NULL);
+}
+
 static void face_fini(struct hsaqm_sim *sim, void *state)
 {
 	struct hsa_face *f = state;
@@ -644,6 +679,7 @@ static void face_fini(struct hsaqm_sim *sim, void *state)
 	pthread_mutex_lock(&registry_lock);
 	/* Release: nothing of this face is read through the registry after it is gone. */
 	hsaqm_store_release(&registry[f->slot], (struct hsa_face *)NULL);
+	kfd_provider_update();
 	pthread_mutex_unlock(&registry_lock);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
@@ -678,6 +714,7 @@ static void *face_create(struct hsaqm_sim *sim)
 	fill_tables(f);
 	/* Release: a thread that finds the face in the registry sees it fully built. */
 	hsaqm_store_release(&registry[slot], f);
+	kfd_provider_update();
 	pthread_mutex_unlock(&registry_lock);
 	return f;
 }
@@ -690,31 +727,6 @@ void *hsaqm_sim_hsa_table(struct hsaqm_sim *sim)
 		return NULL;
 	f = sim_face_state(sim, SIM_FACE_HSA, face_create, face_fini);
 	return f ? &f->root : NULL;
-}
-
-/*
- * kfd-ioctl's KFD stand-in hook (kfd_face_internal.h, docs/kfd-ioctl.md): in a process that
- * embeds the model, the process's KFD is the model's KFD face, the one the HSA face makes its
- * queues on, so a tool loaded by hsa_init (with its own copy of kfd-ioctl) reaches the queues
- * it must suspend. Weak, so that another embedding of the model may define its own.
- * Several models with an HSA face at once have no single KFD: NULL, and kfd-ioctl uses
- * /dev/kfd. The transport lives as long as its model.
- */
-__attribute__((weak, visibility("default"))) const struct hsaqm_kfd_transport *
-hsaqm_kfd_transport_provider(void)
-{
-	struct hsaqm_sim *sim = NULL;
-	unsigned int n = 0;
-
-	pthread_mutex_lock(&registry_lock);
-	for (unsigned int i = 0; i < HSA_FACE_MAX_MODELS; i++) {
-		if (registry[i]) {
-			sim = registry[i]->sim;
-			n++;
-		}
-	}
-	pthread_mutex_unlock(&registry_lock);
-	return n == 1 ? hsaqm_sim_kfd_transport(sim) : NULL;
 }
 
 const char *const *hsa_face_unsupported_names(size_t *n)

@@ -72,16 +72,6 @@ struct sim_kfd_front {
 void sim_kfd_face_front_next(const struct sim_kfd_front *front);
 
 /*
- * hsaqm_kfd_transport_provider() - kfd-ioctl's KFD stand-in hook (docs/kfd-ioctl.md, "The
- * default transport"), defined weakly by the HSA face (hsa_face.c): the KFD face of the one
- * model of this process whose HSA face exists, or NULL (none, or several: no single KFD).
- * An executable embedding the model exports it (-Wl,--export-dynamic-symbol) so that a tool
- * library's own copy of kfd-ioctl finds it. (The emulated /dev/kfd exports none: there the
- * tool reaches the KFD face through kfd-ioctl's system transport, as on a real system.)
- */
-const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
-
-/*
  * The emulated /dev/kfd (sim/kfdemu/) needs three things a kfd-ioctl transport does not carry:
  *
  * sim_kfd_face_render_mmap() - mmap() of the DRM render node at a memory object's mmap

@@ -2,12 +2,12 @@
 /*
  * Lv3 of libhsaqm-tool.so on the in-process device model (docs/tool.md, "Lv3 on the model").
  *
- * The tool library carries its own copy of kfd-ioctl, so nothing this program installs with
- * hsaqm_kfd_transport_set_default() reaches it. It finds the model's KFD as any in-process
- * model's: kfd-ioctl's default transport looks up hsaqm_kfd_transport_provider in the process
- * (docs/kfd-ioctl.md), which the model's HSA face defines and this executable exports
- * (-Wl,--export-dynamic-symbol). The HSA face makes its queues on that same KFD, with
- * RUNTIME_ENABLE as ROCr, so the tool's DBG_TRAP suspend reaches the proxies' hardware queues.
+ * The tool library carries its own copy of kfd-ioctl, yet the default transport's state is
+ * kept once per process, in libhsaqm.so: the model's HSA face registers itself as the
+ * process's KFD there (hsaqm_kfd_transport_set_provider, docs/kfd-ioctl.md), and the tool's
+ * copy reads it, with no link option on this executable. The HSA face makes its queues on
+ * that same KFD, with RUNTIME_ENABLE as ROCr, so the tool's DBG_TRAP suspend reaches the
+ * proxies' hardware queues.
  *
  * Proves: the default transport is the model's exactly while the process has one model with an
  * HSA face, and /dev/kfd otherwise (none, or two: no single KFD); with HSAQM_LEVEL=3 loaded by
@@ -76,7 +76,7 @@ static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
 	hsaqm_sim_destroy(other);
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_sim_kfd_transport(h.sim));
-	/* One installed here still wins in this copy of kfd-ioctl. */
+	/* One installed still wins over the model's provider. */
 	CU_ASSERT_EQUAL(hsaqm_kfd_transport_set_default(hsaqm_kfd_transport_system()), 0);
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
 	CU_ASSERT_EQUAL(hsaqm_kfd_transport_set_default(NULL), 0);

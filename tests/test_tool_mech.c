@@ -2,8 +2,8 @@
 /*
  * The tool library's choice of Lv3 mechanism and spatial mode (docs/tool.md, "Lv3 mechanism
  * and spatial"), on the in-process device model (real time), loaded by hsa_init as in
- * test-tool-lv3 (this executable exports hsaqm_kfd_transport_provider for the tool's copy of
- * kfd-ioctl).
+ * test-tool-lv3 (the model registers its KFD in libhsaqm.so, where the tool's copy of
+ * kfd-ioctl finds it).
  *
  * Proves: the new variables' syntax (HSAQM_LV3_MECHANISM, HSAQM_SPATIAL, HSAQM_GPU_PROFILE and
  * its default path); HSAQM_LV3_MECHANISM=update_queue stops a running low kernel with

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The second Lv3 mechanism and the spatial fallback across processes (issue 19; docs/tool.md,
 # "Lv3 mechanism and spatial"): real processes on one simulated GPU (hsaqm-simd), each under
-# hsaqm-run with hsaqmd. The client exports the model's KFD provider, so the tool's Lv3 reaches
-# the device process's KFD face. Wall-time delays are from the SIGKILL to the tool's own
+# hsaqm-run with hsaqmd. The client's model registers its KFD face as the process's KFD, so the
+# tool's Lv3 reaches the device process's KFD face. Wall-time delays are from the SIGKILL to the tool's own
 # timestamp of the resume; latencies are model time.
 #   A  a high process alone: its kernel latency (the standalone figure)
 #   for each mode -- T: Lv3 with HSAQM_LV3_MECHANISM=dbg_trap; U: Lv3 with update_queue; S: Lv3

@@ -60,39 +60,49 @@ struct hsaqm_kfd_transport {
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_system(void);
 
 /**
- * hsaqm_kfd_transport_default() - the transport code that does not choose one uses: the
- * one installed with hsaqm_kfd_transport_set_default() in this copy of kfd-ioctl, else the
- * transport of a KFD stand-in loaded in the process that exports
- * hsaqm_kfd_transport_provider() (docs/kfd-ioctl.md, "The default transport"), else the
- * system transport.
+ * hsaqm_kfd_transport_default() - the transport code that does not choose one uses: the one
+ * installed with hsaqm_kfd_transport_set_default(), else the transport of the KFD stand-in
+ * registered with hsaqm_kfd_transport_set_provider(), else the system transport
+ * (docs/kfd-ioctl.md, "The default transport"). Both are kept once per process, in
+ * libhsaqm.so, so every copy of kfd-ioctl in the process (the tool library's, a program's)
+ * answers the same.
  *
  * The HSA backend opens the KFD its runtime's queues live on through this seam, so that a
  * test, or a KFD stand-in such as the device model, can point it at the model's KFD face,
- * while on a real system it is /dev/kfd. Thread-safe; the provider lookup is a dlsym(), so
- * call it at start-up or queue creation, not per submission.
+ * while on a real system it is /dev/kfd. Thread-safe, and cheap (two acquire loads and the
+ * provider's call).
  * Return: the transport (never NULL).
  */
 const struct hsaqm_kfd_transport *hsaqm_kfd_transport_default(void);
 
 /**
- * hsaqm_kfd_transport_provider() - not defined by kfd-ioctl: a KFD stand-in (the device
- * model's libhsakmt face, an executable embedding the model) defines and exports it, and
- * hsaqm_kfd_transport_default() finds it with dlsym(RTLD_DEFAULT, ...).
- *
- * Return: the stand-in's transport, or NULL when it has none to offer now (the default then
- * falls through to the system transport).
- */
-const struct hsaqm_kfd_transport *hsaqm_kfd_transport_provider(void);
-
-/**
  * hsaqm_kfd_transport_set_default() - install the transport hsaqm_kfd_transport_default()
- * returns from now on; NULL puts the system transport back.
+ * returns from now on, in the whole process; NULL removes it.
  * @tp: must stay valid until it is replaced (it is not copied).
  *
  * Handles opened earlier keep the transport they were opened on.
  * Return: 0; -EINVAL for a transport without open, close or ioctl.
  */
 int hsaqm_kfd_transport_set_default(const struct hsaqm_kfd_transport *tp);
+
+/*
+ * A KFD stand-in's provider: the transport of the process's KFD when the stand-in (the
+ * device model's HSA face) is that KFD right now, else NULL. Called at each
+ * hsaqm_kfd_transport_default() that no installed transport answers; it must be cheap and
+ * thread-safe, and stay callable while registered.
+ */
+typedef const struct hsaqm_kfd_transport *(*hsaqm_kfd_transport_provider_fn)(void);
+
+/**
+ * hsaqm_kfd_transport_set_provider() - register the process's KFD stand-in; NULL removes it.
+ * @fn: see hsaqm_kfd_transport_provider_fn. A later registration replaces an earlier one.
+ *
+ * An explicit call, not a name looked up in the process: the stand-in says it is the KFD, and
+ * a process without one (a real system) never has a provider. A NULL answer, or a transport
+ * without open, close or ioctl, falls through to the system transport.
+ * Return: 0.
+ */
+int hsaqm_kfd_transport_set_provider(hsaqm_kfd_transport_provider_fn fn);
 
 #ifdef __cplusplus
 }
