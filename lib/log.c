@@ -19,6 +19,7 @@
 /* -1: HSAQM_LOG not read yet. Read racily-but-safely: every reader computes the same value. */
 static int log_level = -1;
 static FILE *log_sink;
+static const char *log_program = "hsaqm"; /* under log_lock */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const level_names[] = { "none", "error", "warn", "info", "debug" };
@@ -93,6 +94,13 @@ void hsaqm_log_set_sink(FILE *sink)
 	pthread_mutex_unlock(&log_lock);
 }
 
+void hsaqm_log_set_program(const char *name)
+{
+	pthread_mutex_lock(&log_lock);
+	log_program = name && *name ? name : "hsaqm";
+	pthread_mutex_unlock(&log_lock);
+}
+
 static void log_vprint(const char *prefix, const char *func, const char *fmt, va_list ap)
 {
 	pthread_mutex_lock(&log_lock);
@@ -100,9 +108,9 @@ static void log_vprint(const char *prefix, const char *func, const char *fmt, va
 
 	/* One line per message, under the lock, so threads do not interleave. */
 	if (func)
-		fprintf(out, "hsaqm[%s] %s: ", prefix, func);
+		fprintf(out, "%s[%s] %s: ", log_program, prefix, func);
 	else
-		fprintf(out, "hsaqm: ");
+		fprintf(out, "%s: ", log_program);
 	vfprintf(out, fmt, ap);
 	size_t len = strlen(fmt);
 	if (len == 0 || fmt[len - 1] != '\n')

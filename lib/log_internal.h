@@ -35,6 +35,11 @@ HSAQM_PRIVATE_API int hsaqm_log_parse_level(const char *text, int *level);
 /* Override the level and the sink (tests; NULL sink = stderr). Thread safe. */
 HSAQM_PRIVATE_API void hsaqm_log_set_level(int level);
 HSAQM_PRIVATE_API void hsaqm_log_set_sink(FILE *sink);
+/*
+ * The name each line starts with ("hsaqm" unless a program says otherwise: hsaqmd's lines
+ * are its own, "hsaqmd: ..."). @name must outlive the process's logging (a string literal).
+ */
+HSAQM_PRIVATE_API void hsaqm_log_set_program(const char *name);
 
 HSAQM_PRIVATE_API void hsaqm_log_write(int level, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -25,7 +25,7 @@ void hsaqmd_log_write(int level, const char *func, const char *fmt, ...)
 		text = NULL;
 	}
 	if (level <= HSAQM_LOG_ERROR)
-		hsaqm_log_notice(NULL, "hsaqmd: %s", text ? text : fmt);
+		hsaqm_log_notice(NULL, "%s", text ? text : fmt); /* "hsaqmd: ": main() names it */
 	else
 		hsaqm_log_write(level, func, "%s", text ? text : fmt);
 	free(text);

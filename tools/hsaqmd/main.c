@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
+#include "log_internal.h"
 #include "hsaqm/hsaqm.h"
 #include "proto_internal.h"
 
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 	int c, rc, ready_fd = -1;
 	bool busy_poll = false, check = false;
 
+	/* The daemon's lines, and lib's said in its process, read "hsaqmd: ...". */
+	hsaqm_log_set_program("hsaqmd");
 	while ((c = getopt_long(argc, argv, "s:c:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
