@@ -1649,14 +1649,8 @@ static const struct t_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT\n", argv[0]);
+	if (t_hsaqmd_args(argc, argv, "[DAEMON-OPTION]"))
 		return T_EXIT_FAIL;
-	}
-	t_bins.hsaqmd = argv[1];
-	t_bins.hsaqmctl = argv[2];
-	t_bins.dclient = argv[3];
 	t_bins.daemon_flag = argc > 4 ? argv[4] : NULL;
-	signal(SIGPIPE, SIG_IGN);
 	return t_run("hsaqmd", suites);
 }

@@ -181,15 +181,9 @@ static const struct t_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT [--minutes N]\n", argv[0]);
+	if (t_hsaqmd_args(argc, argv, "[--minutes N]"))
 		return T_EXIT_FAIL;
-	}
-	t_bins.hsaqmd = argv[1];
-	t_bins.hsaqmctl = argv[2];
-	t_bins.dclient = argv[3];
 	if (argc == 6 && !strcmp(argv[4], "--minutes"))
 		seconds = atof(argv[5]) * 60;
-	signal(SIGPIPE, SIG_IGN);
 	return t_run("hsaqmd-churn", suites);
 }

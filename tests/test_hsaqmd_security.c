@@ -557,15 +557,9 @@ static const struct t_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT\n", argv[0]);
+	if (t_hsaqmd_args(argc, argv, ""))
 		return T_EXIT_FAIL;
-	}
 	if (geteuid() != 0)
 		return t_skip("hsaqmd-security", "needs root to run a second uid (setuid nobody)");
-	t_bins.hsaqmd = argv[1];
-	t_bins.hsaqmctl = argv[2];
-	t_bins.dclient = argv[3];
-	signal(SIGPIPE, SIG_IGN);
 	return t_run("hsaqmd-security", suites);
 }

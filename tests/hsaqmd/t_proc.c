@@ -19,6 +19,20 @@
 
 struct t_bins t_bins;
 
+int t_hsaqmd_args(int argc, char **argv, const char *more)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT%s%s\n", argv[0], *more ? " " : "",
+			more);
+		return -EINVAL;
+	}
+	t_bins.hsaqmd = argv[1];
+	t_bins.hsaqmctl = argv[2];
+	t_bins.dclient = argv[3];
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
 uint64_t t_now_ns(void)
 {
 	struct timespec ts;

@@ -24,6 +24,14 @@ struct t_bins {
 };
 extern struct t_bins t_bins;
 
+/*
+ * The start of every hsaqmd test's main(): argv is HSAQMD HSAQMCTL T-DCLIENT [...], which set
+ * t_bins (argv[4] and on are the test's own); SIGPIPE is ignored, so that a write to a client
+ * that died fails instead of killing the test. Returns 0, or prints the usage (@more: the rest
+ * of it after T-DCLIENT, "" for none) and returns -EINVAL.
+ */
+int t_hsaqmd_args(int argc, char **argv, const char *more);
+
 struct t_daemon {
 	pid_t pid;
 	char dir[64];
