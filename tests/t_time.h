@@ -48,15 +48,19 @@ static inline void t_sleep_ms(uint64_t ms)
 
 /*
  * Evaluates to true as soon as @cond holds, false when it still does not after @timeout_ns
- * (looks again every 20 us). @cond is re-evaluated each time; it may have side effects.
+ * (looks again every @every_ns: a condition that is costly to look at, such as one that runs a
+ * process, is looked at less often). @cond is re-evaluated each time; it may have side effects.
  */
-#define T_UNTIL(cond, timeout_ns)                                                        \
+#define T_UNTIL_EVERY(cond, timeout_ns, every_ns)                                         \
 	__extension__({                                                                  \
 		uint64_t t_until_end_ = t_mono_ns() + (uint64_t)(timeout_ns);            \
 		bool t_until_ok_;                                                        \
 		while (!(t_until_ok_ = (cond)) && t_mono_ns() < t_until_end_)            \
-			t_sleep_us(20);                                                  \
+			t_sleep_ns(every_ns);                                            \
 		t_until_ok_;                                                             \
 	})
+
+/* T_UNTIL_EVERY looking every 20 us. */
+#define T_UNTIL(cond, timeout_ns) T_UNTIL_EVERY(cond, timeout_ns, 20 * T_NS_PER_US)
 
 #endif /* T_TIME_H */

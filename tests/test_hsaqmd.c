@@ -157,8 +157,8 @@ static void test_queue_created_while_preempted_starts_preempted(void)
 	CU_ASSERT_FATAL(client_with_queues(&hi, 10, gpu, 1) == 0);
 	CU_ASSERT_FATAL(client_with_queues(&lo, 0, NULL, 0) == 0);
 	t_client_send(&hi, "ready 0");
-	/* Give the daemon the kick (a mark is asynchronous), then create the low queue. */
-	usleep(100000);
+	/* A mark is asynchronous: once the daemon shows the queue ready, create the low one. */
+	CU_ASSERT_FATAL(t_ctl_list_shows(&dmn, "\"state\": \"ready\"", WAIT_MS));
 	t_client_send(&lo, "add 6001");
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "added", WAIT_MS, line, sizeof(line)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "held=1"));
@@ -223,7 +223,7 @@ static void test_daemon_stopped_held_client_resumes_after_missed_heartbeats(void
 	uint64_t t0, dt;
 
 	held_pair(&hi, &lo, gpu);
-	t0 = t_now_ns();
+	t0 = t_mono_ns();
 	kill(dmn.pid, SIGSTOP);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", HSAQMD_HEARTBEAT_STALE_MS + WAIT_MS,
 					line, sizeof(line)), 0);
@@ -255,7 +255,7 @@ static void test_daemon_killed_clients_resume_on_the_hangup_and_reconnect(void)
 	uint64_t t0;
 
 	held_pair(&hi, &lo, gpu);
-	t0 = t_now_ns();
+	t0 = t_mono_ns();
 	t_daemon_stop(&dmn, SIGKILL);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);
 	uint64_t dt = t_event_time(line) - t0;
@@ -287,7 +287,7 @@ static void test_client_killed_daemon_resumes_others_on_the_hangup(void)
 	uint64_t t0;
 
 	held_pair(&hi, &lo, gpu);
-	t0 = t_now_ns();
+	t0 = t_mono_ns();
 	kill(hi.pid, SIGKILL);
 	CU_ASSERT_EQUAL(t_client_expect(&lo, "ev resume 0", WAIT_MS, line, sizeof(line)), 0);
 	uint64_t dt = t_event_time(line) - t0;
@@ -577,15 +577,18 @@ static double handoff_num(const char *json, const char *seg, const char *field)
 	return p ? json_num(p, key) : -1.0;
 }
 
-/* `stats --json` into @out until @n holds are timed (an ack follows its callback's return), or 1 s. */
+/* The number of timed holds in a fresh `stats --json` (into @out). */
+static double holds_timed(char *out, size_t size)
+{
+	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, size, "stats", "--json", NULL), 0);
+	return handoff_num(out, "\"ready_acked\"", "count");
+}
+
+/* `stats --json` into @out until @n holds are timed (an ack follows its callback's return),
+ * or WAIT_MS. */
 static void stats_until_timed(char *out, size_t size, double n)
 {
-	for (int i = 0; i < 100; i++) {
-		CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, size, "stats", "--json", NULL), 0);
-		if (handoff_num(out, "\"ready_acked\"", "count") == n)
-			return;
-		usleep(10000);
-	}
+	T_UNTIL_EVERY(holds_timed(out, size) == n, WAIT_MS * T_NS_PER_MS, 10 * T_NS_PER_MS);
 }
 
 /*
@@ -609,11 +612,11 @@ static void test_handoff_times_each_hold_within_the_wall_time(void)
 	CU_ASSERT_FATAL(client_with_queues(&lo, 0, gpu, 1) == 0);
 	t_client_send(&lo, "ready 0");
 	CU_ASSERT_EQUAL(t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL), 0);
-	t0 = t_now_ns();
+	t0 = t_mono_ns();
 	t_client_send(&hi, "ready 0");
 	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
 	stats_until_timed(out, sizeof(out), 1);
-	t1 = t_now_ns();
+	t1 = t_mono_ns();
 	double sum = 0, total = handoff_num(out, segs[3], "max_us");
 
 	printf("\n    one hold: ready -> acked %.1f us (the test saw %.1f us pass)\n", total,
@@ -702,14 +705,11 @@ static bool runs_soon(struct t_client *c)
 {
 	char line[256];
 
-	for (int i = 0; i < WAIT_MS / 20; i++) {
-		t_client_send(c, "held 0");
-		if (t_client_expect(c, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
-		    !strcmp(line, "held 0 0"))
-			return true;
-		usleep(20000);
-	}
-	return false;
+	/* Each look is a round trip to the client: every 20 ms is often enough. */
+	return T_UNTIL_EVERY((t_client_send(c, "held 0"),
+			      t_client_expect(c, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
+				      !strcmp(line, "held 0 0")),
+			     WAIT_MS * T_NS_PER_MS, 20 * T_NS_PER_MS);
 }
 
 /*
@@ -740,7 +740,8 @@ static void test_client_scribbling_its_page_spoils_only_its_own_stats(void)
 		hsaqm_store_release(&raw.shm->slot[0].state, rand_r(&seed) & 1);
 		if (i % 64 == 0) {
 			raw_client_kick(&raw);
-			usleep(50);
+			/* Pace only: the kicks must not come faster than a client's would. */
+			t_sleep_us(50);
 		}
 	}
 	/* Idle at last: the lower process must run. */
@@ -865,15 +866,16 @@ static void test_clients_that_never_read_never_delay_a_preemption(void)
 			sent++;
 	}
 	t_client_send(&lo, "ready 0");
-	usleep(20000);
-	uint64_t t0 = t_now_ns();
+	/* The daemon sees the low queue ready (and running) before the high one arrives. */
+	CU_ASSERT_FATAL(t_ctl_list_shows(&dmn, "\"state\": \"ready\"", WAIT_MS));
+	uint64_t t0 = t_mono_ns();
 
 	t_client_send(&hi, "ready 0");
 	CU_ASSERT_FATAL(t_client_expect(&lo, "ev preempt 0", WAIT_MS, line, sizeof(line)) == 0);
 	uint64_t dt = t_event_time(line) - t0;
-	uint64_t s0 = t_now_ns();
+	uint64_t s0 = t_mono_ns();
 	int rc = t_ctl(&dmn, T_SAME_UID, out, sizeof(out), "stats", "--json", NULL);
-	uint64_t ds = t_now_ns() - s0;
+	uint64_t ds = t_mono_ns() - s0;
 
 	printf("\n    %ld LISTs sent by 6 connections that never read: preemption %.2f ms, "
 	       "hsaqmctl stats %.1f ms", sent, dt / 1e6, ds / 1e6);
@@ -889,15 +891,16 @@ static void test_clients_that_never_read_never_delay_a_preemption(void)
 	for (int i = 0; i < 6; i++) {
 		char buf[HSAQMD_MSG_MAX + 1];
 		ssize_t r;
-		uint64_t end = t_now_ns() + 10000 * 1000000ull;
+		uint64_t end = t_mono_ns() + 10000 * 1000000ull;
 
 		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) & ~O_NONBLOCK);
-		/* Read nothing for 6 s first: the daemon must give up on its own. */
+		/* Read nothing for 6 s first (time let pass on purpose): the daemon must give up on
+		 * its own. */
 		if (i == 0)
-			usleep(6000 * 1000);
+			t_sleep_ms(6000);
 		do
 			r = recv(fds[i], buf, sizeof(buf), 0);
-		while (r > 0 && t_now_ns() < end);
+		while (r > 0 && t_mono_ns() < end);
 		/* Closed by the daemon: the end, or a reset (its requests were left unread). */
 		CU_ASSERT(r == 0 || (r < 0 && errno == ECONNRESET));
 		close(fds[i]);
@@ -921,7 +924,7 @@ static void test_a_stopped_holder_lets_lower_processes_run_after_hold_progress_m
 	uint64_t t0, dt;
 
 	held_pair(&hi, &lo, gpu);
-	t0 = t_now_ns();
+	t0 = t_mono_ns();
 	kill(hi.pid, SIGSTOP);
 	CU_ASSERT_FATAL(t_client_expect(&lo, "ev resume 0", 3000 + WAIT_MS, line,
 					sizeof(line)) == 0);
@@ -995,7 +998,8 @@ static void *mover_main(void *arg)
 	while (__atomic_load_n(&m->run, __ATOMIC_RELAXED)) {
 		/* The daemon only compares the word with its last reading: no order needed. */
 		__atomic_fetch_add(&m->rc->shm->slot[0].progress, 1u, __ATOMIC_RELAXED);
-		usleep(20000);
+		/* Pace: progress every 20 ms, as t-dclient's working queues make it. */
+		t_sleep_ms(20);
 	}
 	return NULL;
 }
@@ -1057,8 +1061,9 @@ static void test_only_a_holder_without_progress_is_stalled_never_the_held(void)
 	raw_client_kick(&hi);
 	CU_ASSERT(t_client_sees(&lo, "ev preempt 0", WAIT_MS));
 
-	/* (1) Held twice hold_progress_ms by a holder that moves: nothing is stalled. */
-	usleep(4000 * 1000);
+	/* (1) Held twice hold_progress_ms by a holder that moves: nothing is stalled (time let
+	 * pass on purpose: proving that something does not happen). */
+	t_sleep_ms(4000);
 	CU_ASSERT_FALSE(t_client_sees(&lo, "ev resume 0", 0));
 	t_client_send(&lo, "held 0");
 	CU_ASSERT(t_client_expect(&lo, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&

@@ -522,7 +522,7 @@ static void eo_client_main(void *arg, int report)
 
 	c->a = *(struct eo_args *)arg;
 	c->r.stage = 1;
-	uint64_t t0 = sim_mono_ns();
+	uint64_t t0 = t_mono_ns();
 	if (eo_setup(c))
 		goto out;
 	c->r.stage = 2;
@@ -557,7 +557,7 @@ static void eo_client_main(void *arg, int report)
 	c->r.stage = 3;
 	if (!failed)
 		eo_check(c);
-	c->r.seconds = (double)(sim_mono_ns() - t0) / 1e9;
+	c->r.seconds = (double)(t_mono_ns() - t0) / 1e9;
 out:
 	write_all(report, &c->r, sizeof(c->r));
 	/* Queues left to hsaqm_sim_destroy(): the device destroys them when we hang up. */
@@ -792,12 +792,12 @@ static void hsa_client_main(void *arg, int report)
 	union hsaqm_aql_packet p = t_dispatch(kobj, 1, done.handle, false);
 	uint64_t idx = core->hsa_queue_add_write_index_scacq_screl_fn(hq, 1);
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &p);
-	uint64_t m0 = hsaqm_sim_now_ns(sim), t0 = sim_mono_ns(), c0 = thread_cpu_ns();
+	uint64_t m0 = hsaqm_sim_now_ns(sim), t0 = t_mono_ns(), c0 = thread_cpu_ns();
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
 	hsaqm_hsa_signal_value_t v = core->hsa_signal_wait_scacquire_fn(
 		done, HSAQM_HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSAQM_HSA_WAIT_STATE_BLOCKED);
 	r.wait_cpu_ns = thread_cpu_ns() - c0;
-	r.wait_ns = sim_mono_ns() - t0;
+	r.wait_ns = t_mono_ns() - t0;
 	r.model_ns = hsaqm_sim_now_ns(sim) - m0;
 	/* Acquire: pairs with the device engine's add, made before its decrement of done. */
 	if (v != 0 || hsaqm_load_acquire(&counters[0]) != 1)

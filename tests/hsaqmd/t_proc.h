@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "t_time.h"
+
 #define T_NOBODY 65534u
 #define T_SAME_UID ((uid_t)-1)
 
@@ -89,6 +91,10 @@ void t_client_kill(struct t_client *c);
  * code (or -1). */
 int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
 
+/* True as soon as `hsaqmctl list --json` on @d shows @needle, false when it still does not
+ * after @timeout_ms (where the test gives up). */
+bool t_ctl_list_shows(const struct t_daemon *d, const char *needle, int timeout_ms);
+
 /*
  * Run @argv (NULL-terminated) as @uid with @env_clear (true: an empty environment but PATH),
  * stdout and stderr together into @out; SIGKILL after @timeout_ms. Returns the exit code,
@@ -97,7 +103,6 @@ int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
 int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
 	   const char *const *argv);
 
-uint64_t t_now_ns(void);
 /* VmRSS of @pid in KiB, and its open fds; -1 when unreadable. */
 long t_rss_kib(pid_t pid);
 int t_count_fds(pid_t pid);
