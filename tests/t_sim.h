@@ -40,10 +40,6 @@
 #define T_ST_INCOMPATIBLE_ARGUMENTS 0x100D
 #define T_ST_INVALID_CODE_OBJECT 0x1010
 
-#define T_US 1000ull
-#define T_MS 1000000ull
-#define T_S 1000000000ull
-
 struct t_q {
 	struct hsaqm_sim *sim;
 	struct sim_hwq *hwq;
@@ -368,7 +364,7 @@ static inline uint64_t t_face_submit(const struct t_face *h, struct hsaqm_hsa_qu
 		hsaqm_fetch_add(&t_face_full_waits, 1ull); /* producers share it; read after join */
 	while (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size) {
 		/* A model that stopped consuming fails the test instead of hanging it (10 s). */
-		if (t_mono_ns() - t0 > 10 * T_NS_PER_S)
+		if (t_mono_ns() - t0 > 10 * T_S)
 			return UINT64_MAX;
 		sched_yield();
 	}

@@ -14,9 +14,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#define T_NS_PER_US 1000ull
-#define T_NS_PER_MS 1000000ull
-#define T_NS_PER_S 1000000000ull
+/* A microsecond, a millisecond and a second in nanoseconds (the unit of every time here). */
+#define T_US 1000ull
+#define T_MS 1000000ull
+#define T_S 1000000000ull
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 static inline uint64_t t_mono_ns(void)
@@ -24,13 +25,13 @@ static inline uint64_t t_mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * T_NS_PER_S + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * T_S + (uint64_t)ts.tv_nsec;
 }
 
 /* Sleep at least @ns (a signal does not cut it short). */
 static inline void t_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / T_NS_PER_S), .tv_nsec = (long)(ns % T_NS_PER_S) };
+	struct timespec ts = { .tv_sec = (time_t)(ns / T_S), .tv_nsec = (long)(ns % T_S) };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -38,12 +39,12 @@ static inline void t_sleep_ns(uint64_t ns)
 
 static inline void t_sleep_us(uint64_t us)
 {
-	t_sleep_ns(us * T_NS_PER_US);
+	t_sleep_ns(us * T_US);
 }
 
 static inline void t_sleep_ms(uint64_t ms)
 {
-	t_sleep_ns(ms * T_NS_PER_MS);
+	t_sleep_ns(ms * T_MS);
 }
 
 /*
@@ -61,6 +62,6 @@ static inline void t_sleep_ms(uint64_t ms)
 	})
 
 /* T_UNTIL_EVERY looking every 20 us. */
-#define T_UNTIL(cond, timeout_ns) T_UNTIL_EVERY(cond, timeout_ns, 20 * T_NS_PER_US)
+#define T_UNTIL(cond, timeout_ns) T_UNTIL_EVERY(cond, timeout_ns, 20 * T_US)
 
 #endif /* T_TIME_H */

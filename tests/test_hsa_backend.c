@@ -328,7 +328,7 @@ static void test_doorbell_reports_valid_headers_not_the_doorbell_value(void)
 	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_1, .lv1_threshold = 1 };
 
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
-	k = kernel(&h, 10 * T_HSA_US, 1);
+	k = kernel(&h, 10 * T_US, 1);
 	cs = t_hsa_signal(&h, 3);
 	for (int i = 0; i < 3; i++) {
 		recs[i].nwg = 1;
@@ -349,7 +349,7 @@ static void test_doorbell_reports_valid_headers_not_the_doorbell_value(void)
 	hsaqm_hsa_proxy_doorbell(a.proxy, 2); /* nothing new: nothing reported */
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 3);
 	hsaqm_hsa_proxy_doorbell(NULL, 0);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).completed, 3);
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
@@ -384,7 +384,7 @@ static void test_release_writes_guardians_and_a_marker_where_lib_says(void)
 
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	gate = a.proxy->gate.handle;
-	k = kernel(&h, 10 * T_HSA_US, 1);
+	k = kernel(&h, 10 * T_US, 1);
 	cs = t_hsa_signal(&h, 10);
 	layout_reset(a.proxy);
 	submit(&a, k, 5, cs, false, recs, 0);
@@ -424,7 +424,7 @@ static void test_release_writes_guardians_and_a_marker_where_lib_says(void)
 	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(hsaqm_hsa_proxy_xq(a.proxy), &st), 0);
 	CU_ASSERT_EQUAL(st.guardians, 4);
 	layout_stop();
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 3);
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).completed, 7);
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).state, HSAQM_XQ_IDLE);
@@ -452,12 +452,12 @@ static void gate_case(bool barrier)
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	hwq = t_hsa_sim_hwq(&h, hsaqm_hsa_proxy_hw_queue(a.proxy));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(hwq);
-	k = kernel(&h, 100 * T_HSA_US, 1);
+	k = kernel(&h, 100 * T_US, 1);
 	cs = t_hsa_signal(&h, 20);
 	layout_reset(a.proxy);
 	submit(&a, k, 20, cs, barrier, recs, 0);
 	CU_ASSERT_EQUAL(g_layout_end, 41); /* G K x 20, M */
-	CU_ASSERT_EQUAL(hsaqm_sim_advance(h.sim, 150 * T_HSA_US), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_advance(h.sim, 150 * T_US), 0);
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(hsaqm_hsa_proxy_xq(a.proxy)), 0); /* gate closes */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(a.proxy->gate), 1);
 	rd1 = hw_read_index(&a);
@@ -471,7 +471,7 @@ static void gate_case(bool barrier)
 	}
 	CU_ASSERT_FATAL(g_first != UINT64_MAX);
 	/* The queue then blocks in a guardian: not idle. */
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 20 * T_HSA_MS), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 20 * T_MS), -ETIMEDOUT);
 	rd_end = hw_read_index(&a);
 	CU_ASSERT_EQUAL(rd_end, g_first);
 	CU_ASSERT_EQUAL(g_kind[rd_end], HSAQM_HSA_SLOT_GUARD);
@@ -492,7 +492,7 @@ static void gate_case(bool barrier)
 	/* Reopen: the rest runs, every kernel exactly once. */
 	CU_ASSERT_EQUAL(hsaqm_xq_resume(hsaqm_hsa_proxy_xq(a.proxy)), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(a.proxy->gate), 0);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 20); /* pairs with count_wg's add */
 	for (int i = 0; i < 20; i++)
@@ -525,7 +525,7 @@ static void test_lv1_never_has_more_than_threshold_in_flight(void)
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
-	k = kernel(&h, 20 * T_HSA_US, 1);
+	k = kernel(&h, 20 * T_US, 1);
 	cs = t_hsa_signal(&h, 60);
 	layout_reset(a.proxy);
 	g_lv1_threshold = 4;
@@ -533,7 +533,7 @@ static void test_lv1_never_has_more_than_threshold_in_flight(void)
 	submit(&a, k, 60, cs, false, recs, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 4); /* the threshold, at once */
 	CU_ASSERT_EQUAL(t_app_xinfo(&a).submitted, 60);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(g_lv1_violations, 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	/* Acquire: pairs with count_wg's add, made while this thread ran the model. */
@@ -559,7 +559,7 @@ static void test_full_hardware_ring_gives_eagain_and_lib_releases_less(void)
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_hw_queue(a.proxy)->size, 128);
-	k = kernel(&h, 5 * T_HSA_US, 1);
+	k = kernel(&h, 5 * T_US, 1);
 	cs = t_hsa_signal(&h, 64);
 	/* Hold it by hand first, so lib keeps the 64 packets and the backend sees them whole. */
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(hsaqm_hsa_proxy_xq(a.proxy)), 0);
@@ -580,7 +580,7 @@ static void test_full_hardware_ring_gives_eagain_and_lib_releases_less(void)
 	/* Through lib: it halves until it fits, and the rest follows as markers complete. */
 	CU_ASSERT_EQUAL(hsaqm_xq_resume(hsaqm_hsa_proxy_xq(a.proxy)), 0);
 	CU_ASSERT(a.proxy->released < 64);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 64);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 64); /* pairs with count_wg's add */
@@ -625,15 +625,15 @@ static void test_malformed_packet_reaches_the_application_callback_with_its_queu
 	hsaqm_store_release(&hsaqm_ring_slot(&a.ring, idx)->u32[0], bad.u32[0]);
 	hsaqm_hsa_proxy_doorbell(p, (hsaqm_hsa_signal_value_t)idx);
 	CU_ASSERT_EQUAL(p->released, 1); /* passed on as it is: the hardware judges it */
-	hsaqm_sim_run_until_idle(h.sim, 10 * T_HSA_MS);
+	hsaqm_sim_run_until_idle(h.sim, 10 * T_MS);
 	CU_ASSERT_EQUAL(g_cb_calls, 1);
 	CU_ASSERT_EQUAL(g_cb_status, HSAQM_HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
 	CU_ASSERT_PTR_EQUAL(g_cb_queue, a.q); /* the application's queue, not ours */
 	CU_ASSERT_NOT_EQUAL(p->hw_error, 0);
 	/* Destroy does not wait for a queue that will never run again. */
-	uint64_t t0 = t_hsa_mono_ns();
+	uint64_t t0 = t_mono_ns();
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(p), 0);
-	CU_ASSERT(t_hsa_mono_ns() - t0 < T_HSA_S);
+	CU_ASSERT(t_mono_ns() - t0 < T_S);
 	t_hsa_close(&h);
 }
 
@@ -648,7 +648,7 @@ static void test_destroy_releases_held_packets_and_runs_them_first(void)
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
-	k = kernel(&h, 50 * T_HSA_US, 1);
+	k = kernel(&h, 50 * T_US, 1);
 	cs = t_hsa_signal(&h, 10);
 	submit(&a, k, 10, cs, false, recs, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 1);
@@ -672,16 +672,16 @@ static void test_destroy_with_a_closed_gate_opens_it_and_runs_everything(void)
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
-	k = kernel(&h, 50 * T_HSA_US, 1);
+	k = kernel(&h, 50 * T_US, 1);
 	cs = t_hsa_signal(&h, 10);
 	submit(&a, k, 5, cs, true, recs, 0);
-	CU_ASSERT_EQUAL(hsaqm_sim_advance(h.sim, 70 * T_HSA_US), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_advance(h.sim, 70 * T_US), 0);
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(hsaqm_hsa_proxy_xq(a.proxy)), 0);
 	gate = a.proxy->gate;
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(gate), 1);
 	submit(&a, k, 5, cs, true, recs + 5, 0); /* held by lib */
 	CU_ASSERT_EQUAL(a.proxy->released, 5);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 5 * T_HSA_MS), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 5 * T_MS), -ETIMEDOUT);
 	/* Acquire, both: pair with count_wg's add, made while the model ran. */
 	CU_ASSERT(hsaqm_load_acquire(&g_kernels_done[0]) < 5);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
@@ -744,7 +744,7 @@ static void test_a_closed_runtime_gets_no_timed_wait_and_destroy_and_fini_still_
 	hsaqm_store_release(&g_rt_closed, 0u);
 	g_untimeable_waits = 0;
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &cfg, &a), 0);
-	k = kernel(&h, 200 * T_HSA_US, 1);
+	k = kernel(&h, 200 * T_US, 1);
 	cs = t_hsa_signal(&h, 5);
 	submit(&a, k, 5, cs, true, recs, 0);
 	/* Release: the runtime counts as shut down from here on (the stand-ins read it). */
@@ -987,7 +987,7 @@ static void test_a_wrapped_signal_store_rings_the_proxy_as_a_tool_would(void)
 	g_saved_store = h.core->hsa_signal_store_screlease_fn;
 	h.core->hsa_signal_store_screlease_fn = wrapped_store;
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lv2, &a), 0);
-	k = kernel(&h, 10 * T_HSA_US, 1);
+	k = kernel(&h, 10 * T_US, 1);
 	cs = t_hsa_signal(&h, 4);
 	/* ROCclr's sequence, every call through the table. */
 	for (int i = 0; i < 4; i++) {
@@ -1002,7 +1002,7 @@ static void test_a_wrapped_signal_store_rings_the_proxy_as_a_tool_would(void)
 	CU_ASSERT_EQUAL(g_wrapped_other, 0);
 	h.core->hsa_signal_store_screlease_fn(cs, 4); /* any other signal: passed through */
 	CU_ASSERT_EQUAL(g_wrapped_other, 1);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 4); /* pairs with count_wg's add */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);
@@ -1022,7 +1022,7 @@ static void test_a_proxy_whose_context_went_first_passes_packets_through(void)
 
 	memset(g_kernels_done, 0, sizeof(g_kernels_done));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_open_proxy(&h, 64, &cfg, &a), 0);
-	k = kernel(&h, 20 * T_HSA_US, 1);
+	k = kernel(&h, 20 * T_US, 1);
 	cs = t_hsa_signal(&h, 6);
 	submit(&a, k, 3, cs, false, recs, 0); /* Lv1, threshold 1: two held */
 	CU_ASSERT_EQUAL(a.proxy->released, 1);
@@ -1033,7 +1033,7 @@ static void test_a_proxy_whose_context_went_first_passes_packets_through(void)
 	CU_ASSERT_PTR_NULL(hsaqm_hsa_proxy_xq(a.proxy));
 	submit(&a, k, 3, cs, false, recs + 3, 0);
 	CU_ASSERT_EQUAL(a.proxy->released, 6);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 100 * T_MS), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 0);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_kernels_done[0]), 6); /* pairs with count_wg's add */
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(a.proxy), 0);

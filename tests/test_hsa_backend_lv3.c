@@ -79,18 +79,18 @@ static void submit(struct t_app *a, uint64_t kobj, uint32_t nwg, struct hsaqm_hs
 {
 	union hsaqm_aql_packet p = t_hsa_dispatch(kobj, nwg, cs.handle, true, NULL);
 
-	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, &p, 1, 10 * T_HSA_S), 0);
+	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, &p, 1, 10 * T_S), 0);
 }
 
 /* Until the queue has workgroups on the CUs (wall clock, bounded). */
 static bool wait_running(struct t_hsa *h, struct t_app *a)
 {
-	uint64_t end = t_hsa_mono_ns() + 2 * T_HSA_S;
+	uint64_t end = t_mono_ns() + 2 * T_S;
 
 	while (t_app_hwinfo(h, a).workgroups_running == 0) {
-		if (t_hsa_mono_ns() > end)
+		if (t_mono_ns() > end)
 			return false;
-		t_hsa_sleep_us(100);
+		t_sleep_us(100);
 	}
 	return true;
 }
@@ -117,7 +117,7 @@ static void preempt_round(struct t_hsa *h, struct t_app *lo, struct t_app *hi,
 
 	submit(lo, klo, 2560, lcs);
 	CU_ASSERT_FATAL(wait_running(h, lo));
-	t_hsa_sleep_us(2000);
+	t_sleep_us(2000);
 	uint64_t t0 = hsaqm_sim_now_ns(h->sim);
 	submit(hi, khi, 1, hcs);
 	/* The reaction ran inline in submit(): the low queue is off the hardware already. */
@@ -125,10 +125,10 @@ static void preempt_round(struct t_hsa *h, struct t_app *lo, struct t_app *hi,
 	CU_ASSERT_EQUAL(li.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(li.waves_saved, 2560);
 	CU_ASSERT_EQUAL(t_app_xinfo(lo).mechanism, want);
-	CU_ASSERT_TRUE(t_hsa_wait_le(h, hcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(h, hcs, 0, 5 * T_S));
 	struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 	h->amd->hsa_amd_profiling_get_dispatch_time_fn(h->gpu[0], hcs, &dt);
-	CU_ASSERT_TRUE(t_hsa_wait_le(h, lcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(h, lcs, 0, 5 * T_S));
 	/*
 	 * The high kernel ended before the low kernel did: without the suspension it needs
 	 * the wave slots that every low workgroup holds for 50 ms, so it could only end after
@@ -332,13 +332,13 @@ static void test_without_lv3_the_chain_ends_at_lv2_with_spatial(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(info.mechanism_reason, "spatial dynamic"));
 	CU_ASSERT_TRUE(info.confined);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xfff00000u); /* CUs 0-19 off */
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_S));
 	CU_ASSERT(each_once(&g_lo, 2560));
 	/* Every CU back once lib saw the high queue go idle (its marker handler, a moment later). */
-	uint64_t end = t_hsa_mono_ns() + 5 * T_HSA_S;
-	while (t_app_xinfo(&lo).confined && t_hsa_mono_ns() < end)
-		t_hsa_sleep_us(200);
+	uint64_t end = t_mono_ns() + 5 * T_S;
+	while (t_app_xinfo(&lo).confined && t_mono_ns() < end)
+		t_sleep_us(200);
 	CU_ASSERT_FALSE(t_app_xinfo(&lo).confined);
 	CU_ASSERT_EQUAL(mask_word(&h, &lo, 0), 0xffffffffu);
 	h.core->hsa_signal_destroy_fn(lcs);
@@ -386,7 +386,7 @@ static void test_static_spatial_masks_the_reserve_off_and_off_gives_it_back(void
 	uint64_t klo = kernel(&h, MS, 1, &g_lo);
 	struct hsaqm_hsa_signal lcs = t_hsa_signal(&h, 1);
 	submit(&lo, klo, 100, lcs);
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_S));
 	CU_ASSERT(each_once(&g_lo, 100));
 	h.core->hsa_signal_destroy_fn(lcs);
 	/*
@@ -418,8 +418,8 @@ static void test_a_priority_change_waits_while_update_queue_holds_the_queue(void
 						     0, 0), 0);
 	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).priority, 7);
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 5 * T_S));
 	/* Resumed by the runtime's own set_priority: the new priority, everything once. */
 	CU_ASSERT_EQUAL(t_app_hwinfo(&h, &lo).priority, 11);
 	CU_ASSERT(each_once(&g_lo, 2560));
@@ -448,7 +448,7 @@ static void test_destroy_while_update_suspended_runs_everything(void)
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);
 	CU_ASSERT(each_once(&g_lo, 2560));
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(lcs), 0);
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_S));
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(hi.proxy), 0);
 	h.core->hsa_signal_destroy_fn(lcs);
 	h.core->hsa_signal_destroy_fn(hcs);

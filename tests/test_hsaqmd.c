@@ -588,7 +588,7 @@ static double holds_timed(char *out, size_t size)
  * or WAIT_MS. */
 static void stats_until_timed(char *out, size_t size, double n)
 {
-	T_UNTIL_EVERY(holds_timed(out, size) == n, WAIT_MS * T_NS_PER_MS, 10 * T_NS_PER_MS);
+	T_UNTIL_EVERY(holds_timed(out, size) == n, WAIT_MS * T_MS, 10 * T_MS);
 }
 
 /*
@@ -709,7 +709,7 @@ static bool runs_soon(struct t_client *c)
 	return T_UNTIL_EVERY((t_client_send(c, "held 0"),
 			      t_client_expect(c, "held 0 ", WAIT_MS, line, sizeof(line)) == 0 &&
 				      !strcmp(line, "held 0 0")),
-			     WAIT_MS * T_NS_PER_MS, 20 * T_NS_PER_MS);
+			     WAIT_MS * T_MS, 20 * T_MS);
 }
 
 /*
@@ -1264,7 +1264,7 @@ static void test_control_threads_run_sched_fifo_where_permitted(void)
 
 	CU_ASSERT(T_UNTIL((tid = task_named(c.pid, "hsaqm-dclient")) > 0 &&
 				  task_policy(c.pid, tid) == 1,
-			  5 * T_NS_PER_S));
+			  5 * T_S));
 	CU_ASSERT(tid > 0);
 	t_client_stop(&c);
 }

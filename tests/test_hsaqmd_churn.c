@@ -67,7 +67,7 @@ static long wait_clients_zero(const struct t_daemon *d)
 	long n = -1;
 
 	/* Each look runs hsaqmctl: every 10 ms is often enough. */
-	T_UNTIL_EVERY((n = stat_of(d, "clients")) == 0, 20 * T_NS_PER_S, 10 * T_NS_PER_MS);
+	T_UNTIL_EVERY((n = stat_of(d, "clients")) == 0, 20 * T_S, 10 * T_MS);
 	return n;
 }
 
@@ -77,7 +77,7 @@ static int settled_fds(pid_t pid)
 	int a = t_count_fds(pid), b;
 
 	/* Settled: two counts 50 ms apart agree (a look needs time between its two counts). */
-	T_UNTIL_EVERY((t_sleep_ms(50), b = a, a = t_count_fds(pid), a == b), 10 * T_NS_PER_S, 0);
+	T_UNTIL_EVERY((t_sleep_ms(50), b = a, a = t_count_fds(pid), a == b), 10 * T_S, 0);
 	return a;
 }
 

@@ -225,7 +225,7 @@ static double query_until(int web, const char *query, bool (*want)(double), int 
 	/* Each look is an HTTP query, and Prometheus scrapes every second: 4 a second. */
 	T_UNTIL_EVERY(http_get(web, path, out, sizeof(out)) == 0 &&
 			      strstr(out, "\"status\":\"success\"") && want(v = api_value(out)),
-		      (uint64_t)seconds * T_NS_PER_S, 250 * T_NS_PER_MS);
+		      (uint64_t)seconds * T_S, 250 * T_MS);
 	return v;
 }
 
@@ -265,7 +265,7 @@ static void test_prometheus_scrapes_the_endpoint_and_series_go_with_their_proces
 	t_client_stop(&hi);
 	kill(prom, SIGTERM);
 	/* Its grace to end on SIGTERM: 5 s, then SIGKILL. */
-	if (!T_UNTIL_EVERY(waitpid(prom, &status, WNOHANG) != 0, 5 * T_NS_PER_S, 10 * T_NS_PER_MS)) {
+	if (!T_UNTIL_EVERY(waitpid(prom, &status, WNOHANG) != 0, 5 * T_S, 10 * T_MS)) {
 		kill(prom, SIGKILL);
 		waitpid(prom, &status, 0);
 	}

@@ -245,8 +245,8 @@ static void attacker_main(uid_t uid, const char *sock, int n, bool hello, int re
 		int left;
 
 		/* Until the HELLO deadline closed every silent one (10 s: where the test gives up). */
-		T_UNTIL_EVERY((left = count_open(fds, n, false)) == 0, 10 * T_NS_PER_S,
-			      10 * T_NS_PER_MS);
+		T_UNTIL_EVERY((left = count_open(fds, n, false)) == 0, 10 * T_S,
+			      10 * T_MS);
 		snprintf(line, sizeof(line), "%d\n", left);
 		if (write(report, line, strlen(line)) < 0)
 			_exit(1);

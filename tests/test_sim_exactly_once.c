@@ -415,7 +415,7 @@ static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
 	union hsaqm_aql_packet p = t_dispatch(k_stall, 1, 0, false);
 	t_q_submit(&q1, &p);
 	/* Acquire: pairs with the callback's exchange; the engine is asleep in it from now on. */
-	T_UNTIL(hsaqm_load_acquire(&g_stalled) != 0, 30 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&g_stalled) != 0, 30 * T_S);
 	p = t_dispatch(k_long, 1, 0, false);
 	t_q_submit(&q2, &p); /* stamped T1 */
 	t_sleep_us(5000);

@@ -538,7 +538,7 @@ static void eo_client_main(void *arg, int report)
 		char go;
 
 		/* Acquire: pairs with eo_producer's release of the last queue's count. */
-		while (!T_UNTIL(hsaqm_load_acquire(&c->q[c->a.nq - 1].submitted) != 0, T_NS_PER_S))
+		while (!T_UNTIL(hsaqm_load_acquire(&c->q[c->a.nq - 1].submitted) != 0, T_S))
 			;
 		/* The victim dies with a queue suspended (work in it): the device must clean up. */
 		if (c->a.endless && sim_hwq_suspend(&c->q[0].tq.hwq, 1, 0))
@@ -625,7 +625,7 @@ static void test_exactly_once_across_two_client_processes_on_one_device(void)
 	/* Both clients left: the device holds nothing of theirs. */
 	struct dev_counts n;
 
-	T_UNTIL((n = device_counts(&dev), !n.clients && !n.queues), 10 * T_NS_PER_S);
+	T_UNTIL((n = device_counts(&dev), !n.clients && !n.queues), 10 * T_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(n.queues, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
@@ -671,7 +671,7 @@ static void test_client_sigkilled_mid_run_does_not_disturb_the_other(void)
 	struct dev_counts after;
 
 	T_UNTIL((after = device_counts(&dev), after.clients == 1 && after.queues == 4),
-		10 * T_NS_PER_S);
+		10 * T_S);
 	CU_ASSERT_EQUAL(after.clients, 1);
 	CU_ASSERT_EQUAL(after.queues, 4);
 
@@ -806,7 +806,7 @@ static void hsa_client_main(void *arg, int report)
 	 * The async handler thread of this process woke too (the arena's epoch futex).
 	 * Acquire, both: pair with h_async's release.
 	 */
-	T_UNTIL(hsaqm_load_acquire(&async_seen) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&async_seen) != 0, 10 * T_S);
 	r.async_value = hsaqm_load_acquire(&async_seen);
 
 	/* 2. A barrier-AND on a signal only this process stores: the device's engine waits on it. */
@@ -832,7 +832,7 @@ static void hsa_client_main(void *arg, int report)
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &bad);
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
 	/* Acquire, both: pair with hsa_error_cb's release. */
-	T_UNTIL(hsaqm_load_acquire(&err_status) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&err_status) != 0, 10 * T_S);
 	r.queue_error_status = hsaqm_load_acquire(&err_status);
 	r.step = 6;
 	if (core->hsa_queue_destroy_fn(hq) != HSAQM_HSA_STATUS_SUCCESS)
@@ -887,7 +887,7 @@ static void test_wrong_protocol_version_gets_eproto(void)
 	/* The device dropped both and is unharmed. */
 	struct dev_counts n;
 
-	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_NS_PER_S);
+	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
 }
@@ -983,7 +983,7 @@ static void test_memory_the_client_cannot_map_at_the_same_address_is_eaddrinuse(
 	/* The device forgot the client that could not attach. */
 	struct dev_counts n;
 
-	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_NS_PER_S);
+	T_UNTIL((n = device_counts(&dev), !n.clients), 10 * T_S);
 	CU_ASSERT_EQUAL(n.clients, 0);
 	CU_ASSERT_EQUAL(device_stop(&dev), 0);
 }

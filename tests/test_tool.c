@@ -22,7 +22,7 @@
 #include "t_tool.h"
 #include "tool_internal.h"
 
-#define KERNEL_NS (20 * T_HSA_US)
+#define KERNEL_NS (20 * T_US)
 
 struct kstat {
 	uint32_t wgs; /* atomic: workgroups run */
@@ -224,7 +224,7 @@ static void test_hsa_init_loads_the_tool_and_gpu_queues_become_proxies(void)
 	hsaqm_store_release(&g_k.wgs, 0u); /* release: zeroed before the 40 are submitted */
 	for (int i = 0; i < 40; i++)
 		submit(&h, q, k, 2, cs);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	/* Acquire: pairs with wg_count's add, made before cs was decremented. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_k.wgs), 80u);
 	CU_ASSERT_EQUAL(h.core->hsa_queue_load_read_index_scacquire_fn(q), 40u);
@@ -348,7 +348,7 @@ static void test_unknown_layout_installs_nothing_says_one_line_app_runs(void)
 	cs = t_hsa_signal(&h, 5);
 	for (int i = 0; i < 5; i++)
 		submit(&h, q, kernel(&h, KERNEL_NS, 1), 1, cs);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	h.core->hsa_queue_destroy_fn(q);
 	h.core->hsa_signal_destroy_fn(cs);
 	t_proc_unbind(&p);
@@ -386,7 +386,7 @@ static void chain_run(bool fake_first)
 	cs = t_hsa_signal(&h, 30);
 	for (int i = 0; i < 30; i++)
 		submit(&h, q, k, 1, cs);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	get(&rec);
 	/* What the fake tool's create returned is a hardware queue when it sits under hsaqm. */
 	CU_ASSERT(rec.ncreated == 1 && t_tool_is_proxy(&h, rec.created[0]) == !fake_first);
@@ -512,10 +512,10 @@ static void test_process_suspend_holds_every_queue_and_resume_releases(void)
 		submit(&h, qb, k, 1, cs);
 	}
 	/* 50 kernel lengths later nothing has completed (gates closed before any release). */
-	t_hsa_sleep_us(50 * KERNEL_NS / 1000);
+	t_sleep_us(50 * KERNEL_NS / 1000);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs), 20);
 	CU_ASSERT_EQUAL(p.resume(), 0);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	h.core->hsa_queue_destroy_fn(qa);
 	h.core->hsa_queue_destroy_fn(qb);
 	h.core->hsa_signal_destroy_fn(cs);
@@ -600,7 +600,7 @@ static void test_a_second_priority_on_a_shared_queue_is_said_once_and_counted(vo
 	free(err);
 	CU_ASSERT_EQUAL(queue_conflicts(&p, "high"), 2ull);
 	CU_ASSERT_EQUAL(p.resume(), 0);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	/* A second priority for an idle queue that had one: two kinds of stream share it. */
 	err = prio_said(&h, q2, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	CU_ASSERT_STRING_EQUAL(err ? err : "?", "");
@@ -630,7 +630,7 @@ static void destroy_run(const char *const *env)
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
 	/* 80 CUs: 80 one-wave workgroups of 200 us fill the device (model profile). */
-	k = kernel(&h, 200 * T_HSA_US, 1);
+	k = kernel(&h, 200 * T_US, 1);
 	hi = queue(&h, 64);
 	mid = queue(&h, 64);
 	lo = queue(&h, 64);
@@ -648,21 +648,21 @@ static void destroy_run(const char *const *env)
 		submit(&h, lo, k, 80, cs_lo);
 		submit(&h, mid, k, 80, cs_mid);
 	}
-	t_hsa_sleep_us(300);
+	t_sleep_us(300);
 	/* Destroy the low queue while its packets are gated (Lv2) or held (Lv1): all run. */
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(lo), HSAQM_HSA_STATUS_SUCCESS);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs_lo), 0);
-	CU_ASSERT(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_S));
 	/* Destroy the high queue while it is held by hand with work: all runs. */
 	CU_ASSERT_EQUAL(p.suspend(), 0);
 	for (int i = 0; i < 5; i++)
 		submit(&h, hi, k, 80, cs_hi2);
-	t_hsa_sleep_us(500);
+	t_sleep_us(500);
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(hi), HSAQM_HSA_STATUS_SUCCESS);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs_hi2), 0);
 	CU_ASSERT_EQUAL(p.resume(), 0);
 	/* The queue that was preempted by both is not left gated or held: its work runs. */
-	CU_ASSERT(t_hsa_wait_le(&h, cs_mid, 0, 20 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs_mid, 0, 20 * T_S));
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(mid), HSAQM_HSA_STATUS_SUCCESS);
 	h.core->hsa_signal_destroy_fn(cs_hi);
 	h.core->hsa_signal_destroy_fn(cs_hi2);
@@ -817,7 +817,7 @@ static void test_scratch_event_refreshes_the_proxy_at_its_next_doorbell(void)
 	/* No event yet: a doorbell leaves the proxy's mirror as it was. */
 	cs = t_hsa_signal(&h, 1);
 	submit(&h, q, k, 1, cs);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	CU_ASSERT_EQUAL(pq->scratch_backing_memory_location, 0u);
 	CU_ASSERT_NOT_EQUAL(mirror_mismatches(q, hw), 0u);
 
@@ -833,7 +833,7 @@ static void test_scratch_event_refreshes_the_proxy_at_its_next_doorbell(void)
 	/* The next doorbell mirrors the new fields before its packets go. */
 	h.core->hsa_signal_store_relaxed_fn(cs, 1);
 	submit(&h, q, k, 1, cs);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	CU_ASSERT_EQUAL(mirror_mismatches(q, hw), 0u);
 	CU_ASSERT_EQUAL(pq->scratch_backing_memory_location, 0x7f0000100000ull);
 	CU_ASSERT_EQUAL(pq->scratch_backing_memory_byte_size, 1ull << 26);

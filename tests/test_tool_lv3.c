@@ -86,7 +86,7 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 
 	t0 = hsaqm_sim_now_ns(h.sim);
 	t_fill_submit_high(&h, hi, khi, cs_hi);
-	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_HSA_S));
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_S));
 	t1 = hsaqm_sim_now_ns(h.sim);
 	low_done_at_high = t_fill_done();
 	/* Natively the high kernel waits for a running low workgroup; Lv3 saved them instead. */
@@ -98,7 +98,7 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	CU_ASSERT(low_done_at_high < T_FILL_LOW_WG);
 
 	/* The low kernel resumes and finishes: every workgroup exactly once. */
-	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_HSA_S));
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_S));
 	t_fill_assert_each_once();
 
 	/* The tool's view: both queues at effective level 3, the low one preempted. */

@@ -80,8 +80,8 @@ static void low_then_high(struct t_hsa *h, struct hsaqm_hsa_queue *lo, struct hs
 	CU_ASSERT_FATAL(klo && khi);
 	t_fill_start_low(h, lo, klo, cs_lo);
 	t_fill_submit_high(h, hi, khi, cs_hi);
-	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_hi, 0, 20 * T_HSA_S));
-	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_lo, 0, 30 * T_HSA_S));
+	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_hi, 0, 20 * T_S));
+	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_lo, 0, 30 * T_S));
 	t_fill_assert_each_once();
 	h->core->hsa_signal_destroy_fn(cs_hi);
 	h->core->hsa_signal_destroy_fn(cs_lo);
@@ -288,13 +288,13 @@ static void test_without_lv3_the_tool_runs_lv2_with_spatial(void)
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo));
 	low_then_high(&h, lo, hi);
 	/* Unconfined once lib saw the high queue idle (its marker handler, a moment later). */
-	end = t_hsa_mono_ns() + 5 * T_HSA_S;
+	end = t_mono_ns() + 5 * T_S;
 	do {
 		stats_of(&p, "low", obj, sizeof(obj));
 		if (strstr(obj, "\"confined\":false"))
 			break;
-		t_hsa_sleep_us(1000);
-	} while (t_hsa_mono_ns() < end);
+		t_sleep_us(1000);
+	} while (t_mono_ns() < end);
 	CU_ASSERT(has(obj, "\"requested_level\":\"lv3\",\"effective_level\":\"lv2\""));
 	CU_ASSERT(has(obj, "\"mechanism\":\"gate\""));
 	CU_ASSERT(has(obj, "spatial dynamic"));

@@ -49,8 +49,8 @@ static pid_t reap_within(pid_t pid, int ms, int *status)
 {
 	pid_t r = 0;
 
-	T_UNTIL_EVERY((r = waitpid(pid, status, WNOHANG)) != 0, (uint64_t)ms * T_NS_PER_MS,
-		      T_NS_PER_MS);
+	T_UNTIL_EVERY((r = waitpid(pid, status, WNOHANG)) != 0, (uint64_t)ms * T_MS,
+		      T_MS);
 	return r;
 }
 
@@ -354,7 +354,7 @@ bool t_ctl_list_shows(const struct t_daemon *d, const char *needle, int timeout_
 	/* Each look runs hsaqmctl: every 10 ms is often enough. */
 	return T_UNTIL_EVERY(t_ctl(d, T_SAME_UID, out, sizeof(out), "list", "--json", NULL) == 0 &&
 				     strstr(out, needle),
-			     (uint64_t)timeout_ms * T_NS_PER_MS, 10 * T_NS_PER_MS);
+			     (uint64_t)timeout_ms * T_MS, 10 * T_MS);
 }
 
 int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...)
