@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scheduler on the test backend: HPF preempts lower queues on the same device only,
- * resumes them exactly when the higher ones go idle, re-decides on priority changes and
- * hand holds; the starvation floor and UTIL shares hold on a manual clock.
+ * The scheduler on the test backend, HPF: a higher submission preempts lower queues on the same
+ * device only, they resume exactly when the higher ones go idle, equal priorities run together,
+ * a priority change re-decides, an idle low queue's submission is held while a high one runs,
+ * a hand hold holds and does not compete, and policy none never preempts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,10 +11,8 @@
 
 #include "t_backend.h"
 #include "t_cunit.h"
+#include "t_time.h"
 #include "xq_internal.h"
-
-#define US 1000ull
-#define MS 1000000ull
 
 /* Is the queue held at its level right now, as the backend sees it? */
 static bool held_in_hw(struct t_bq *bq, int level)
@@ -237,106 +236,6 @@ static void test_hand_suspend_holds_and_does_not_compete(void)
 	t_bq_fini(&lo);
 }
 
-static void test_floor_gives_preempted_queue_slices_on_manual_clock(void)
-{
-	struct hsaqm_ctx *ctx = t_ctx_manual();
-	struct hsaqm_policy_config pol = { .kind = HSAQM_POLICY_HPF, .floor_period_us = 10000,
-					   .floor_slice_us = 2000 };
-	struct t_bq hi, lo;
-	uint64_t t0, next;
-	struct hsaqm_xq_stats st;
-
-	t_bq_init(&hi, HSAQM_LEVEL_3);
-	t_bq_init(&lo, HSAQM_LEVEL_3);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_policy(ctx, 0, &pol), 0);
-	t_bq_attach(ctx, &hi, 0, 10, HSAQM_LEVEL_2);
-	t_bq_attach(ctx, &lo, 0, 0, HSAQM_LEVEL_2);
-	t0 = t_clock_ns;
-	t_bq_submit(&lo, 100);
-	t_bq_submit(&hi, 100); /* kept busy: never run */
-	CU_ASSERT_TRUE(lo.gate_closed);
-	next = t_clock_set(ctx, t0 + 5 * MS);
-	CU_ASSERT_EQUAL(next, t0 + 10 * MS);
-	CU_ASSERT_TRUE(lo.gate_closed);
-	next = t_clock_set(ctx, t0 + 10 * MS);
-	CU_ASSERT_FALSE(lo.gate_closed); /* its slice */
-	CU_ASSERT_EQUAL(t_state(lo.xq), HSAQM_XQ_READY);
-	CU_ASSERT_EQUAL(t_state(hi.xq), HSAQM_XQ_READY); /* the high one is not stopped */
-	CU_ASSERT_EQUAL(next, t0 + 12 * MS);
-	next = t_clock_set(ctx, t0 + 12 * MS);
-	CU_ASSERT_TRUE(lo.gate_closed);
-	CU_ASSERT_EQUAL(next, t0 + 20 * MS); /* a slice every period */
-	/* Preempted from t0 to t0+10 and from t0+12 to t0+20, when the next slice opens. */
-	t_clock_set(ctx, t0 + 20 * MS);
-	CU_ASSERT_FALSE(lo.gate_closed);
-	CU_ASSERT_EQUAL(hsaqm_xq_get_stats(lo.xq, &st), 0);
-	CU_ASSERT_EQUAL(st.preemptions, 2);
-	CU_ASSERT_EQUAL(st.preempted_ns, 18 * MS);
-	/* A second of slices. */
-	uint64_t open_ns = 0, now = t0 + 20 * MS;
-	while (now < t0 + 1020 * MS) {
-		bool open = !lo.gate_closed;
-
-		now += 100 * US;
-		t_clock_set(ctx, now);
-		if (open)
-			open_ns += 100 * US;
-	}
-	CU_ASSERT(open_ns >= 198 * MS && open_ns <= 202 * MS);
-	CU_ASSERT_EQUAL(hi.violations + lo.violations, 0);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&hi);
-	t_bq_fini(&lo);
-}
-
-static void test_util_shares_enforced_over_periods_on_manual_clock(void)
-{
-	struct hsaqm_ctx *ctx = t_ctx_manual();
-	struct hsaqm_policy_config pol = { .kind = HSAQM_POLICY_UTIL, .util_period_us = 10000 };
-	struct t_bq a, b;
-	struct hsaqm_xq_config cfg = { .level = HSAQM_LEVEL_2, .share_permille = 700 };
-	uint64_t t0 = t_clock_ns, now, run_a = 0, run_b = 0, both = 0;
-
-	t_bq_init(&a, HSAQM_LEVEL_3);
-	t_bq_init(&b, HSAQM_LEVEL_3);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_policy(ctx, 0, &pol), 0);
-	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_attach(ctx, &cfg, &t_backend_ops, &a, &a.xq), 0);
-	cfg.share_permille = 300;
-	cfg.priority = 50; /* priorities mean nothing to UTIL */
-	CU_ASSERT_EQUAL_FATAL(hsaqm_xq_attach(ctx, &cfg, &t_backend_ops, &b, &b.xq), 0);
-	t_bq_submit(&a, 1000);
-	t_bq_submit(&b, 1000);
-	for (now = t0; now < t0 + 1000 * MS; now += 100 * US) {
-		bool ra = t_state(a.xq) == HSAQM_XQ_READY, rb = t_state(b.xq) == HSAQM_XQ_READY;
-
-		run_a += ra ? 100 * US : 0;
-		run_b += rb ? 100 * US : 0;
-		both += ra && rb;
-		/* A queue that may run has its gate open. */
-		CU_ASSERT_FATAL(!(ra && a.gate_closed) && !(rb && b.gate_closed));
-		t_clock_set(ctx, now + 100 * US);
-	}
-	CU_ASSERT_DOUBLE_EQUAL((double)run_a / (1000 * MS), 0.7, 0.02);
-	CU_ASSERT_DOUBLE_EQUAL((double)run_b / (1000 * MS), 0.3, 0.02);
-	CU_ASSERT_EQUAL(both, 0);
-	/* One goes idle: the other gets the whole device. */
-	t_bq_run(&b, UINT64_MAX); /* b runs only in its slices; drain until idle */
-	while (t_state(b.xq) != HSAQM_XQ_IDLE) {
-		now += 100 * US;
-		t_clock_set(ctx, now);
-		t_bq_run(&b, UINT64_MAX);
-	}
-	CU_ASSERT_EQUAL(t_state(a.xq), HSAQM_XQ_READY);
-	CU_ASSERT_EQUAL(t_clock_set(ctx, now + 50 * MS), HSAQM_NO_DEADLINE);
-	CU_ASSERT_EQUAL(t_state(a.xq), HSAQM_XQ_READY);
-	/* Shares can change while running. */
-	CU_ASSERT_EQUAL(hsaqm_xq_set_share(b.xq, 0, 500), 0);
-	CU_ASSERT_EQUAL(a.violations + b.violations, 0);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&a);
-	t_bq_fini(&b);
-}
-
 static void test_policy_none_never_preempts(void)
 {
 	struct hsaqm_ctx *ctx = t_ctx_manual();
@@ -365,102 +264,23 @@ static void test_policy_none_never_preempts(void)
 	t_bq_fini(&lo);
 }
 
-static int count_queues(struct hsaqm_xq *xq, void *arg)
-{
-	struct hsaqm_xq_info info;
-
-	/* Reading and setting from inside the iteration works. */
-	if (hsaqm_xq_get_info(xq, &info) || hsaqm_xq_set_priority(xq, info.priority))
-		return -1;
-	(*(int *)arg)++;
-	return 0;
-}
-
-static void test_foreach_visits_every_queue_of_every_device(void)
-{
-	struct hsaqm_ctx *ctx = t_ctx_manual();
-	struct t_bq q[5];
-	int n = 0;
-
-	for (int i = 0; i < 5; i++) {
-		t_bq_init(&q[i], HSAQM_LEVEL_3);
-		t_bq_attach(ctx, &q[i], i % 2, i, HSAQM_LEVEL_2);
-	}
-	CU_ASSERT_EQUAL(hsaqm_ctx_foreach_xq(ctx, count_queues, &n), 0);
-	CU_ASSERT_EQUAL(n, 5);
-	hsaqm_ctx_destroy(ctx);
-	for (int i = 0; i < 5; i++)
-		t_bq_fini(&q[i]);
-}
-
-/* The idle hook: what the hook saw, and a queue to ask about from inside it. */
-static struct {
-	int calls;
-	struct hsaqm_xq *xq;
-	enum hsaqm_xq_state seen;
-} idle_rec;
-
-static void record_idle(void *arg)
-{
-	struct hsaqm_xq_info info;
-
-	idle_rec.calls += arg == &idle_rec;
-	/* Called outside lib's locks: asking lib from here must not deadlock. */
-	if (hsaqm_xq_get_info(idle_rec.xq, &info) == 0)
-		idle_rec.seen = info.state;
-}
-
-static void test_idle_hook_fires_once_each_time_a_queue_completes_everything(void)
-{
-	struct hsaqm_ctx *ctx = t_ctx_manual();
-	struct t_bq bq;
-	int x;
-
-	t_bq_init(&bq, HSAQM_LEVEL_3);
-	memset(&idle_rec, 0, sizeof(idle_rec));
-	idle_rec.xq = t_bq_attach(ctx, &bq, 0, 0, HSAQM_LEVEL_2);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_idle_hook(ctx, record_idle, &idle_rec), 0);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_idle_hook(ctx, record_idle, NULL), -EBUSY);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_idle_hook(ctx, NULL, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_idle_hook((struct hsaqm_ctx *)&x, record_idle, NULL), -EINVAL);
-	t_bq_submit(&bq, 4);
-	t_bq_submit(&bq, 4);
-	/* The first batch's marker: work is left, no call. */
-	t_bq_run(&bq, 4);
-	CU_ASSERT_EQUAL(idle_rec.calls, 0);
-	t_bq_run(&bq, UINT64_MAX);
-	CU_ASSERT_EQUAL(idle_rec.calls, 1);
-	CU_ASSERT_EQUAL(idle_rec.seen, HSAQM_XQ_IDLE);
-	/* Idle again after more work: once more, and nothing while already idle. */
-	t_bq_submit(&bq, 3);
-	t_bq_run(&bq, UINT64_MAX);
-	t_bq_run(&bq, UINT64_MAX);
-	CU_ASSERT_EQUAL(idle_rec.calls, 2);
-	CU_ASSERT_EQUAL(bq.violations, 0);
-	hsaqm_ctx_destroy(ctx);
-	t_bq_fini(&bq);
-}
-
-static const struct t_case sched_cases[] = {
+static const struct t_case cases[] = {
 	T_CASE(test_hpf_high_submission_preempts_lower_on_its_device_only),
 	T_CASE(test_hpf_lower_resumes_exactly_when_higher_goes_idle),
 	T_CASE(test_hpf_equal_priorities_run_together),
 	T_CASE(test_hpf_priority_change_while_running_decides_again),
 	T_CASE(test_idle_low_queue_submission_is_held_while_high_runs),
 	T_CASE(test_hand_suspend_holds_and_does_not_compete),
-	T_CASE(test_floor_gives_preempted_queue_slices_on_manual_clock),
-	T_CASE(test_util_shares_enforced_over_periods_on_manual_clock),
 	T_CASE(test_policy_none_never_preempts),
-	T_CASE(test_foreach_visits_every_queue_of_every_device),
-	T_CASE(test_idle_hook_fires_once_each_time_a_queue_completes_everything),
 	T_CASES_END,
+};
+
+static const struct t_suite suites[] = {
+	{ "lib-sched-hpf", NULL, NULL, cases },
+	T_SUITES_END,
 };
 
 int main(void)
 {
-	static const struct t_suite suites[] = {
-		{ "lib-sched", NULL, NULL, sched_cases },
-		T_SUITES_END,
-	};
-	return t_run("test-lib-sched", suites);
+	return t_run("test-lib-sched-hpf", suites);
 }
