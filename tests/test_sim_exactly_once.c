@@ -418,6 +418,7 @@ static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
 	T_UNTIL(hsaqm_load_acquire(&g_stalled) != 0, 30 * T_S);
 	p = t_dispatch(k_long, 1, 0, false);
 	t_q_submit(&q2, &p); /* stamped T1 */
+	/* Time let pass on purpose: the engine, asleep in the stall, is late for the request. */
 	t_sleep_us(5000);
 	uint64_t t2 = hsaqm_sim_now_ns(sim);
 	CU_ASSERT_EQUAL(sim_hwq_suspend(&q2.hwq, 1, 0), 0);

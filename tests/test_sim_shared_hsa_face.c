@@ -160,6 +160,8 @@ static void hsa_client_main(void *arg, int report)
 	idx = core->hsa_queue_add_write_index_scacq_screl_fn(hq, 1);
 	hsaqm_aql_publish(&ring[idx & (hq->size - 1)], &b);
 	core->hsa_signal_store_screlease_fn(hq->doorbell_signal, (int64_t)idx);
+	/* Time let pass on purpose: the barrier must still hold after it (more time only makes
+	 * that harder to pass). */
 	t_sleep_us(50000);
 	r.barrier_held = core->hsa_signal_load_scacquire_fn(gdone) == 1;
 	core->hsa_signal_store_screlease_fn(gate, 0); /* wakes the device's engine */

@@ -53,6 +53,7 @@ static void destroy_run(const char *const *env)
 		t_tool_submit(&h, lo, k, 80, cs_lo);
 		t_tool_submit(&h, mid, k, 80, cs_mid);
 	}
+	/* Pace only: lets the preemption close the gates (or hold); what follows holds either way. */
 	t_sleep_us(300);
 	/* Destroy the low queue while its packets are gated (Lv2) or held (Lv1): all run. */
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(lo), HSAQM_HSA_STATUS_SUCCESS);
@@ -62,6 +63,7 @@ static void destroy_run(const char *const *env)
 	CU_ASSERT_EQUAL(p.suspend(), 0);
 	for (int i = 0; i < 5; i++)
 		t_tool_submit(&h, hi, k, 80, cs_hi2);
+	/* Pace only: the packets reach the held queue; what follows holds either way. */
 	t_sleep_us(500);
 	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(hi), HSAQM_HSA_STATUS_SUCCESS);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(cs_hi2), 0);
