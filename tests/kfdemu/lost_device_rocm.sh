@@ -61,12 +61,7 @@ lose() { # label, command...
 	rm -f "$sock" "$out" "$err"
 	"$simd" -s "$sock" >"$work/simd-$label.log" 2>&1 &
 	simd_pid=$!
-	# Deadlines far above need: they only say where the test gives up.
-	for _ in $(seq 1 300); do
-		[ -S "$sock" ] && break
-		sleep 0.1
-	done
-	if [ ! -S "$sock" ]; then
+	if ! t_wait_socket "$sock"; then
 		cat "$work/simd-$label.log"
 		kill "$simd_pid" 2>/dev/null
 		wait "$simd_pid" 2>/dev/null

@@ -55,11 +55,7 @@ for seed in $seeds; do
 	# shellcheck disable=SC2086 # SIMD_ENV: assignments
 	env ${SIMD_ENV:-} "$simd" -s "$sock" --timing "$tf" >"$work/simd-$seed.log" 2>&1 &
 	simd_pid=$!
-	for _ in $(seq 1 300); do
-		[ -S "$sock" ] && break
-		sleep 0.1
-	done
-	if [ ! -S "$sock" ]; then
+	if ! t_wait_socket "$sock"; then
 		cat "$work/simd-$seed.log"
 		kill "$simd_pid" 2>/dev/null
 		echo "FAIL: hsaqm-simd did not start"

@@ -133,10 +133,7 @@ sock=$work/simd.sock
 rm -f "$sock"
 "$simd" -s "$sock" >"$work/simd.log" 2>&1 &
 simd_pid=$!
-for _ in $(seq 1 100); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
+t_wait_socket "$sock"
 if [ -S "$sock" ] && [ -n "$preload" ] && t_root_run --env "LD_PRELOAD=$preload$lib" \
 	--env "HSAQM_SIM_DEVICE=$sock" -- "$prog" 2>&1 | grep -q 'cannot attach.*Address already in use'; then
 	# The device's memory must map at the same address in the client, where this sanitizer

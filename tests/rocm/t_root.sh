@@ -185,3 +185,13 @@ t_root_spin() {
 		exit 1
 	fi
 }
+
+# t_wait_socket SOCK: true as soon as SOCK is a socket (a device process listening), false when it
+# still is not after 30 s: where the caller gives up, never a measure.
+t_wait_socket() {
+	for _ in $(seq 1 300); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	[ -S "$1" ]
+}
