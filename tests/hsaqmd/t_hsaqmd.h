@@ -69,7 +69,7 @@ static inline int t_client_with_queues(struct t_client *c, int prio, const unsig
 	return 0;
 }
 
-/* ---- malformed messages --------------------------------------------------------------- */
+/* ---- raw protocol clients -------------------------------------------------------------- */
 
 static inline int t_raw_connect(void)
 {
@@ -90,7 +90,7 @@ static inline int t_msg_build(void *buf, unsigned int type, const void *body)
 	return hsaqmd_msg_build(buf, type, 1, body);
 }
 
-/* ---- hand-off timing ------------------------------------------------------------------- */
+/* ---- numbers in hsaqmctl's JSON -------------------------------------------------------- */
 
 /* The number after @key in hsaqmctl's JSON (a field named once there), or -1. */
 static inline double t_hsaqmd_json_num(const char *json, const char *key)
