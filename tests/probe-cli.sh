@@ -64,7 +64,7 @@ fi
 grep -q "^| figure (model) | median | P99 | min | max | n | first |" "$tmp/md" && ok "markdown table" ||
 	bad "markdown table"
 
-# The model timing file (loaded by sim/ in test-probe). The model runs in virtual time by
+# The model timing file (loaded by sim/ in test-probe-outputs). The model runs in virtual time by
 # default, so the figures are device time: the default profile's constants come back exactly.
 "$probe" --sim --quick --quiet --trials 2 --check lv3,update_queue --emit-sim-profile "$tmp/prof" \
 	--write-profile "$tmp/gpu" >/dev/null 2>&1

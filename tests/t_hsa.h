@@ -34,9 +34,6 @@
 #include "sim_internal.h"
 #include "t_time.h"
 
-#define T_HSA_US 1000ull
-#define T_HSA_MS 1000000ull
-#define T_HSA_S 1000000000ull
 
 struct t_hsa {
 	struct hsaqm_sim *sim;
@@ -278,18 +275,6 @@ static inline struct hsaqm_hsa_signal t_hsa_signal(struct t_hsa *h, int64_t v)
 	return s;
 }
 
-/* The clock and the sleep of t_time.h, under the names the model clients here and the
- * benchmarks use. */
-static inline uint64_t t_hsa_mono_ns(void)
-{
-	return t_mono_ns();
-}
-
-static inline void t_hsa_sleep_us(unsigned int us)
-{
-	t_sleep_us(us);
-}
-
 /*
  * Wait (real time) until @s is @v or less, at most @timeout_ns of wall time.
  * Returns true when it got there.
@@ -297,10 +282,10 @@ static inline void t_hsa_sleep_us(unsigned int us)
 static inline bool t_hsa_wait_le(struct t_hsa *h, struct hsaqm_hsa_signal s, int64_t v,
 				 uint64_t timeout_ns)
 {
-	uint64_t end = t_hsa_mono_ns() + timeout_ns;
+	uint64_t end = t_mono_ns() + timeout_ns;
 
 	while (h->core->hsa_signal_load_scacquire_fn(s) > v) {
-		if (t_hsa_mono_ns() > end)
+		if (t_mono_ns() > end)
 			return false;
 		h->core->hsa_signal_wait_scacquire_fn(s, HSAQM_HSA_SIGNAL_CONDITION_LT, v + 1,
 						      1000000, HSAQM_HSA_WAIT_STATE_BLOCKED);

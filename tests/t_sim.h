@@ -30,6 +30,7 @@
 #include "kfd_face_internal.h"
 #include "sim_internal.h"
 #include "t_cunit.h"
+#include "t_time.h"
 
 /* HSA statuses the model reports (hsa.h). */
 #define T_ST_INVALID_ARGUMENT 0x1001
@@ -38,10 +39,6 @@
 #define T_ST_INVALID_PACKET_FORMAT 0x1009
 #define T_ST_INCOMPATIBLE_ARGUMENTS 0x100D
 #define T_ST_INVALID_CODE_OBJECT 0x1010
-
-#define T_US 1000ull
-#define T_MS 1000000ull
-#define T_S 1000000000ull
 
 struct t_q {
 	struct hsaqm_sim *sim;
@@ -361,15 +358,13 @@ static inline uint64_t t_face_submit(const struct t_face *h, struct hsaqm_hsa_qu
 				     const union hsaqm_aql_packet *p)
 {
 	uint64_t idx = h->core->hsa_queue_add_write_index_screlease_fn(q, 1);
-	struct timespec t0, t;
+	uint64_t t0 = t_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size)
 		hsaqm_fetch_add(&t_face_full_waits, 1ull); /* producers share it; read after join */
 	while (idx - h->core->hsa_queue_load_read_index_scacquire_fn(q) >= q->size) {
 		/* A model that stopped consuming fails the test instead of hanging it (10 s). */
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 10)
+		if (t_mono_ns() - t0 > 10 * T_S)
 			return UINT64_MAX;
 		sched_yield();
 	}

@@ -133,8 +133,8 @@ static void wait_on_lower_queue(enum hsaqm_level level, bool low_first)
 	CU_ASSERT_FATAL(open_level(&h, level, HSAQM_SIM_TIME_VIRTUAL));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lcfg, &lo), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
-	klo = t_hsa_kernel(&h, "low", 500 * T_HSA_US, 4, record_wg);
-	khi = t_hsa_kernel(&h, "high", 200 * T_HSA_US, 4, record_wg);
+	klo = t_hsa_kernel(&h, "low", 500 * T_US, 4, record_wg);
+	khi = t_hsa_kernel(&h, "high", 200 * T_US, 4, record_wg);
 	hcs = t_hsa_signal(&h, 3);
 	for (uint32_t i = 0; i < 4; i++) {
 		lrec[i] = (struct drec){ Q_LOW, i };
@@ -157,7 +157,7 @@ static void wait_on_lower_queue(enum hsaqm_level level, bool low_first)
 	put_wait_and(&hi, lcs[1]);
 	put_kernel(&hi, khi, &hrec[2], hcs);
 
-	rc = hsaqm_sim_run_until_idle(h.sim, 2 * T_HSA_S);
+	rc = hsaqm_sim_run_until_idle(h.sim, 2 * T_S);
 	if (rc)
 		print_order(low_first ? "low first: did not complete" : "high first: did not complete");
 	CU_ASSERT_EQUAL(rc, 0);
@@ -226,11 +226,11 @@ static void wait_on_the_host(bool value_packet)
 	uint64_t klo, khi, until;
 
 	CU_ASSERT_FATAL(open_level(&h, HSAQM_LEVEL_2, HSAQM_SIM_TIME_VIRTUAL));
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(h.ctx, 1 * T_HSA_MS), 0);
+	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(h.ctx, 1 * T_MS), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &lcfg, &lo), 0);
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
-	klo = t_hsa_kernel(&h, "low", 300 * T_HSA_US, 4, record_wg);
-	khi = t_hsa_kernel(&h, "high", 100 * T_HSA_US, 4, record_wg);
+	klo = t_hsa_kernel(&h, "low", 300 * T_US, 4, record_wg);
+	khi = t_hsa_kernel(&h, "high", 100 * T_US, 4, record_wg);
 	lcs = t_hsa_signal(&h, 3);
 	hcs = t_hsa_signal(&h, 1);
 	host = t_hsa_signal(&h, value_packet ? 0 : 1);
@@ -245,23 +245,23 @@ static void wait_on_the_host(bool value_packet)
 		put_kernel(&lo, klo, &lrec[i], lcs);
 	}
 	/* Low is held behind high's demand until the bound passes; then it runs to the end. */
-	until = t_hsa_mono_ns() + 20 * T_HSA_S;
-	while (h.core->hsa_signal_load_scacquire_fn(lcs) != 0 && t_hsa_mono_ns() < until) {
-		hsaqm_sim_advance(h.sim, 100 * T_HSA_US);
-		t_hsa_sleep_us(200);
+	until = t_mono_ns() + 20 * T_S;
+	while (h.core->hsa_signal_load_scacquire_fn(lcs) != 0 && t_mono_ns() < until) {
+		hsaqm_sim_advance(h.sim, 100 * T_US);
+		t_sleep_us(200);
 	}
 	if (h.core->hsa_signal_load_scacquire_fn(lcs) != 0)
 		print_order("low never ran past the bound");
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(lcs), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(hcs), 1);
-	CU_ASSERT(T_UNTIL(deps_of(&hi).stalls >= 1, 5 * T_HSA_S));
+	CU_ASSERT(T_UNTIL(deps_of(&hi).stalls >= 1, 5 * T_S));
 	CU_ASSERT_EQUAL(deps_of(&hi).stalls, 1);
 	CU_ASSERT_EQUAL(deps_of(&lo).inherited, 0);
 	/* The host sets it: high completes, and counts as demand again once idle. */
 	h.core->hsa_signal_store_screlease_fn(host, value_packet ? 7 : 0);
-	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 2 * T_HSA_S), 0);
+	CU_ASSERT_EQUAL(hsaqm_sim_run_until_idle(h.sim, 2 * T_S), 0);
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(hcs), 0);
-	CU_ASSERT(T_UNTIL(deps_of(&hi).stalled == 0, 5 * T_HSA_S));
+	CU_ASSERT(T_UNTIL(deps_of(&hi).stalled == 0, 5 * T_S));
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_norder), 4);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(hi.proxy), 0);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);

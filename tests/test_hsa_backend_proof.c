@@ -132,7 +132,7 @@ static void *producer_main(void *arg)
 				continue;
 			more = true;
 			/* Bursts: queues pause now and then: higher ones go idle, come back. */
-			if (pause_until[j] && t_hsa_mono_ns() < pause_until[j])
+			if (pause_until[j] && t_mono_ns() < pause_until[j])
 				continue;
 			n = 1 + (uint32_t)(rnd(&s) % 8);
 			if (n > PER_Q - seq[j])
@@ -152,11 +152,11 @@ static void *producer_main(void *arg)
 				seq[j] += n;
 				progress = true;
 				pause_until[j] = rnd(&s) % 16 == 0
-					? t_hsa_mono_ns() + (100 + rnd(&s) % 900) * T_HSA_US : 0;
+					? t_mono_ns() + (100 + rnd(&s) % 900) * T_US : 0;
 			}
 		}
 		if (!progress)
-			t_hsa_sleep_us(50);
+			t_sleep_us(50);
 	}
 	return NULL;
 }
@@ -202,7 +202,7 @@ static void *chaos_main(void *arg)
 			break;
 		default:
 			rc = hsaqm_xq_suspend(xq);
-			t_hsa_sleep_us(200 + (unsigned int)(rnd(&s) % 600));
+			t_sleep_us(200 + (unsigned int)(rnd(&s) % 600));
 			if (!rc)
 				rc = hsaqm_xq_resume(xq);
 			st->holds++;
@@ -210,7 +210,7 @@ static void *chaos_main(void *arg)
 		}
 		if (rc)
 			st->failures++;
-		t_hsa_sleep_us(300 + (unsigned int)(rnd(&s) % 700));
+		t_sleep_us(300 + (unsigned int)(rnd(&s) % 700));
 	}
 	return NULL;
 }
@@ -244,7 +244,7 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 			.lv2_interval = rnd(&s) & 1 ? 1 : 4,
 		};
 		struct hsaqm_sim_kernel_desc kd = {
-			.name = "proof", .duration_ns = (1 + (uint64_t)(i % 20)) * T_HSA_US,
+			.name = "proof", .duration_ns = (1 + (uint64_t)(i % 20)) * T_US,
 			.waves_per_wg = 1 + (uint32_t)(i % 8), .wg_callback = wg_done,
 		};
 
@@ -265,7 +265,7 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 		CU_ASSERT_EQUAL(info.effective_level, xc.level);
 	}
 	HSAQM_WRITE_ONCE(hsaqm_hsa_release_hook, lv1_check);
-	t0 = t_hsa_mono_ns();
+	t0 = t_mono_ns();
 	pthread_create(&chaos, NULL, chaos_main, &cst);
 	for (int p = 0; p < PRODUCERS; p++)
 		pthread_create(&prod[p], NULL, producer_main, (void *)(intptr_t)p);
@@ -274,8 +274,8 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 	hsaqm_store_release(&g_producers_done, 1u); /* release: pairs with chaos_main's acquire */
 	pthread_join(chaos, NULL);
 	for (int i = 0; i < NQ; i++)
-		CU_ASSERT_TRUE(t_hsa_wait_le(&g_h, g_q[i].cs, 0, 60 * T_HSA_S));
-	t1 = t_hsa_mono_ns();
+		CU_ASSERT_TRUE(t_hsa_wait_le(&g_h, g_q[i].cs, 0, 60 * T_S));
+	t1 = t_mono_ns();
 	HSAQM_WRITE_ONCE(hsaqm_hsa_release_hook, NULL);
 
 	for (int i = 0; i < NQ; i++) {
@@ -296,13 +296,13 @@ static void test_64_queues_4_devices_every_workgroup_once_in_order_under_chaos(v
 		}
 		CU_ASSERT_EQUAL(bad, 0);
 		/* The last marker completes after the last kernel; its handler reports it after. */
-		uint64_t until = t_hsa_mono_ns() + 5 * T_HSA_S;
+		uint64_t until = t_mono_ns() + 5 * T_S;
 		do {
 			CU_ASSERT_EQUAL(hsaqm_xq_get_info(xq, &info), 0);
 			if (info.completed == PER_Q)
 				break;
-			t_hsa_sleep_us(100);
-		} while (t_hsa_mono_ns() < until);
+			t_sleep_us(100);
+		} while (t_mono_ns() < until);
 		CU_ASSERT_FALSE(info.failed_open);
 		CU_ASSERT_EQUAL(info.submitted, PER_Q);
 		CU_ASSERT_EQUAL(info.released, PER_Q);

@@ -80,17 +80,17 @@ static void submit(struct t_app *a, uint64_t kobj, uint32_t n, uint32_t nwg,
 		recs[i].seq = (*seq)++;
 		pk[i] = t_hsa_dispatch(kobj, nwg, cs.handle, barrier, &recs[i]);
 	}
-	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, pk, n, 10 * T_HSA_S), 0);
+	CU_ASSERT_EQUAL(hsaqm_ring_submit(&a->ring, pk, n, 10 * T_S), 0);
 }
 
 static bool wait_running(struct t_hsa *h, struct t_app *a, uint64_t timeout_ns)
 {
-	uint64_t end = t_hsa_mono_ns() + timeout_ns;
+	uint64_t end = t_mono_ns() + timeout_ns;
 
 	while (t_app_hwinfo(h, a).workgroups_running == 0) {
-		if (t_hsa_mono_ns() > end)
+		if (t_mono_ns() > end)
 			return false;
-		t_hsa_sleep_us(100);
+		t_sleep_us(100);
 	}
 	return true;
 }
@@ -121,16 +121,16 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 64, &hcfg, &hi), 0);
 	CU_ASSERT_EQUAL(t_app_xinfo(&lo).effective_level, HSAQM_LEVEL_3);
 	/* Low: 80 one-wave workgroups of 50 ms each, a CU each; high: one whole-CU workgroup. */
-	klo = kernel(&h, 50 * T_HSA_MS, 1);
+	klo = kernel(&h, 50 * T_MS, 1);
 	/* 5 ms, not less: the test thread reads the low queue's state after submit() returns,
 	 * and on a loaded machine (TSan) it may run only milliseconds later; the low queue must
 	 * still be suspended then, i.e. the high kernel must still run. */
-	khi = kernel(&h, 5 * T_HSA_MS, 32);
+	khi = kernel(&h, 5 * T_MS, 32);
 	lcs = t_hsa_signal(&h, 4);
 	hcs = t_hsa_signal(&h, 1);
 	submit(&lo, klo, 4, 80, lcs, true, lrec, 0, &lseq);
-	CU_ASSERT_FATAL(wait_running(&h, &lo, 2 * T_HSA_S));
-	t_hsa_sleep_us(2000);
+	CU_ASSERT_FATAL(wait_running(&h, &lo, 2 * T_S));
+	t_sleep_us(2000);
 	t0 = hsaqm_sim_now_ns(h.sim);
 	submit(&hi, khi, 1, 1, hcs, true, hrec, 1, &hseq);
 	/* The reaction ran inline in submit(): the low queue is off the hardware already. */
@@ -138,7 +138,7 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	CU_ASSERT_EQUAL(li.state, SIM_HWQ_SUSPENDED);
 	CU_ASSERT_EQUAL(li.waves_saved, 80);
 	CU_ASSERT_EQUAL(li.workgroups_running, 0);
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_S));
 	struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 	h.amd->hsa_amd_profiling_get_dispatch_time_fn(h.gpu[0], hcs, &dt);
 	t_hi = dt.end - t0; /* model time: submission to the high kernel's completion */
@@ -148,9 +148,9 @@ static void test_lv3_suspends_a_running_kernel_and_resumes_it_with_every_workgro
 	 * so the margin is for a loaded machine (the same 25 ms bound failed once in
 	 * hsa-backend-lv3 under TSan); the suspension itself is proved above (state, waves saved).
 	 */
-	CU_ASSERT(t_hi < 45 * T_HSA_MS);
+	CU_ASSERT(t_hi < 45 * T_MS);
 	/* The high queue went idle: the low one was resumed and finishes everything, once. */
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 10 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, lcs, 0, 10 * T_S));
 	/* Acquire: pairs with count_wg's add on the engine thread; lcs reached 0 first. */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&g_qc[0].kernels_done), 4);
 	CU_ASSERT_EQUAL(g_qc[0].extra_wgs, 0);
@@ -193,12 +193,12 @@ static void destroy_preempted_case(enum hsaqm_level level)
 	/* 40 ms low kernels, in order: the first six keep the low queue busy for 240 ms, so
 	 * wait_running() sees them even when this thread is descheduled for tens of ms (TSan on
 	 * a loaded machine); with 10 ms kernels they could all finish unseen. */
-	klo = kernel(&h, 40 * T_HSA_MS, 1);
-	khi = kernel(&h, 300 * T_HSA_MS, 1);
+	klo = kernel(&h, 40 * T_MS, 1);
+	khi = kernel(&h, 300 * T_MS, 1);
 	lcs = t_hsa_signal(&h, 12);
 	hcs = t_hsa_signal(&h, 1);
 	submit(&lo, klo, 6, 8, lcs, true, lrec, 0, &lseq);
-	CU_ASSERT_FATAL(wait_running(&h, &lo, 2 * T_HSA_S));
+	CU_ASSERT_FATAL(wait_running(&h, &lo, 2 * T_S));
 	submit(&hi, khi, 1, 1, hcs, true, hrec, 1, &hseq); /* preempts low */
 	submit(&lo, klo, 6, 8, lcs, true, lrec + 6, 0, &lseq); /* held */
 	li = t_app_xinfo(&lo);
@@ -208,9 +208,9 @@ static void destroy_preempted_case(enum hsaqm_level level)
 		CU_ASSERT_TRUE(lo.proxy->suspended);
 	if (level == HSAQM_LEVEL_2)
 		CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(lo.proxy->gate), 1);
-	t0 = t_hsa_mono_ns();
+	t0 = t_mono_ns();
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(lo.proxy), 0);
-	CU_ASSERT(t_hsa_mono_ns() - t0 < 3 * T_HSA_S);
+	CU_ASSERT(t_mono_ns() - t0 < 3 * T_S);
 	/* Nothing lost: all 12 ran, each workgroup once, in order. */
 	CU_ASSERT_EQUAL(h.core->hsa_signal_load_scacquire_fn(lcs), 0);
 	/* Acquire: pairs with count_wg's add on the engine thread; lcs reached 0 first. */
@@ -218,7 +218,7 @@ static void destroy_preempted_case(enum hsaqm_level level)
 	CU_ASSERT_EQUAL(g_qc[0].extra_wgs, 0);
 	CU_ASSERT_EQUAL(g_qc[0].order_violations, 0);
 	/* The high queue was not disturbed. */
-	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_HSA_S));
+	CU_ASSERT_TRUE(t_hsa_wait_le(&h, hcs, 0, 5 * T_S));
 	CU_ASSERT_EQUAL(hrec[0].done_wgs, 1);
 	CU_ASSERT_EQUAL(hsaqm_hsa_proxy_destroy(hi.proxy), 0);
 	h.core->hsa_signal_destroy_fn(lcs);
@@ -288,7 +288,7 @@ static void *producer(void *arg)
 			if (hsaqm_ring_submit(&s->app[q].ring, pk, n, 0) == 0)
 				seq[q] += n;
 		}
-		t_hsa_sleep_us(20);
+		t_sleep_us(20);
 	}
 	return NULL;
 }
@@ -310,7 +310,7 @@ static void *prio_chaos(void *arg)
 		if (hsaqm_hsa_proxy_set_priority(s->app[q].proxy, hp, base, 10))
 			hsaqm_fetch_add(&s->prio_failures, 1u);
 		hsaqm_fetch_add(&s->prio_changes, 1u);
-		t_hsa_sleep_us(300);
+		t_sleep_us(300);
 	}
 	return NULL;
 }
@@ -329,7 +329,7 @@ static void test_priority_changes_while_running_keep_every_workgroup_and_order(v
 					       .priority = q * 10, .lv1_threshold = 4 };
 
 		CU_ASSERT_EQUAL_FATAL(t_hsa_proxy(&h, 0, 256, &cfg, &s.app[q]), 0);
-		s.kobj[q] = kernel(&h, (5 + 3 * (uint64_t)q) * T_HSA_US, 1 + (uint32_t)q);
+		s.kobj[q] = kernel(&h, (5 + 3 * (uint64_t)q) * T_US, 1 + (uint32_t)q);
 		s.cs[q] = t_hsa_signal(&h, PER_Q);
 		s.recs[q] = calloc(PER_Q, sizeof(struct krec));
 	}
@@ -337,7 +337,7 @@ static void test_priority_changes_while_running_keep_every_workgroup_and_order(v
 	pthread_create(&chaos, NULL, prio_chaos, &s);
 	pthread_join(prod, NULL);
 	for (int q = 0; q < PQ; q++)
-		CU_ASSERT_TRUE(t_hsa_wait_le(&h, s.cs[q], 0, 30 * T_HSA_S));
+		CU_ASSERT_TRUE(t_hsa_wait_le(&h, s.cs[q], 0, 30 * T_S));
 	hsaqm_store_release(&s.stop, 1u); /* release: pairs with prio_chaos's acquire */
 	pthread_join(chaos, NULL);
 	CU_ASSERT_EQUAL(s.prio_failures, 0);

@@ -66,25 +66,18 @@ static long wait_clients_zero(const struct t_daemon *d)
 {
 	long n = -1;
 
-	for (int i = 0; i < 500; i++) {
-		n = stat_of(d, "clients");
-		if (n == 0)
-			break;
-		usleep(10000);
-	}
+	/* Each look runs hsaqmctl: every 10 ms is often enough. */
+	T_UNTIL_EVERY((n = stat_of(d, "clients")) == 0, 20 * T_S, 10 * T_MS);
 	return n;
 }
 
 /* The daemon's fd count once it has handled the last hang-ups (a ctl that just exited). */
 static int settled_fds(pid_t pid)
 {
-	int a = t_count_fds(pid), b = -1;
+	int a = t_count_fds(pid), b;
 
-	for (int i = 0; i < 40 && a != b; i++) {
-		usleep(50000);
-		b = a;
-		a = t_count_fds(pid);
-	}
+	/* Settled: two counts 50 ms apart agree (a look needs time between its two counts). */
+	T_UNTIL_EVERY((t_sleep_ms(50), b = a, a = t_count_fds(pid), a == b), 10 * T_S, 0);
 	return a;
 }
 
@@ -92,12 +85,12 @@ static int run_round(const struct t_daemon *d, double secs, long *peak_rss, long
 		     int *killed)
 {
 	pid_t pids[PROCS];
-	uint64_t end = t_now_ns() + (uint64_t)(secs * 1e9), next_kill = t_now_ns() + 1000000000ull;
+	uint64_t end = t_mono_ns() + (uint64_t)(secs * 1e9), next_kill = t_mono_ns() + 1000000000ull;
 	int failures = 0, victim = 0;
 
 	for (int i = 0; i < PROCS; i++)
 		pids[i] = spawn_churn(d, secs);
-	while (t_now_ns() < end) {
+	while (t_mono_ns() < end) {
 		long rss = t_rss_kib(d->pid), n = stat_of(d, "clients");
 
 		if (rss > *peak_rss)
@@ -105,17 +98,18 @@ static int run_round(const struct t_daemon *d, double secs, long *peak_rss, long
 		if (n > *peak_clients)
 			*peak_clients = n;
 		/* Once a second a process dies holding its clients; another takes its place. */
-		if (t_now_ns() >= next_kill && end - t_now_ns() > 1500000000ull) {
+		if (t_mono_ns() >= next_kill && end - t_mono_ns() > 1500000000ull) {
 			int st;
 
 			kill(pids[victim], SIGKILL);
 			waitpid(pids[victim], &st, 0);
-			pids[victim] = spawn_churn(d, (double)(end - t_now_ns()) / 1e9);
+			pids[victim] = spawn_churn(d, (double)(end - t_mono_ns()) / 1e9);
 			victim = (victim + 1) % PROCS;
 			(*killed)++;
 			next_kill += 1000000000ull;
 		}
-		usleep(100000);
+		/* Pace of the sampling and the kills, not a wait for anything. */
+		t_sleep_ms(100);
 	}
 	for (int i = 0; i < PROCS; i++) {
 		int st;
@@ -181,15 +175,9 @@ static const struct t_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT [--minutes N]\n", argv[0]);
+	if (t_hsaqmd_args(argc, argv, "[--minutes N]"))
 		return T_EXIT_FAIL;
-	}
-	t_bins.hsaqmd = argv[1];
-	t_bins.hsaqmctl = argv[2];
-	t_bins.dclient = argv[3];
 	if (argc == 6 && !strcmp(argv[4], "--minutes"))
 		seconds = atof(argv[5]) * 60;
-	signal(SIGPIPE, SIG_IGN);
 	return t_run("hsaqmd-churn", suites);
 }

@@ -151,7 +151,7 @@ static void test_threads_submit_complete_and_meddle_without_deadlock_or_loss(voi
 		pthread_join(subs[i], NULL);
 	pthread_join(med, NULL);
 	/* Everything submitted; no hand holds remain: all must complete (polled, 30 s at most). */
-	T_UNTIL(all_complete(&sh), 30 * T_NS_PER_S);
+	T_UNTIL(all_complete(&sh), 30 * T_S);
 	hsaqm_store_release(&sh.stop, 1); /* release: pairs with the completer's acquire */
 	pthread_join(comp, NULL);
 
@@ -215,12 +215,12 @@ static void test_timer_thread_serves_floor_in_real_time(void)
 	 * (10 s at most) rather than counting them in a fixed window; and it must never serve
 	 * more than one slice per 5 ms period (+2 for the periods cut at either end).
 	 */
-	T_UNTIL((t_bq_snapshot(&lo, &snap), snap.n_gate_open >= 3), 10 * T_NS_PER_S);
+	T_UNTIL((t_bq_snapshot(&lo, &snap), snap.n_gate_open >= 3), 10 * T_S);
 	elapsed = t_mono_ns() - t0;
 	opens = snap.n_gate_open;
 	CU_ASSERT(opens >= 3);
 	/* An upper bound: more time (a loaded machine) only raises it. */
-	CU_ASSERT(opens <= elapsed / (5000 * T_NS_PER_US) + 2);
+	CU_ASSERT(opens <= elapsed / (5000 * T_US) + 2);
 	hsaqm_ctx_destroy(ctx);
 	t_bq_fini(&hi);
 	t_bq_fini(&lo);

@@ -4,9 +4,7 @@
  * (through hsa-layer's ring writer) while a chaos thread suspends and resumes queues, closes
  * and opens the gates the producers put in front of their work (barrier-AND packets), and
  * changes priorities. Every workgroup runs exactly once, each queue launches its packets in
- * order, and every completion signal ends at its expected value. Also: queues created, fed
- * and destroyed from many threads at once, and a late engine never starts a control request
- * before the model time it was made at.
+ * order, and every completion signal ends at its expected value.
  *
  * Sanitizer builds scale the dispatch count down (they are 3-10x slower) and say so.
  */
@@ -222,7 +220,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	for (int i = 0; i < NQ; i++)
 		sim_signal_store(g_sim, g_q[i].done, (int64_t)1 << 40);
 
-	uint64_t t0 = sim_mono_ns();
+	uint64_t t0 = t_mono_ns();
 	pthread_create(&chaos, NULL, chaos_main, &cst);
 	for (int p = 0; p < PRODUCERS; p++)
 		pthread_create(&prod[p], NULL, producer_main, (void *)(intptr_t)p);
@@ -274,7 +272,7 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	printf("\n  %u dispatches, %llu packets, %llu workgroups in %.2f s; chaos: %u suspend/resume, "
 	       "%u gate closes, %u priority changes; %llu preemptions, %llu waves saved and restored\n  ",
 	       NQ * PER_QUEUE, (unsigned long long)packets, (unsigned long long)wgs,
-	       (double)(sim_mono_ns() - t0) / 1e9, cst.suspends, cst.gate_closes, cst.prio_changes,
+	       (double)(t_mono_ns() - t0) / 1e9, cst.suspends, cst.gate_closes, cst.prio_changes,
 	       (unsigned long long)unmaps, (unsigned long long)saved);
 	CU_ASSERT(cst.suspends > 0 && cst.gate_closes > 0 && cst.prio_changes > 0);
 	CU_ASSERT(saved > 0); /* the chaos really preempted running workgroups */
@@ -290,161 +288,17 @@ static void test_exactly_once_under_suspend_gate_and_priority_chaos(void)
 	g_sim = NULL;
 }
 
-/* Queues created, fed and destroyed from many threads at once. */
-#define CHURN_THREADS 4
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define CHURN_ROUNDS 10
-#else
-#define CHURN_ROUNDS 40
-#endif
-
-struct churn {
-	struct hsaqm_sim *sim;
-	uint64_t kernel;
-	uint32_t *counters;   /* model memory: wg_counters of the kernel */
-	int failures;
-	int id;
-};
-
-static void *churn_main(void *arg)
-{
-	struct churn *c = arg;
-
-	for (int r = 0; r < CHURN_ROUNDS; r++) {
-		struct t_q q;
-		struct sim_signal *cs;
-
-		if (t_q_create(&q, c->sim, 0, 16, (uint32_t)(r % 16))) {
-			c->failures++;
-			continue;
-		}
-		cs = sim_signal_create(c->sim, 3);
-		for (int i = 0; i < 3; i++) {
-			/* Four workgroups: the kernel counts each into counters[wg]. */
-			union hsaqm_aql_packet p = t_dispatch(c->kernel, 4, t_handle(cs), false);
-
-			t_q_submit(&q, &p);
-		}
-		if (r % 3 == 0) {
-			/* Destroyed with work on it: its workgroups are discarded, nothing else breaks. */
-			t_q_destroy(&q);
-		} else {
-			if (sim_signal_wait(c->sim, cs, SIM_COND_EQ, 0, 30 * T_S) != 0)
-				c->failures++;
-			t_q_destroy(&q);
-		}
-		sim_signal_destroy(c->sim, cs);
-	}
-	return NULL;
-}
-
-static void test_queues_created_fed_and_destroyed_from_many_threads(void)
-{
-	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
-	struct hsaqm_sim *sim;
-	struct churn c[CHURN_THREADS];
-	pthread_t th[CHURN_THREADS];
-
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
-	uint32_t *counters = hsaqm_sim_mem_alloc(sim, 4 * sizeof(uint32_t), 64);
-	struct hsaqm_sim_kernel_desc kd = { .name = "churn", .duration_ns = 20 * T_US,
-					    .wg_counters = counters, .wg_counters_len = 4 };
-	uint64_t k;
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd, &k), 0);
-	for (int i = 0; i < CHURN_THREADS; i++) {
-		c[i] = (struct churn){ .sim = sim, .kernel = k, .counters = counters, .id = i };
-		pthread_create(&th[i], NULL, churn_main, &c[i]);
-	}
-	for (int i = 0; i < CHURN_THREADS; i++) {
-		pthread_join(th[i], NULL);
-		CU_ASSERT_EQUAL(c[i].failures, 0);
-	}
-	/* Every completed dispatch counted each of its 4 workgroups once; discarded ones less. */
-	uint32_t completed_rounds = CHURN_THREADS * (CHURN_ROUNDS - (CHURN_ROUNDS + 2) / 3);
-	for (int w = 0; w < 4; w++) {
-		/* Acquire: pairs with the engine's add per workgroup; the churners are joined. */
-		uint32_t v = hsaqm_load_acquire(&counters[w]);
-
-		CU_ASSERT(v >= 3 * completed_rounds);
-		CU_ASSERT(v <= 3 * CHURN_THREADS * CHURN_ROUNDS);
-	}
-	CU_ASSERT_EQUAL(sim->dev[0]->nqueues, 0); /* every queue left the runlist */
-	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
-	/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
-	hsaqm_sim_destroy(sim);
-}
-
-/*
- * A late engine: a workgroup callback that sleeps stands for an engine thread descheduled
- * on a loaded machine. While it sleeps, a doorbell (model time T1) and then a suspend
- * (posted at T2 > T1) arrive; when the engine gets going it handles the doorbell at T1 and
- * finds the request already posted, but must not start it before T2: the unmap it causes
- * happens after T2, never at T1.
- */
-static uint32_t g_stalled;
-
-static void stall_cb(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
-{
-	struct timespec ts = { 0, 30 * 1000 * 1000 };
-
-	(void)arg, (void)dispatch_id, (void)wg, (void)kernarg;
-	if (hsaqm_exchange(&g_stalled, 1u) == 0) /* acq_rel: the test thread waits for it */
-		nanosleep(&ts, NULL);
-}
-
-static void test_late_engine_never_starts_a_request_before_it_was_posted(void)
-{
-	struct hsaqm_sim_config cfg = { .time_mode = HSAQM_SIM_TIME_REAL };
-	struct hsaqm_sim *sim;
-	struct t_q q1, q2;
-	struct sim_hwq_stats st;
-	uint64_t k_stall, k_long;
-
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&cfg, &sim), 0);
-	struct hsaqm_sim_kernel_desc kd1 = { .name = "stall", .duration_ns = 10 * T_US,
-					     .wg_callback = stall_cb };
-	struct hsaqm_sim_kernel_desc kd2 = { .name = "long", .duration_ns = T_MS };
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd1, &k_stall), 0);
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_kernel_register(sim, &kd2, &k_long), 0);
-	CU_ASSERT_EQUAL_FATAL(t_q_create(&q1, sim, 0, 16, 7), 0);
-	CU_ASSERT_EQUAL_FATAL(t_q_create(&q2, sim, 0, 16, 7), 0);
-	/* Release: reset before the stall kernel exists; stall_cb's exchange reads it. */
-	hsaqm_store_release(&g_stalled, 0u);
-
-	union hsaqm_aql_packet p = t_dispatch(k_stall, 1, 0, false);
-	t_q_submit(&q1, &p);
-	/* Acquire: pairs with the callback's exchange; the engine is asleep in it from now on. */
-	T_UNTIL(hsaqm_load_acquire(&g_stalled) != 0, 30 * T_NS_PER_S);
-	p = t_dispatch(k_long, 1, 0, false);
-	t_q_submit(&q2, &p); /* stamped T1 */
-	t_sleep_us(5000);
-	uint64_t t2 = hsaqm_sim_now_ns(sim);
-	CU_ASSERT_EQUAL(sim_hwq_suspend(&q2.hwq, 1, 0), 0);
-	CU_ASSERT_EQUAL(sim_hwq_get_stats(q2.hwq, &st), 0);
-	CU_ASSERT(st.unmaps >= 1);
-	if (st.last_unmap_time < t2)
-		printf("\n  unmapped at %llu ns, request posted at %llu ns\n  ",
-		       (unsigned long long)st.last_unmap_time, (unsigned long long)t2);
-	CU_ASSERT(st.last_unmap_time >= t2);
-	CU_ASSERT_EQUAL(sim_hwq_resume(&q2.hwq, 1), 0);
-	CU_ASSERT_EQUAL(sim->dev[0]->stranded_requests, 0);
-	/* Acquire: pairs with the add of a request's waiter that found its wake-up lost. */
-	CU_ASSERT_EQUAL(hsaqm_load_acquire(&sim->dev[0]->lost_wakeups), 0);
-	t_q_destroy(&q1);
-	t_q_destroy(&q2);
-	hsaqm_sim_destroy(sim);
-}
-
 static const struct t_case cases[] = {
 	T_CASE(test_exactly_once_under_suspend_gate_and_priority_chaos),
-	T_CASE(test_queues_created_fed_and_destroyed_from_many_threads),
-	T_CASE(test_late_engine_never_starts_a_request_before_it_was_posted),
 	T_CASES_END,
+};
+
+static const struct t_suite suites[] = {
+	{ "sim-exactly-once", NULL, NULL, cases },
+	T_SUITES_END,
 };
 
 int main(void)
 {
-	static const struct t_suite suites[] = { { "sim-exactly-once", NULL, NULL, cases }, T_SUITES_END };
 	return t_run("test-sim-exactly-once", suites);
 }

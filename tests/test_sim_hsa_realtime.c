@@ -137,7 +137,7 @@ static void test_real_time_async_handler_runs_on_a_model_thread(void)
 		t_face_dispatch(t_face_kernel(&h, 1 * T_MS, 1, NULL, NULL), 1, s.handle);
 	t_face_submit(&h, q, &p);
 	/* Acquire: pairs with note_thread's add, made after it stored ran_on and value. */
-	T_UNTIL(hsaqm_load_acquire(&th.calls) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&th.calls) != 0, 10 * T_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&th.calls), 1);
 	CU_ASSERT_EQUAL(th.value, 0);
 	CU_ASSERT_FALSE(pthread_equal(th.ran_on, pthread_self()));
@@ -157,7 +157,7 @@ static void test_real_time_error_callback_runs_on_a_model_thread(void)
 	p.dispatch.kernel_object = 0x1234000; /* not a registered kernel */
 	t_face_submit_raw(&h, q, &p);
 	/* Acquire: pairs with t_face_record_error's release of done. */
-	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.calls, 1);
 	CU_ASSERT_EQUAL(e.status, 0x1010); /* HSA_STATUS_ERROR_INVALID_CODE_OBJECT */
@@ -193,7 +193,7 @@ static void test_real_time_queue_destroyed_from_its_own_error_callback(void)
 	p.u32[0] = 6; /* reserved packet type */
 	t_face_submit_raw(&h, q, &p);
 	/* Acquire: pairs with destroy_in_callback's release of done. */
-	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&e.done) != 0, 10 * T_S);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&e.done), 1);
 	CU_ASSERT_EQUAL(e.status, HSAQM_HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
 	CU_ASSERT_EQUAL(e.destroy_status, HSAQM_HSA_STATUS_SUCCESS);

@@ -341,7 +341,7 @@ static void test_a_set_event_goes_to_the_waits_registered_not_to_a_later_one(voi
 	wt = (struct waiter){ .e = &e, .id = c.event_id, .rc = -1 };
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, wait_thread, &wt), 0);
 	CU_ASSERT_FATAL(T_UNTIL(sim_kfd_face_event_waiters(e.sim, c.event_id) == 1,
-				10 * T_NS_PER_S));
+				10 * T_S));
 	s.event_id = c.event_id;
 	CU_ASSERT_EQUAL(hsaqm_kfd_ioctl(e.kfd, HSAQM_KFD_IOC_SET_EVENT, &s), 0);
 	/* This thread's wait, started after the set, finds the event unsignaled. */

@@ -64,12 +64,14 @@ static void test_destroy_of_a_suspended_queue_waits_until_it_is_resumed(void)
 	union hsaqm_aql_packet p = t_dispatch(k, 4, t_handle(cs), false);
 
 	CU_ASSERT_NOT_EQUAL(t_kfd_q_submit(&e, &q, &p), UINT64_MAX);
+	/* Pace only: the suspend should come mid-kernel (500 ms long), but holds either way. */
 	t_sleep_ms(2);
 	ids[0] = q.id;
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_suspend_queues(e.kfd, ids, 1, 0, 0), 1);
 	d.e = &e;
 	d.queue_id = q.id;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_thread, &d), 0);
+	/* Time let pass on purpose: proves the destroy does NOT return while suspended. */
 	t_sleep_ms(100);
 	/* Still blocked in the KFD, and the queue is still there (acquire: pairs with done). */
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0);
@@ -104,6 +106,7 @@ static void test_debugger_detach_releases_a_blocked_destroy(void)
 	d.e = &e;
 	d.queue_id = q.id;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, destroy_thread, &d), 0);
+	/* Time let pass on purpose: proves the destroy does NOT return while suspended. */
 	t_sleep_ms(50);
 	CU_ASSERT_EQUAL(hsaqm_load_acquire(&d.done), 0); /* pairs with destroy_thread's release */
 	CU_ASSERT_EQUAL(hsaqm_kfd_dbg_disable(e.kfd), 0); /* resumes everything */

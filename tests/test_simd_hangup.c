@@ -57,7 +57,7 @@ static pid_t simd_start(const char *path)
 		_exit(127);
 	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%.100s", path);
-	if (pid > 0 && T_UNTIL(can_connect(&a), 10 * T_NS_PER_S))
+	if (pid > 0 && T_UNTIL(can_connect(&a), 10 * T_S))
 		return pid;
 	if (pid > 0) {
 		kill(pid, SIGKILL);
@@ -129,7 +129,7 @@ static void client_main(const char *path, int to_parent, int from_parent)
 		goto out;
 	}
 	uint64_t kobj = 0;
-	struct hsaqm_sim_kernel_desc kd = { .name = "minute", .duration_ns = 60 * T_NS_PER_S };
+	struct hsaqm_sim_kernel_desc kd = { .name = "minute", .duration_ns = 60 * T_S };
 
 	r.step = 3;
 	if (hsaqm_sim_kernel_register(sim, &kd, &kobj)) {
@@ -173,7 +173,7 @@ static void client_main(const char *path, int to_parent, int from_parent)
 	 * The error callback runs on the face's handler thread: wait for it (10 s is where the
 	 * test gives up). Acquire, both: pair with on_queue_error's release there.
 	 */
-	T_UNTIL(hsaqm_load_acquire(&status) != 0, 10 * T_NS_PER_S);
+	T_UNTIL(hsaqm_load_acquire(&status) != 0, 10 * T_S);
 	r.queue_status = hsaqm_load_acquire(&status);
 	/* Control calls of a lost device fail, they do not wait for it. */
 	r.step = 5;

@@ -209,7 +209,7 @@ static int exit_code(pid_t pid)
 {
 	int status = 0;
 
-	if (!T_UNTIL(waitpid(pid, &status, WNOHANG) == pid, 10 * T_NS_PER_S)) {
+	if (!T_UNTIL(waitpid(pid, &status, WNOHANG) == pid, 10 * T_S)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		return -1;
@@ -245,7 +245,7 @@ static void program_replaces_a_dead_socket(const char *const argv[])
 	pid = spawn(argv, errpath);
 	CU_ASSERT_FATAL(pid > 0);
 	/* Somebody answers where nobody did: the program's own socket. */
-	CU_ASSERT(T_UNTIL(can_connect(g_path), 10 * T_NS_PER_S));
+	CU_ASSERT(T_UNTIL(can_connect(g_path), 10 * T_S));
 	/* Its exit status is not the point (a SIGTERM may come before hsaqm-simd handles it). */
 	kill(pid, SIGTERM);
 	exit_code(pid);

@@ -22,42 +22,9 @@
 
 #include "hsaqm/kfd_transport.h"
 #include "t_cunit.h"
+#include "t_fill.h"
 #include "t_json.h"
 #include "t_tool.h"
-
-/*
- * The low kernel: 4 waves per workgroup, 640 fit on the profile's 80 CUs at once (32 waves/CU):
- * eight rounds of 20 ms, so the high kernel surely arrives mid-kernel even when this thread is
- * descheduled for tens of ms (TSan on a loaded machine).
- */
-#define LOW_WG 5120u
-#define LOW_WAVES 4u
-#define LOW_NS (20ull * 1000 * 1000)   /* per workgroup: native would wait up to this */
-#define HIGH_WG 4u
-#define HIGH_NS (50ull * 1000)
-/*
- * What Lv3 guarantees is an order, not a latency: the high kernel completes before any low
- * workgroup running at its arrival (they are saved, not waited for). Natively, or at Lv2, a
- * round of them finishes first (the high kernel arriving 5 ms into a round waits 15 ms for
- * CUs). Its latency is printed (seen: 0.2-0.8 ms; once 4.5 ms under ASan while another
- * real-time model ran beside the suite: a host stall shows in model time).
- */
-
-static const struct hsaqm_sim_config g_cfg = { .num_devices = 1,
-					       .time_mode = HSAQM_SIM_TIME_REAL,
-					       .seed = 9 };
-
-static uint32_t g_low_runs[LOW_WG]; /* atomic: runs per low workgroup */
-static uint32_t g_low_total;        /* atomic */
-
-static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
-{
-	(void)arg, (void)dispatch_id, (void)kernarg;
-	/* Engine thread, before cs_lo's decrement: the test's wait on it orders its last reads. */
-	if (wg < LOW_WG)
-		hsaqm_fetch_add(&g_low_runs[wg], 1u);
-	hsaqm_fetch_add(&g_low_total, 1u);
-}
 
 static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
 {
@@ -67,11 +34,11 @@ static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
 	/* No model: the system's /dev/kfd, as on a machine with a GPU. */
 	CU_ASSERT_STRING_EQUAL(hsaqm_kfd_transport_default()->name, "kfd");
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, NULL, NULL, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, NULL, NULL, &t_fill_cfg), 0);
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_sim_kfd_transport(h.sim));
 	CU_ASSERT_STRING_EQUAL(hsaqm_kfd_transport_default()->name, "sim");
 	/* Two models with an HSA face: no single KFD, so the system's. */
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &other), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&t_fill_cfg, &other), 0);
 	CU_ASSERT_PTR_NOT_NULL(hsaqm_sim_hsa_table(other));
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
 	hsaqm_sim_destroy(other);
@@ -84,6 +51,13 @@ static void test_default_transport_is_the_models_kfd_only_with_one_model(void)
 	CU_ASSERT_PTR_EQUAL(hsaqm_kfd_transport_default(), hsaqm_kfd_transport_system());
 }
 
+/*
+ * What Lv3 guarantees is an order, not a latency: the high kernel completes before any low
+ * workgroup running at its arrival (they are saved, not waited for). Natively, or at Lv2, a
+ * round of them finishes first (the high kernel arriving 5 ms into a round waits 15 ms for
+ * CUs). Its latency is printed (seen: 0.2-0.8 ms; once 4.5 ms under ASan while another
+ * real-time model ran beside the suite: a host stall shows in model time).
+ */
 static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 {
 	static const char *const env[] = { "HSAQM_LEVEL=3", NULL };
@@ -91,17 +65,14 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	struct t_proc p;
 	struct hsaqm_hsa_queue *lo, *hi;
 	struct hsaqm_hsa_signal cs_lo, cs_hi;
-	union hsaqm_aql_packet pk;
-	uint64_t klo, khi, t0, t1, start;
+	uint64_t klo, khi, t0, t1;
 	uint32_t low_done_at_submit, low_done_at_high;
 	char *js, obj[2048];
 
-	memset(g_low_runs, 0, sizeof(g_low_runs));
-	g_low_total = 0;
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &t_fill_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
-	klo = t_hsa_kernel(&h, "lv3-low", LOW_NS, LOW_WAVES, low_wg);
-	khi = t_hsa_kernel(&h, "lv3-high", HIGH_NS, 1, NULL);
+	klo = t_fill_low_kernel(&h, "lv3-low");
+	khi = t_fill_high_kernel(&h, "lv3-high");
 	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(klo && khi);
@@ -109,39 +80,26 @@ static void test_tool_lv3_preempts_a_running_low_kernel_for_the_high_queue(void)
 	cs_lo = t_hsa_signal(&h, 1);
 	cs_hi = t_hsa_signal(&h, 1);
 
-	/* The low kernel fills every CU (eight rounds of 640 workgroups). */
-	pk = t_hsa_dispatch(klo, LOW_WG, cs_lo.handle, true, NULL);
-	pk.dispatch.workgroup_size_x = 64 * LOW_WAVES;
-	pk.dispatch.grid_size_x = LOW_WG * 64 * LOW_WAVES;
-	t_rocclr_submit(h.core, lo, &pk, NULL, NULL);
-	/* Wait until its first round is surely running (model time). */
-	start = hsaqm_sim_now_ns(h.sim);
-	while (hsaqm_sim_now_ns(h.sim) - start < LOW_NS / 4)
-		t_hsa_sleep_us(500);
-	low_done_at_submit = HSAQM_READ_ONCE(g_low_total);
+	/* The low kernel fills every CU (eight rounds of 640 workgroups), its first round running. */
+	t_fill_start_low(&h, lo, klo, cs_lo);
+	low_done_at_submit = t_fill_done();
 
-	pk = t_hsa_dispatch(khi, HIGH_WG, cs_hi.handle, true, NULL);
 	t0 = hsaqm_sim_now_ns(h.sim);
-	t_rocclr_submit(h.core, hi, &pk, NULL, NULL);
-	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_HSA_S));
+	t_fill_submit_high(&h, hi, khi, cs_hi);
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_hi, 0, 20 * T_S));
 	t1 = hsaqm_sim_now_ns(h.sim);
-	low_done_at_high = HSAQM_READ_ONCE(g_low_total);
+	low_done_at_high = t_fill_done();
 	/* Natively the high kernel waits for a running low workgroup; Lv3 saved them instead. */
 	printf("\n    high latency %.0f us (model), low workgroups done at its submission %u, at "
 	       "its completion %u, of %u\n", (double)(t1 - t0) / 1000.0, low_done_at_submit,
-	       low_done_at_high, LOW_WG);
+	       low_done_at_high, T_FILL_LOW_WG);
 	/* No low workgroup finished while the high kernel waited: mid-kernel, saved. */
 	CU_ASSERT_EQUAL(low_done_at_high, low_done_at_submit);
-	CU_ASSERT(low_done_at_high < LOW_WG);
+	CU_ASSERT(low_done_at_high < T_FILL_LOW_WG);
 
 	/* The low kernel resumes and finishes: every workgroup exactly once. */
-	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_HSA_S));
-	unsigned int once = 0;
-
-	for (unsigned int i = 0; i < LOW_WG; i++)
-		once += HSAQM_READ_ONCE(g_low_runs[i]) == 1;
-	CU_ASSERT_EQUAL(once, LOW_WG);
-	CU_ASSERT_EQUAL(HSAQM_READ_ONCE(g_low_total), LOW_WG);
+	CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs_lo, 0, 30 * T_S));
+	t_fill_assert_each_once();
 
 	/* The tool's view: both queues at effective level 3, the low one preempted. */
 	js = t_proc_stats(&p);

@@ -25,31 +25,9 @@
 #include "hsaqm/kfd_transport.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
+#include "t_fill.h"
 #include "t_tool.h"
 #include "tool_internal.h"
-
-/* As in test-tool-lv3: 640 four-wave workgroups fill the 80 CUs; eight rounds of 20 ms. */
-#define LOW_WG 5120u
-#define LOW_WAVES 4u
-#define LOW_NS (20ull * 1000 * 1000)
-#define HIGH_WG 4u
-#define HIGH_NS (50ull * 1000)
-
-static const struct hsaqm_sim_config g_cfg = { .num_devices = 1,
-					       .time_mode = HSAQM_SIM_TIME_REAL,
-					       .seed = 9 };
-
-static uint32_t g_low_runs[LOW_WG]; /* atomic: runs per low workgroup */
-static uint32_t g_low_total;        /* atomic */
-
-static void low_wg(void *arg, uint64_t dispatch_id, uint32_t wg, void *kernarg)
-{
-	(void)arg, (void)dispatch_id, (void)kernarg;
-	/* acq_rel: read after the completion-signal wait. */
-	if (wg < LOW_WG)
-		hsaqm_fetch_add(&g_low_runs[wg], 1u);
-	hsaqm_fetch_add(&g_low_total, 1u);
-}
 
 static unsigned long long json_u64(const char *obj, const char *field)
 {
@@ -95,31 +73,16 @@ static uint32_t mask0(struct t_hsa *h, struct hsaqm_hsa_queue *q)
  */
 static void low_then_high(struct t_hsa *h, struct hsaqm_hsa_queue *lo, struct hsaqm_hsa_queue *hi)
 {
-	uint64_t klo = t_hsa_kernel(h, "mech-low", LOW_NS, LOW_WAVES, low_wg);
-	uint64_t khi = t_hsa_kernel(h, "mech-high", HIGH_NS, 1, NULL);
+	uint64_t klo = t_fill_low_kernel(h, "mech-low");
+	uint64_t khi = t_fill_high_kernel(h, "mech-high");
 	struct hsaqm_hsa_signal cs_lo = t_hsa_signal(h, 1), cs_hi = t_hsa_signal(h, 1);
-	union hsaqm_aql_packet pk;
-	uint64_t start;
-	unsigned int once = 0;
 
 	CU_ASSERT_FATAL(klo && khi);
-	memset(g_low_runs, 0, sizeof(g_low_runs));
-	g_low_total = 0;
-	pk = t_hsa_dispatch(klo, LOW_WG, cs_lo.handle, true, NULL);
-	pk.dispatch.workgroup_size_x = 64 * LOW_WAVES;
-	pk.dispatch.grid_size_x = LOW_WG * 64 * LOW_WAVES;
-	t_rocclr_submit(h->core, lo, &pk, NULL, NULL);
-	start = hsaqm_sim_now_ns(h->sim);
-	while (hsaqm_sim_now_ns(h->sim) - start < LOW_NS / 4)
-		t_hsa_sleep_us(500);
-	pk = t_hsa_dispatch(khi, HIGH_WG, cs_hi.handle, true, NULL);
-	t_rocclr_submit(h->core, hi, &pk, NULL, NULL);
-	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_hi, 0, 20 * T_HSA_S));
-	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_lo, 0, 30 * T_HSA_S));
-	for (unsigned int i = 0; i < LOW_WG; i++)
-		once += HSAQM_READ_ONCE(g_low_runs[i]) == 1;
-	CU_ASSERT_EQUAL(once, LOW_WG);
-	CU_ASSERT_EQUAL(HSAQM_READ_ONCE(g_low_total), LOW_WG);
+	t_fill_start_low(h, lo, klo, cs_lo);
+	t_fill_submit_high(h, hi, khi, cs_hi);
+	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_hi, 0, 20 * T_S));
+	CU_ASSERT_FATAL(t_hsa_wait_le(h, cs_lo, 0, 30 * T_S));
+	t_fill_assert_each_once();
 	h->core->hsa_signal_destroy_fn(cs_hi);
 	h->core->hsa_signal_destroy_fn(cs_lo);
 }
@@ -222,7 +185,7 @@ static void test_update_queue_asked_by_the_environment(void)
 	struct hsaqm_hsa_queue *lo, *hi;
 	char obj[4096], *js;
 
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &t_fill_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
 	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
@@ -249,13 +212,13 @@ static void test_update_queue_asked_by_the_environment(void)
 	t_tool_close(&h, env);
 }
 
-/* The model's gpu_id for g_cfg (a function of the configuration: sim/sysfs.c). */
+/* The model's gpu_id for t_fill_cfg (a function of the configuration: sim/sysfs.c). */
 static uint32_t model_gpu_id(void)
 {
 	struct hsaqm_sim *s = NULL;
 	uint32_t id;
 
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&t_fill_cfg, &s), 0);
 	id = sim_kfd_gpu_id(s, 0);
 	hsaqm_sim_destroy(s);
 	return id;
@@ -279,7 +242,7 @@ static void test_the_gpu_profile_moves_a_gpu_to_update_queue(void)
 	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
 	snprintf(setting, sizeof(setting), "HSAQM_GPU_PROFILE=%s", path);
 
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &t_fill_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
 	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
@@ -318,20 +281,20 @@ static void test_without_lv3_the_tool_runs_lv2_with_spatial(void)
 	char obj[4096];
 	uint64_t end;
 
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &t_fill_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
 	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	hi = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	CU_ASSERT_FATAL(lo && hi && t_tool_is_proxy(&h, lo));
 	low_then_high(&h, lo, hi);
 	/* Unconfined once lib saw the high queue idle (its marker handler, a moment later). */
-	end = t_hsa_mono_ns() + 5 * T_HSA_S;
+	end = t_mono_ns() + 5 * T_S;
 	do {
 		stats_of(&p, "low", obj, sizeof(obj));
 		if (strstr(obj, "\"confined\":false"))
 			break;
-		t_hsa_sleep_us(1000);
-	} while (t_hsa_mono_ns() < end);
+		t_sleep_us(1000);
+	} while (t_mono_ns() < end);
 	CU_ASSERT(has(obj, "\"requested_level\":\"lv3\",\"effective_level\":\"lv2\""));
 	CU_ASSERT(has(obj, "\"mechanism\":\"gate\""));
 	CU_ASSERT(has(obj, "spatial dynamic"));
@@ -359,7 +322,7 @@ static void test_static_spatial_reserves_cus_for_the_high_queues(void)
 	struct hsaqm_hsa_queue *lo, *no, *hi;
 	char obj[4096];
 
-	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &t_fill_cfg), 0);
 	CU_ASSERT_EQUAL_FATAL(t_proc_bind(&p), 0);
 	lo = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	no = t_hsa_queue(&h, 64, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);

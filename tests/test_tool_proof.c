@@ -136,7 +136,7 @@ static void test_rocclr_clients_8_queues_x_3_priorities_exactly_once_in_order(vo
 	};
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
 					.seed = 17 };
-	struct hsaqm_sim_kernel_desc kd = { .name = "short", .duration_ns = 2 * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "short", .duration_ns = 2 * T_US,
 					    .waves_per_wg = 1, .wg_callback = wg_done };
 	pthread_t th[NTHREADS];
 	struct t_proc p;
@@ -167,15 +167,15 @@ static void test_rocclr_clients_8_queues_x_3_priorities_exactly_once_in_order(vo
 		g_s[si].recs = calloc(PER_STREAM, sizeof(struct rec));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(g_s[si].recs);
 	}
-	t0 = t_hsa_mono_ns();
+	t0 = t_mono_ns();
 	for (uint32_t t = 0; t < NTHREADS; t++)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[t], NULL, client, (void *)(uintptr_t)t), 0);
 	for (uint32_t t = 0; t < NTHREADS; t++)
 		pthread_join(th[t], NULL);
 	for (uint32_t si = 0; si < NSTREAMS; si++)
-		CU_ASSERT(t_hsa_wait_le(&g_h, g_s[si].cs, 0, 60 * T_HSA_S));
+		CU_ASSERT(t_hsa_wait_le(&g_h, g_s[si].cs, 0, 60 * T_S));
 	printf("(%u dispatches in %.2f s wall) ", PER_STREAM * NSTREAMS,
-	       (double)(t_hsa_mono_ns() - t0) / 1e9);
+	       (double)(t_mono_ns() - t0) / 1e9);
 
 	for (uint32_t si = 0; si < NSTREAMS; si++) {
 		/* Exactly 0: every dispatch decremented it once, none twice. */
@@ -213,8 +213,8 @@ static void test_rocclr_clients_8_queues_x_3_priorities_exactly_once_in_order(vo
 
 /* ---- Latency at Lv2 ------------------------------------------------------------------------ */
 
-#define LAT_T (1 * T_HSA_MS)
-#define HIGH_NS (20 * T_HSA_US)
+#define LAT_T (1 * T_MS)
+#define HIGH_NS (20 * T_US)
 #define LOW_WGS 80u /* one wave each: every CU of the model's MI308X busy */
 #define SAMPLES 11
 #define OUTSTANDING 6u
@@ -239,7 +239,7 @@ static void *low_producer(void *arg)
 		uint64_t done = (uint64_t)((INT64_C(1) << 40) - left);
 
 		if (l->low_submitted - done >= OUTSTANDING) {
-			t_hsa_sleep_us(100);
+			t_sleep_us(100);
 			continue;
 		}
 		union hsaqm_aql_packet pk = t_hsa_dispatch(l->k_low, LOW_WGS, l->low_cs.handle, true,
@@ -261,7 +261,7 @@ static uint64_t high_sample(struct lat *l)
 	pk = t_hsa_dispatch(l->k_high, 1, l->high_cs.handle, true, NULL);
 	t_sub = hsaqm_sim_now_ns(l->h.sim);
 	t_rocclr_submit(l->h.core, l->hi, &pk, NULL, NULL);
-	if (!t_hsa_wait_le(&l->h, l->high_cs, 0, 10 * T_HSA_S))
+	if (!t_hsa_wait_le(&l->h, l->high_cs, 0, 10 * T_S))
 		return UINT64_MAX;
 	l->h.amd->hsa_amd_profiling_get_dispatch_time_fn(l->h.gpu[0], l->high_cs, &dt);
 	return dt.end > t_sub ? dt.end - t_sub : 0;
@@ -309,11 +309,11 @@ static void test_lv2_high_priority_latency_within_1_2_kernels_of_standalone(void
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&prod, NULL, low_producer, l), 0);
 	/* Steady state: the low stream has kernels running. */
 	while (l->h.core->hsa_signal_load_scacquire_fn(l->low_cs) > (INT64_C(1) << 40) - 2)
-		t_hsa_sleep_us(200);
+		t_sleep_us(200);
 	for (int i = 0; i < SAMPLES; i++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		/* Arrivals anywhere within a low kernel: a pause in [T, 3T). */
-		t_hsa_sleep_us((unsigned int)((LAT_T + (seed >> 33) % (2 * LAT_T)) / 1000));
+		t_sleep_us((unsigned int)((LAT_T + (seed >> 33) % (2 * LAT_T)) / 1000));
 		loaded[i] = high_sample(l);
 	}
 	hsaqm_store_release(&l->stop, 1u); /* release: pairs with low_producer's acquire */

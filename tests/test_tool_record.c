@@ -127,8 +127,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	path_in_dir(path, sizeof(path), "known.rec");
 	snprintf(env_rec, sizeof(env_rec), "HSAQM_RECORD=%s", path);
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
-	k1 = t_hsa_kernel(&h, "k1", 20 * T_HSA_US, 1, NULL);
-	k2 = t_hsa_kernel(&h, "k2", 30 * T_HSA_US, 1, NULL);
+	k1 = t_hsa_kernel(&h, "k1", 20 * T_US, 1, NULL);
+	k2 = t_hsa_kernel(&h, "k2", 30 * T_US, 1, NULL);
 	ql = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_LOW);
 	qh = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	qn = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
@@ -162,8 +162,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	}
 	pk = t_hsa_dispatch(k1, 2, cs_n.handle, true, NULL);
 	submit(&h, qn, &pk);
-	CU_ASSERT(t_hsa_wait_le(&h, cs_n, 0, 10 * T_HSA_S));
-	CU_ASSERT(t_hsa_wait_le(&h, cs_l, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs_n, 0, 10 * T_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs_l, 0, 10 * T_S));
 	k.hsa_id[0] = ql->id;
 	k.hsa_id[1] = qh->id;
 	k.hsa_id[2] = qn->id;
@@ -311,7 +311,7 @@ static void test_record_limit_stops_with_one_message_and_the_program_goes_on(voi
 	snprintf(env_rec, sizeof(env_rec), "HSAQM_RECORD=%s", path);
 	CU_ASSERT_EQUAL_FATAL(t_stderr_begin(&cap), 0);
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
-	k = t_hsa_kernel(&h, "tiny", 1 * T_HSA_US, 1, NULL);
+	k = t_hsa_kernel(&h, "tiny", 1 * T_US, 1, NULL);
 	q = queue(&h, 1024, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
 	CU_ASSERT_FATAL(q && k);
 	/*
@@ -325,14 +325,14 @@ static void test_record_limit_stops_with_one_message_and_the_program_goes_on(voi
 		for (int i = 0; i < 2000; i++)
 			submit(&h, q, &pk);
 		expect += 2000;
-		CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S));
+		CU_ASSERT_FATAL(t_hsa_wait_le(&h, cs, 0, 30 * T_S));
 		batches++;
 		if (limited) {
 			after++;
 			continue;
 		}
 		/* The writer drains within 100 ms; the message is on the captured stderr then. */
-		T_UNTIL(fstat(fileno(cap.tmp), &st) == 0 && st.st_size > 0, 200 * T_NS_PER_MS);
+		T_UNTIL(fstat(fileno(cap.tmp), &st) == 0 && st.st_size > 0, 200 * T_MS);
 		{
 			char buf[4096];
 			ssize_t n = pread(fileno(cap.tmp), buf, sizeof(buf) - 1, 0);
@@ -398,7 +398,7 @@ static void child_record(const char *path, int ready)
 	snprintf(env_rec, sizeof(env_rec), "HSAQM_RECORD=%s", path);
 	if (t_tool_open(&h, t_tool_path(), env, &g_cfg))
 		_exit(10);
-	k = t_hsa_kernel(&h, "k", 2 * T_HSA_US, 1, NULL);
+	k = t_hsa_kernel(&h, "k", 2 * T_US, 1, NULL);
 	q = t_hsa_queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
 	if (!k || !q)
 		_exit(11);
@@ -406,9 +406,9 @@ static void child_record(const char *path, int ready)
 	pk = t_hsa_dispatch(k, 1, cs.handle, true, NULL);
 	for (unsigned int i = 0; i < KILL_FIRST; i++)
 		submit(&h, q, &pk);
-	if (!t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S))
+	if (!t_hsa_wait_le(&h, cs, 0, 30 * T_S))
 		_exit(12);
-	if (!T_UNTIL(stat(path, &st) == 0 && (uint64_t)st.st_size >= want, 30 * T_NS_PER_S))
+	if (!T_UNTIL(stat(path, &st) == 0 && (uint64_t)st.st_size >= want, 30 * T_S))
 		_exit(13);
 	if (write(ready, "r", 1) != 1)
 		_exit(14);
@@ -578,13 +578,13 @@ static char *run_with(const char *const *env, char *level, size_t level_size)
 	if (t_stderr_begin(&cap))
 		return NULL;
 	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
-	k = t_hsa_kernel(&h, "k", 5 * T_HSA_US, 1, NULL);
+	k = t_hsa_kernel(&h, "k", 5 * T_US, 1, NULL);
 	q = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
 	cs = t_hsa_signal(&h, 10);
 	pk = t_hsa_dispatch(k, 1, cs.handle, true, NULL);
 	for (int i = 0; i < 10; i++)
 		submit(&h, q, &pk);
-	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S));
+	CU_ASSERT(t_hsa_wait_le(&h, cs, 0, 10 * T_S));
 	level[0] = '\0';
 	if (t_proc_bind(&p) == 0) {
 		js = t_proc_stats(&p);

@@ -320,11 +320,11 @@ static int run_hsa(uint32_t lower, size_t trials, struct hsa_result *out)
 			call[t - warm] = t1 - t0;
 		}
 		/* The high kernel completes, its marker's handler reopens the gates (not timed). */
-		if (!t_hsa_wait_le(&h, hcs, 0, 10 * T_HSA_S)) {
+		if (!t_hsa_wait_le(&h, hcs, 0, 10 * T_S)) {
 			rc = -ETIMEDOUT;
 			break;
 		}
-		until = now_ns() + T_HSA_S;
+		until = now_ns() + T_S;
 		for (uint32_t i = 0; i < lower; i++) {
 			struct hsaqm_hsa_signal g = lo[i].proxy->gate;
 
@@ -365,7 +365,7 @@ static int run_hsa(uint32_t lower, size_t trials, struct hsa_result *out)
 		t1 = now_ns();
 		if (t >= warm)
 			db_ns[t - warm] = t1 - t0;
-		t_hsa_sleep_us(20);
+		t_sleep_us(20);
 	}
 out_queues:
 	/* Let the lower queues' packets complete, then everything goes. */

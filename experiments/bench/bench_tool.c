@@ -93,7 +93,7 @@ static double one_batch(struct t_hsa *h, struct hsaqm_hsa_queue *q, uint64_t kob
 		t_rocclr_submit(h->core, q, &pk, NULL, NULL);
 	cpu = thread_ns() - t0;
 	/* Outside the timed stretch: the model runs the batch (in VIRTUAL time, in this thread). */
-	if (!t_hsa_wait_le(h, cs, 0, 10 * T_HSA_S)) {
+	if (!t_hsa_wait_le(h, cs, 0, 10 * T_S)) {
 		fprintf(stderr, "hsaqm-bench-tool: dispatches did not complete\n");
 		exit(1);
 	}

@@ -49,7 +49,7 @@
 #define HSAQM_OUT_DIR "experiments/out"
 #endif
 
-#define HIGH_WG_NS (20 * T_HSA_US)
+#define HIGH_WG_NS (20 * T_US)
 #define LOW_WGS 80u
 #define OUTSTANDING 32u
 #define POOL 64u /* completion signals of the low kernels, reused round robin */
@@ -150,7 +150,7 @@ static void *producer(void *arg)
 		nap = 1000;
 	while (!hsaqm_load_acquire(&r->stop)) {
 		if (r->low_submitted - low_done(r) >= OUTSTANDING) {
-			t_hsa_sleep_us(nap);
+			t_sleep_us(nap);
 			continue;
 		}
 		struct hsaqm_hsa_signal cs = r->pool[r->low_submitted % POOL];
@@ -162,7 +162,7 @@ static void *producer(void *arg)
 		if (hsaqm_ring_submit(r->r_low, &pk, 1, 0) == 0)
 			r->low_submitted++;
 		else
-			t_hsa_sleep_us(nap);
+			t_sleep_us(nap);
 	}
 	return NULL;
 }
@@ -249,9 +249,9 @@ static int run_open(struct run *r, const struct cfg *c, uint64_t T)
 		return -EAGAIN;
 	r->prod_started = true;
 	/* Steady state: the low queue full and running. */
-	uint64_t until = t_hsa_mono_ns() + 2 * T_HSA_S;
-	while (low_done(r) < 2 && t_hsa_mono_ns() < until)
-		t_hsa_sleep_us(100);
+	uint64_t until = t_mono_ns() + 2 * T_S;
+	while (low_done(r) < 2 && t_mono_ns() < until)
+		t_sleep_us(100);
 	return low_done(r) >= 2 ? 0 : -ETIMEDOUT;
 }
 
@@ -293,7 +293,7 @@ static void random_pause(struct run *r, uint64_t *s)
 {
 	uint64_t ns = r->T + rnd_u64(s) % (2 * r->T);
 
-	t_hsa_sleep_us((unsigned int)(ns / 1000 + 1));
+	t_sleep_us((unsigned int)(ns / 1000 + 1));
 }
 
 /* First-WG latency of one high kernel, model ns; or UINT64_MAX on a failure. */
@@ -306,9 +306,9 @@ static uint64_t sample_first_wg(struct run *r)
 	r->h.core->hsa_signal_store_relaxed_fn(r->high_cs, 1);
 	pk = t_hsa_dispatch(r->k_high, 1, r->high_cs.handle, true, NULL);
 	t_sub = hsaqm_sim_now_ns(r->h.sim);
-	if (hsaqm_ring_submit(r->r_high, &pk, 1, T_HSA_S))
+	if (hsaqm_ring_submit(r->r_high, &pk, 1, T_S))
 		return UINT64_MAX;
-	if (!t_hsa_wait_le(&r->h, r->high_cs, 0, 10 * T_HSA_S))
+	if (!t_hsa_wait_le(&r->h, r->high_cs, 0, 10 * T_S))
 		return UINT64_MAX;
 	r->h.amd->hsa_amd_profiling_get_dispatch_time_fn(r->h.gpu[0], r->high_cs, &dt);
 	if (dt.end < t_sub + HIGH_WG_NS)
@@ -320,7 +320,7 @@ static uint64_t sample_first_wg(struct run *r)
 static uint64_t sample_drain(struct run *r)
 {
 	struct hsaqm_xq *xq = hsaqm_hsa_proxy_xq(r->lo.proxy);
-	uint64_t quiet = 3 * r->T < 2 * T_HSA_MS ? 2 * T_HSA_MS : 3 * r->T;
+	uint64_t quiet = 3 * r->T < 2 * T_MS ? 2 * T_MS : 3 * r->T;
 	uint64_t t0, t_ret, last = 0, wgs, since, deadline;
 
 	t0 = hsaqm_sim_now_ns(r->h.sim);
@@ -329,15 +329,15 @@ static uint64_t sample_drain(struct run *r)
 	t_ret = hsaqm_sim_now_ns(r->h.sim);
 	/* Quiet: no low workgroup finished for `quiet` (model = wall time, scale 1). */
 	wgs = hsaqm_load_acquire(&r->low_wgs);
-	since = t_hsa_mono_ns();
-	deadline = since + 2 * T_HSA_S + 40 * r->T;
-	while (t_hsa_mono_ns() - since < quiet && t_hsa_mono_ns() < deadline) {
-		t_hsa_sleep_us(200);
+	since = t_mono_ns();
+	deadline = since + 2 * T_S + 40 * r->T;
+	while (t_mono_ns() - since < quiet && t_mono_ns() < deadline) {
+		t_sleep_us(200);
 		uint64_t w = hsaqm_load_acquire(&r->low_wgs);
 
 		if (w != wgs) {
 			wgs = w;
-			since = t_hsa_mono_ns();
+			since = t_mono_ns();
 		}
 	}
 	/* The last low kernel to finish: the latest end time among the completed ones. */
@@ -400,7 +400,7 @@ static int measure(const struct cfg *c, double t_ms, int n_first, int n_drain, s
 		free(r);
 		return rc;
 	}
-	uint64_t busy_t0 = t_hsa_mono_ns(), busy_k0 = low_done(r);
+	uint64_t busy_t0 = t_mono_ns(), busy_k0 = low_done(r);
 
 	/*
 	 * A sample counts only when the low queue is running at that instant (the workload is
@@ -419,12 +419,12 @@ static int measure(const struct cfg *c, double t_ms, int n_first, int n_drain, s
 		if (x != UINT64_MAX)
 			v[n++] = x;
 		/* Let the low queue get back to steady state. */
-		t_hsa_sleep_us((unsigned int)(2 * r->T / 1000 + 1000));
+		t_sleep_us((unsigned int)(2 * r->T / 1000 + 1000));
 	}
 	pt->first = stats_us(v, n);
 	/* A sanity figure: the low queue must have been busy for the samples to mean anything. */
 	pt->low_busy = (double)(low_done(r) - busy_k0) * (double)r->T /
-		       (double)(t_hsa_mono_ns() - busy_t0);
+		       (double)(t_mono_ns() - busy_t0);
 	n = 0;
 	for (int i = 0, tries = 0; c->kind != CFG_NATIVE && i < n_drain && tries < 50 * n_drain;
 	     tries++) {
@@ -438,7 +438,7 @@ static int measure(const struct cfg *c, double t_ms, int n_first, int n_drain, s
 		i++;
 		if (x != UINT64_MAX)
 			v[n++] = x;
-		t_hsa_sleep_us((unsigned int)(2 * r->T / 1000 + 1000));
+		t_sleep_us((unsigned int)(2 * r->T / 1000 + 1000));
 	}
 	pt->drain = stats_us(v, n);
 	run_close(r);

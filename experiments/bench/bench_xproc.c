@@ -103,21 +103,21 @@ static int role_low(struct board *b)
 				hsaqm_store_release(&b->holds, json_u64(d, "\"holds\":"));
 			}
 		}
-		t_hsa_sleep_us(100);
+		t_sleep_us(100);
 	}
 	return 0;
 }
 
 static int role_high(struct board *b, unsigned int iters, const char *label)
 {
-	struct hsaqm_sim_kernel_desc kd = { .name = "high", .duration_ns = 20 * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "high", .duration_ns = 20 * T_US,
 					    .waves_per_wg = 1 };
 	struct hsaqm_hsa_queue *q = queue(HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
 	struct hsaqm_hsa_signal cs = t_hsa_signal(&h, 0);
 	uint64_t kobj, *d = calloc(iters, sizeof(*d)), *rtt = calloc(iters, sizeof(*rtt));
 	uint64_t *r = calloc(iters, sizeof(*r));
 	unsigned int n = 0, nr = 0, missed = 0, gap_us;
-	uint64_t loop0 = t_hsa_mono_ns();
+	uint64_t loop0 = t_mono_ns();
 	int sp[2];
 	pid_t echo;
 
@@ -129,30 +129,30 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 		uint64_t t0, end;
 
 		h.core->hsa_signal_store_relaxed_fn(cs, 1);
-		t0 = t_hsa_mono_ns();
+		t0 = t_mono_ns();
 		t_rocclr_submit(h.core, q, &pk, NULL, NULL);
 		/* The low process's tool stamps the hold itself; its board loop (SCHED_OTHER) may
 		 * publish it late on a loaded host, which must not count as a missed hold. */
-		end = t0 + 2000 * T_HSA_MS;
-		while (hsaqm_load_acquire(&b->holds) == before && t_hsa_mono_ns() < end)
-			t_hsa_sleep_us(50);
+		end = t0 + 2000 * T_MS;
+		while (hsaqm_load_acquire(&b->holds) == before && t_mono_ns() < end)
+			t_sleep_us(50);
 		if (hsaqm_load_acquire(&b->holds) != before)
 			d[n++] = HSAQM_READ_ONCE(b->last_hold_ns) - t0;
 		else
 			missed++;
-		t_hsa_wait_le(&h, cs, 0, 10 * T_HSA_S);
+		t_hsa_wait_le(&h, cs, 0, 10 * T_S);
 		/* The queue goes idle, the daemon resumes the low one: the next sample starts
 		 * from a running low process. */
-		end = t_hsa_mono_ns() + 200 * T_HSA_MS;
-		while (HSAQM_READ_ONCE(b->resumes) == res && t_hsa_mono_ns() < end)
-			t_hsa_sleep_us(20);
+		end = t_mono_ns() + 200 * T_MS;
+		while (HSAQM_READ_ONCE(b->resumes) == res && t_mono_ns() < end)
+			t_sleep_us(20);
 		/* How long the low process stayed held: the high kernel (20 us), its completion
 		 * reported idle (lib's idle hook), the daemon, the low process's resume. */
 		if (HSAQM_READ_ONCE(b->resumes) != res &&
 		    HSAQM_READ_ONCE(b->last_resume_ns) > HSAQM_READ_ONCE(b->last_hold_ns))
 			r[nr++] = HSAQM_READ_ONCE(b->last_resume_ns) - HSAQM_READ_ONCE(b->last_hold_ns);
 	}
-	gap_us = (unsigned int)((t_hsa_mono_ns() - loop0) / iters / 1000);
+	gap_us = (unsigned int)((t_mono_ns() - loop0) / iters / 1000);
 	/* Baseline: a SEQPACKET round trip between this process and a child, spaced like the
 	 * samples above (each side sleeps in between), so both pay the same wake-ups from idle. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp))
@@ -173,12 +173,12 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 		char c[64] = "ping";
 		uint64_t t0;
 
-		t_hsa_sleep_us(gap_us);
-		t0 = t_hsa_mono_ns();
+		t_sleep_us(gap_us);
+		t0 = t_mono_ns();
 
 		if (write(sp[0], c, 16) != 16 || read(sp[0], c, sizeof(c)) != 16)
 			return 99;
-		rtt[i] = t_hsa_mono_ns() - t0;
+		rtt[i] = t_mono_ns() - t0;
 	}
 	close(sp[0]);
 	waitpid(echo, NULL, 0);
@@ -196,8 +196,8 @@ static int role_high(struct board *b, unsigned int iters, const char *label)
 	       "   (one every %u us; ratio %.2f)\n", rtt[iters / 2] / 1e3,
 	       rtt[(iters * 99) / 100] / 1e3, gap_us, (double)d[n / 2] / (double)rtt[iters / 2]);
 	printf("  targets: median <= 50 us (idle host): %s; P99 <= 1 ms (every core busy): %s\n",
-	       d[n / 2] <= 50 * T_HSA_US ? "met" : "NOT met",
-	       d[(n * 99) / 100] <= 1000 * T_HSA_US ? "met" : "NOT met");
+	       d[n / 2] <= 50 * T_US ? "met" : "NOT met",
+	       d[(n * 99) / 100] <= 1000 * T_US ? "met" : "NOT met");
 	if (nr)
 		printf("  low process held (its hold -> its resume; 20 us kernel) median %7.2f us   P99 %7.2f us"
 		       "   (%u samples)\n", r[nr / 2] / 1e3, r[(nr * 99) / 100] / 1e3, nr);
@@ -249,7 +249,7 @@ static pid_t spawn(const char *const argv[], const char *out)
 static void wait_path(const char *p)
 {
 	for (int i = 0; i < 200 && access(p, F_OK); i++)
-		t_hsa_sleep_us(50000);
+		t_sleep_us(50000);
 }
 
 struct mode {
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 			return 2;
 		printf("load: stress-ng --cpu %u beside every mode (%ld cores)\n", load,
 		       sysconf(_SC_NPROCESSORS_ONLN));
-		t_hsa_sleep_us(500000);
+		t_sleep_us(500000);
 	}
 	for (size_t mode = 0; mode < nrun; mode++) {
 		const char *label = run[mode]->name;
@@ -402,8 +402,8 @@ int main(int argc, char **argv)
 			snprintf(out, sizeof(out), "%s/low-%zu.out", dir, mode);
 			low = spawn(a, out);
 		}
-		t_hsa_sleep_us(500000);
-		wall0 = t_hsa_mono_ns();
+		t_sleep_us(500000);
+		wall0 = t_mono_ns();
 		cpu0 = cpu_ns(daemon_pid);
 		{
 			const char *a[] = { HSAQM_RUN_PATH, "-p", "high", "--daemon", dsock, "--",
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
 		waitpid(high, &hst, 0);
 		printf("  daemon CPU while measuring: %.0f %% of one core\n",
 		       100.0 * (double)(cpu_ns(daemon_pid) - cpu0) /
-			       (double)(t_hsa_mono_ns() - wall0));
+			       (double)(t_mono_ns() - wall0));
 		/* The daemon's own view of the same holds (docs/daemon.md "Hand-off timing"): its
 		 * "ready -> acked" is this path from the tool's state store to the gate closed. */
 		{

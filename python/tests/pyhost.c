@@ -28,7 +28,7 @@ EXPORT int pyhost_open(void)
 {
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
 					.seed = 4 };
-	struct hsaqm_sim_kernel_desc kd = { .name = "py", .duration_ns = 20 * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "py", .duration_ns = 20 * T_US,
 					    .waves_per_wg = 1 };
 	int rc = t_hsa_open_cfg(&h, &cfg);
 
@@ -75,7 +75,7 @@ EXPORT int pyhost_wait(int qi, int ms)
 {
 	if (qi < 0 || qi >= nq)
 		return -EINVAL;
-	return t_hsa_wait_le(&h, cs[qi], 0, (uint64_t)ms * T_HSA_MS) ? 0 : -ETIMEDOUT;
+	return t_hsa_wait_le(&h, cs[qi], 0, (uint64_t)ms * T_MS) ? 0 : -ETIMEDOUT;
 }
 
 EXPORT void pyhost_close(void)

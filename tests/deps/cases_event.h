@@ -44,9 +44,7 @@ static double case_busy_first(int rep)
 	dep_order("busy-first: high after low's event", ev_low, e);
 	double us = dep_us(t0, e);
 
-	CHECK(hipEventDestroy(t0));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ t0, ev_low, e });
 	return us;
 }
 
@@ -67,9 +65,7 @@ static double case_backlog_first(int rep)
 	dep_order("backlog-first: high after low's event", ev_low, e);
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_low, e });
 	return us;
 }
 
@@ -94,10 +90,7 @@ static double case_chain3(int rep)
 	dep_order("chain3: high after normal's event", ev_normal, e);
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(ev_normal));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_low, ev_normal, e });
 	return us;
 }
 
@@ -123,10 +116,7 @@ static double case_low_waits_high(int rep)
 	dep_order("low-waits-high: low after high's event", ev_high, ev_low_end);
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_high));
-	CHECK(hipEventDestroy(ev_low_end));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_high, ev_low_end, e });
 	return us;
 }
 

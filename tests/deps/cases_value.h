@@ -35,6 +35,15 @@ static uint64_t *dep_signal_memory(void)
 	return (uint64_t *)p;
 }
 
+// The high stream's wait held: it went on only after the low stream reached its @op (ev_pre is
+// recorded just before the op, @e behind the high stream's kernel).
+static void dep_value_honoured(const char *what, const char *op, hipEvent_t ev_pre, hipEvent_t e)
+{
+	if (dep_us(ev_pre, e) < 0)
+		dep_fail("%s: the high stream went on %.0f us before the low stream reached its %s: the "
+			 "wait was not honoured", what, -dep_us(ev_pre, e), op);
+}
+
 static double case_copy32(int rep)
 {
 	static uint32_t *flag, *src;
@@ -64,18 +73,13 @@ static double case_copy32(int rep)
 	CHECK(hipEventSynchronize(ev_low));
 	// The low stream's event after the copy may complete after the high stream's kernel (a
 	// scheduler may hold the low queue again once the copy ran): the one before it may not.
-	if (dep_us(ev_pre, e) < 0)
-		dep_fail("copy32: the high stream went on %.0f us before the low stream reached its "
-			 "copy: the wait was not honoured", -dep_us(ev_pre, e));
+	dep_value_honoured("copy32", "copy", ev_pre, e);
 	CHECK(hipMemcpy(&got, flag, sizeof got, hipMemcpyDeviceToHost));
 	if (got != want)
 		dep_fail("copy32: the flag holds 0x%x, the copy wrote 0x%x", got, want);
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_pre));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_pre, ev_low, e });
 	return us;
 }
 
@@ -102,19 +106,14 @@ static double case_memset64(int rep)
 	CHECK(hipEventSynchronize(e));
 	dep_set_what("memset64: the LOW stream's kernels and memset");
 	CHECK(hipEventSynchronize(ev_low));
-	if (dep_us(ev_pre, e) < 0)
-		dep_fail("memset64: the high stream went on %.0f us before the low stream reached its "
-			 "memset: the wait was not honoured", -dep_us(ev_pre, e));
+	dep_value_honoured("memset64", "memset", ev_pre, e);
 	CHECK(hipMemcpy(&got, flag, sizeof got, hipMemcpyDeviceToHost));
 	if (got != want)
 		dep_fail("memset64: the flag holds 0x%llx, the memset wrote 0x%llx",
 			 (unsigned long long)got, (unsigned long long)want);
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_pre));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_pre, ev_low, e });
 	return us;
 }
 
@@ -156,9 +155,7 @@ static double case_host(int rep)
 	CHECK(hipEventSynchronize(e));
 	double us = dep_us(s, e);
 
-	CHECK(hipEventDestroy(s));
-	CHECK(hipEventDestroy(ev_low));
-	CHECK(hipEventDestroy(e));
+	dep_events_destroy({ s, ev_low, e });
 	return us;
 }
 

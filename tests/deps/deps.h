@@ -17,6 +17,7 @@
 
 #include <hip/hip_runtime.h>
 
+#include <initializer_list>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -30,29 +31,18 @@
 #define DEP_HIGH_WG 4
 #define DEP_BUSY_WG 4
 
-extern "C" __global__ void hsaqm_dep_low(int *p)
-{
-	if (p)
-		p[threadIdx.x] = 1;
-}
+// The kernels the emulation's table times by name (run.sh); given memory, each writes its mark.
+#define DEP_KERNEL(name, mark)                     \
+	extern "C" __global__ void name(int *p)    \
+	{                                          \
+		if (p)                             \
+			p[threadIdx.x] = mark;     \
+	}
 
-extern "C" __global__ void hsaqm_dep_normal(int *p)
-{
-	if (p)
-		p[threadIdx.x] = 2;
-}
-
-extern "C" __global__ void hsaqm_dep_high(int *p)
-{
-	if (p)
-		p[threadIdx.x] = 3;
-}
-
-extern "C" __global__ void hsaqm_dep_busy(int *p)
-{
-	if (p)
-		p[threadIdx.x] = 4;
-}
+DEP_KERNEL(hsaqm_dep_low, 1)
+DEP_KERNEL(hsaqm_dep_normal, 2)
+DEP_KERNEL(hsaqm_dep_high, 3)
+DEP_KERNEL(hsaqm_dep_busy, 4)
 
 #define CHECK(call)                                                                        \
 	do {                                                                               \
@@ -163,6 +153,13 @@ static double dep_us(hipEvent_t a, hipEvent_t b)
 
 	CHECK(hipEventElapsedTime(&ms, a, b));
 	return ms * 1000.0;
+}
+
+// Destroys each event a case made.
+static void dep_events_destroy(std::initializer_list<hipEvent_t> evs)
+{
+	for (hipEvent_t ev : evs)
+		CHECK(hipEventDestroy(ev));
 }
 
 struct dep_streams {

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "hsaqm/daemon_client.h"
+#include "t_time.h"
 
 #define MAXQ 64
 
@@ -39,14 +40,6 @@ static struct hsaqm_dclient_queue *queues[MAXQ];
 static bool ready[MAXQ];
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER; /* queues[], ready[] */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -67,7 +60,7 @@ static void on_event(enum hsaqm_dclient_event ev, struct hsaqm_dclient_queue *q,
 		     void *arg)
 {
 	static const char *const names[] = { "?", "preempt", "resume", "lost", "connected" };
-	uint64_t t = now_ns();
+	uint64_t t = t_mono_ns();
 
 	(void)q;
 	(void)arg;
@@ -83,9 +76,8 @@ static void *progress_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec ts = { 0, 20 * 1000000l };
-
-		nanosleep(&ts, NULL);
+		/* Pace: progress every 20 ms, as a working process's queues complete work. */
+		t_sleep_ms(20);
 		pthread_mutex_lock(&q_lock);
 		for (int i = 0; i < MAXQ; i++)
 			if (queues[i] && ready[i] && hsaqm_dclient_queue_held(queues[i]) == 0)
@@ -98,13 +90,13 @@ static void *progress_main(void *arg)
 static int run_churn(const char *sock, double seconds, int k)
 {
 	struct hsaqm_dclient **cl = calloc((size_t)k, sizeof(*cl));
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	uint64_t end = t_mono_ns() + (uint64_t)(seconds * 1e9);
 	unsigned long cycles = 0, errors = 0;
 	unsigned int seed = (unsigned int)getpid();
 
 	if (!cl)
 		return 1;
-	while (now_ns() < end) {
+	while (t_mono_ns() < end) {
 		for (int i = 0; i < k; i++) {
 			struct hsaqm_dclient_config cfg = { .socket_path = sock,
 							    .priority = (int)(rand_r(&seed) % 3) - 1,

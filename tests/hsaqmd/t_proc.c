@@ -19,12 +19,18 @@
 
 struct t_bins t_bins;
 
-uint64_t t_now_ns(void)
+int t_hsaqmd_args(int argc, char **argv, const char *more)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s HSAQMD HSAQMCTL T-DCLIENT%s%s\n", argv[0], *more ? " " : "",
+			more);
+		return -EINVAL;
+	}
+	t_bins.hsaqmd = argv[1];
+	t_bins.hsaqmctl = argv[2];
+	t_bins.dclient = argv[3];
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
 }
 
 /* In a forked child: become @uid (and its group, no supplementary groups). */
@@ -38,16 +44,14 @@ static void become(uid_t uid)
 	}
 }
 
+/* @pid once reaped, -1 on an error, 0 when it still runs after @ms. */
 static pid_t reap_within(pid_t pid, int ms, int *status)
 {
-	for (int i = 0; i < ms; i++) {
-		pid_t r = waitpid(pid, status, WNOHANG);
+	pid_t r = 0;
 
-		if (r == pid || r < 0)
-			return r;
-		usleep(1000);
-	}
-	return 0;
+	T_UNTIL_EVERY((r = waitpid(pid, status, WNOHANG)) != 0, (uint64_t)ms * T_MS,
+		      T_MS);
+	return r;
 }
 
 int t_daemon_init(struct t_daemon *d)
@@ -198,7 +202,7 @@ static int read_more(struct t_client *c, int timeout_ms)
 
 int t_client_expect(struct t_client *c, const char *prefix, int timeout_ms, char *out, size_t len)
 {
-	uint64_t end = t_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = t_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 
 	for (;;) {
 		for (int i = 0; i < c->nlines; i++) {
@@ -212,7 +216,7 @@ int t_client_expect(struct t_client *c, const char *prefix, int timeout_ms, char
 			c->nlines--;
 			return 0;
 		}
-		uint64_t now = t_now_ns();
+		uint64_t now = t_mono_ns();
 
 		if (now >= end)
 			return -ETIMEDOUT;
@@ -343,6 +347,16 @@ void t_client_kill(struct t_client *c)
 	client_free(c);
 }
 
+bool t_ctl_list_shows(const struct t_daemon *d, const char *needle, int timeout_ms)
+{
+	char out[16384];
+
+	/* Each look runs hsaqmctl: every 10 ms is often enough. */
+	return T_UNTIL_EVERY(t_ctl(d, T_SAME_UID, out, sizeof(out), "list", "--json", NULL) == 0 &&
+				     strstr(out, needle),
+			     (uint64_t)timeout_ms * T_MS, 10 * T_MS);
+}
+
 int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...)
 {
 	const char *argv[16];
@@ -427,7 +441,7 @@ int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
 	int p[2], status = -1;
 	size_t got = 0;
 	pid_t pid;
-	uint64_t end = t_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = t_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -448,7 +462,7 @@ int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
 	close(p[1]);
 	for (;;) {
 		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-		uint64_t now = t_now_ns();
+		uint64_t now = t_mono_ns();
 		char tmp[4096];
 
 		if (now >= end) {

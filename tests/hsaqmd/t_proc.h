@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "t_time.h"
+
 #define T_NOBODY 65534u
 #define T_SAME_UID ((uid_t)-1)
 
@@ -23,6 +25,14 @@ struct t_bins {
 	const char *daemon_flag; /* one more option for every hsaqmd started, or NULL */
 };
 extern struct t_bins t_bins;
+
+/*
+ * The start of every hsaqmd test's main(): argv is HSAQMD HSAQMCTL T-DCLIENT [...], which set
+ * t_bins (argv[4] and on are the test's own); SIGPIPE is ignored, so that a write to a client
+ * that died fails instead of killing the test. Returns 0, or prints the usage (@more: the rest
+ * of it after T-DCLIENT, "" for none) and returns -EINVAL.
+ */
+int t_hsaqmd_args(int argc, char **argv, const char *more);
 
 struct t_daemon {
 	pid_t pid;
@@ -81,6 +91,10 @@ void t_client_kill(struct t_client *c);
  * code (or -1). */
 int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
 
+/* True as soon as `hsaqmctl list --json` on @d shows @needle, false when it still does not
+ * after @timeout_ms (where the test gives up). */
+bool t_ctl_list_shows(const struct t_daemon *d, const char *needle, int timeout_ms);
+
 /*
  * Run @argv (NULL-terminated) as @uid with @env_clear (true: an empty environment but PATH),
  * stdout and stderr together into @out; SIGKILL after @timeout_ms. Returns the exit code,
@@ -89,7 +103,6 @@ int t_ctl(const struct t_daemon *d, uid_t uid, char *out, size_t len, ...);
 int t_exec(uid_t uid, bool env_clear, int timeout_ms, char *out, size_t len,
 	   const char *const *argv);
 
-uint64_t t_now_ns(void);
 /* VmRSS of @pid in KiB, and its open fds; -1 when unreadable. */
 long t_rss_kib(pid_t pid);
 int t_count_fds(pid_t pid);

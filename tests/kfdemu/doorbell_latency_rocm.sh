@@ -7,30 +7,25 @@
 # whose "polling" 0.1 ms figure is the engine's own lateness. Model figures on this host.
 # Usage: doorbell_latency_rocm.sh LIBKFDEMU HSAQM_BENCH_SIM_CLOCK WORKDIR [ROOT] [SAMPLES]
 set -eu
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
-bench=$(abs "$2")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
+bench=$(t_abs "$2")
 work=$3
 root=${4:-rocm-6.4}
 samples=${5:-60}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
-# shellcheck disable=SC2086 # $binds is a list of options
-"$dr" run "$root" $binds -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
+t_root_binds "$(dirname "$lib")" "$work"
+t_root_run -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
 	"$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl -cl-std=CL2.0 -O2 "$1" -o "$2" &&
 	exec "$cc" -O2 -o "$4" "$3" -lhsa-runtime64' sh \
 	"$src/tools/probe/kernels/spin.cl" "$work/spin.co" "$src/tests/kfdemu/hsa_doorbell.c" \
 	"$work/hsa_doorbell"
 for i in 1 2 3; do
 	echo "== run $i, load $(cut -d' ' -f1 /proc/loadavg): the emulated /dev/kfd (ROCr of $root)"
-	# shellcheck disable=SC2086
-	"$dr" run "$root" $binds --env "LD_PRELOAD=$lib" --env HSAQM_LOG= -- \
+	t_root_run --env "LD_PRELOAD=$lib" --env HSAQM_LOG= -- \
 		"$work/hsa_doorbell" "$work/spin.co" "$samples" 2>&1 | grep -v 'is timed, not run'
 	echo "== run $i, load $(cut -d' ' -f1 /proc/loadavg): the in-process model (hsaqm-bench-sim-clock)"
 	"$bench" "$samples" 2>&1 | grep -E '0\.1 ms|duration|load' || true

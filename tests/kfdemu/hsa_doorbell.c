@@ -175,6 +175,8 @@ int main(int argc, char **argv)
 
 	for (unsigned int r = 0; r < sizeof(regimes) / sizeof(regimes[0]); r++) {
 		for (int i = 0; i < n; i++) {
+			/* The idle regimes' gap (time let pass on purpose: the doorbell of an
+			 * idle queue is what they measure). */
 			if (regimes[r].gap_us)
 				usleep(regimes[r].gap_us);
 			if (sample(q, kobj, kargs, outv, regimes[r].wait, &lt[i])) {

@@ -13,40 +13,21 @@
 # $1 libhsaqm-kfdemu.so; $2 hsaqm-simd; $3 hsaqm-run; $4 a scratch folder; $5 the root.
 # Exit 77 when the root cannot be built here.
 set -u
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
-simd=$(abs "$2")
-run_tool=$(abs "$3")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
+simd=$(t_abs "$2")
+run_tool=$(t_abs "$3")
 work=$4
 root=${5:-rocm-6.4}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 bound_s=20
 
-why=$("$dr" why-not "$root" 2>&1)
-if [ -n "$why" ]; then
-	echo "SKIP: the $root root is not available: $why"
-	exit 77
-fi
-if ! "$dr" ensure "$root" >/dev/null 2>"$work/ensure.log"; then
-	tail -n 5 "$work/ensure.log"
-	echo "SKIP: the $root root could not be built"
-	exit 77
-fi
-if ldd "$lib" | grep -q 'lib[aut]san'; then
-	echo "SKIP: the Debian roots' programs run in the normal build only"
-	exit 77
-fi
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$(dirname "$simd")" "$(dirname "$run_tool")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
-# shellcheck disable=SC2086 # $binds is a list of options
-inroot() {
-	"$dr" run "$root" $binds "$@"
-}
+t_root_ready
+t_root_uninstrumented "$lib"
+t_root_binds "$(dirname "$lib")" "$(dirname "$simd")" "$(dirname "$run_tool")" "$work"
 
 # ROCr 5.x knows no gfx942: libhsakmt's override presents a gfx90a (docs/real-stack.md).
 arch=gfx942
@@ -54,7 +35,7 @@ override=
 case $root in rocm-5.*) arch=gfx90a override="--env HSA_OVERRIDE_GFX_VERSION=9.0.10" ;; esac
 prog=$work/hip_lost-$root
 if [ ! -x "$prog" ] || [ "$src/tests/kfdemu/hip_lost.hip" -nt "$prog" ]; then
-	if ! inroot -- hipcc --offload-arch=$arch -O2 -o "$prog" "$src/tests/kfdemu/hip_lost.hip" \
+	if ! t_root_run -- hipcc --offload-arch=$arch -O2 -o "$prog" "$src/tests/kfdemu/hip_lost.hip" \
 		>"$work/hipcc.log" 2>&1; then
 		cat "$work/hipcc.log"
 		echo "FAIL: hipcc could not build the HIP program in $root"
@@ -80,12 +61,7 @@ lose() { # label, command...
 	rm -f "$sock" "$out" "$err"
 	"$simd" -s "$sock" >"$work/simd-$label.log" 2>&1 &
 	simd_pid=$!
-	# Deadlines far above need: they only say where the test gives up.
-	for _ in $(seq 1 300); do
-		[ -S "$sock" ] && break
-		sleep 0.1
-	done
-	if [ ! -S "$sock" ]; then
+	if ! t_wait_socket "$sock"; then
 		cat "$work/simd-$label.log"
 		kill "$simd_pid" 2>/dev/null
 		wait "$simd_pid" 2>/dev/null
@@ -94,7 +70,7 @@ lose() { # label, command...
 	fi
 	# The watchdog (timeout) ends a program that hangs, so the test itself never does.
 	# shellcheck disable=SC2086 # $override is one option or none
-	inroot --env "LD_PRELOAD=$lib" --env "HSAQM_SIM_DEVICE=$sock" $override \
+	t_root_run --env "LD_PRELOAD=$lib" --env "HSAQM_SIM_DEVICE=$sock" $override \
 		--env "HSAQM_KFDEMU_KERNELS=$table" --env HSAQM_LOG= --env HSAQM_TEST_SECONDS=600 -- \
 		timeout -s KILL 300 "$@" >"$out" 2>"$err" &
 	prog_pid=$!

@@ -14,51 +14,24 @@
 #          build/tools/hsa-queue-probe build/tools/simd/hsaqm-simd /tmp/costs 1 2 3 4 5
 # Exit 77 when the root cannot be built here.
 set -u
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
-probe=$(abs "$2")
-simd=$(abs "$3")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
+probe=$(t_abs "$2")
+simd=$(t_abs "$3")
 work=$4
 shift 4
 seeds=${*:-1 2 3}
 root=${ROOT:-rocm-6.4}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-why=$("$dr" why-not "$root" 2>&1)
-if [ -n "$why" ]; then
-	echo "SKIP: the $root root is not available: $why"
-	exit 77
-fi
-if ! "$dr" ensure "$root" >/dev/null 2>"$work/ensure.log"; then
-	tail -n 5 "$work/ensure.log"
-	echo "SKIP: the $root root could not be built"
-	exit 77
-fi
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$(dirname "$probe")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
-# shellcheck disable=SC2086 # $binds is a list of options
-inroot() {
-	"$dr" run "$root" $binds "$@"
-}
+t_root_ready
+t_root_binds "$(dirname "$lib")" "$(dirname "$probe")" "$work"
 
 kd=$work/kernels-$root
-mkdir -p "$kd"
-if [ ! -s "$kd/spin-gfx942.hsaco" ]; then
-	# shellcheck disable=SC2016 # expanded in the root
-	if ! inroot -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
-		[ -n "$cc" ] && exec "$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl \
-			-cl-std=CL2.0 -O2 "$1" -o "$2"' sh "$src/tools/probe/kernels/spin.cl" \
-		"$kd/spin-gfx942.hsaco" >"$work/clang.log" 2>&1; then
-		cat "$work/clang.log"
-		echo "FAIL: the root's clang could not build the spin kernel"
-		exit 1
-	fi
-fi
+[ -s "$kd/spin-gfx942.hsaco" ] || t_root_spin "$kd"
 
 # A seeded profile: each constant uniform in a range around the model's default (never it).
 profile() { # seed file
@@ -82,11 +55,7 @@ for seed in $seeds; do
 	# shellcheck disable=SC2086 # SIMD_ENV: assignments
 	env ${SIMD_ENV:-} "$simd" -s "$sock" --timing "$tf" >"$work/simd-$seed.log" 2>&1 &
 	simd_pid=$!
-	for _ in $(seq 1 300); do
-		[ -S "$sock" ] && break
-		sleep 0.1
-	done
-	if [ ! -S "$sock" ]; then
+	if ! t_wait_socket "$sock"; then
 		cat "$work/simd-$seed.log"
 		kill "$simd_pid" 2>/dev/null
 		echo "FAIL: hsaqm-simd did not start"
@@ -96,7 +65,7 @@ for seed in $seeds; do
 	rm -f "$out"
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	# shellcheck disable=SC2086 # PROBE_ARGS: options
-	inroot --env "LD_PRELOAD=$lib" --env "HSAQM_SIM_DEVICE=$sock" --env HSAQM_LOG= -- \
+	t_root_run --env "LD_PRELOAD=$lib" --env "HSAQM_SIM_DEVICE=$sock" --env HSAQM_LOG= -- \
 		timeout 600 "$probe" --quiet --check lv3,update_queue ${PROBE_ARGS:---trials 30} \
 		--kernel-dir "$kd" --emit-sim-profile "$out" --json >"$work/probe-$seed.json" \
 		2>"$work/probe-$seed.err"

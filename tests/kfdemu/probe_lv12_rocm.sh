@@ -9,14 +9,14 @@
 # folder; $5 the root (default rocm-6.4).
 # Exit 77 when the root cannot be built here or python3 (to read the JSON reports) is absent.
 set -u
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
-probe=$(abs "$2")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
+probe=$(t_abs "$2")
 py=$3
 work=$4
 root=${5:-rocm-6.4}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
@@ -24,42 +24,13 @@ if [ -z "$py" ]; then
 	echo "SKIP: no python3 to read the probe's JSON reports"
 	exit 77
 fi
-why=$("$dr" why-not "$root" 2>&1)
-if [ -n "$why" ]; then
-	echo "SKIP: the $root root is not available: $why"
-	exit 77
-fi
-if ! "$dr" ensure "$root" >/dev/null 2>"$work/ensure.log"; then
-	tail -n 5 "$work/ensure.log"
-	echo "SKIP: the $root root could not be built"
-	exit 77
-fi
-if ldd "$lib" | grep -q 'lib[aut]san'; then
-	# The root's programs are not instrumented (as the matrix's root rows).
-	echo "SKIP: the Debian roots' programs run in the normal build only"
-	exit 77
-fi
-
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$(dirname "$probe")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
-# shellcheck disable=SC2086 # $binds is a list of options
-inroot() {
-	"$dr" run "$root" $binds "$@"
-}
+t_root_ready
+t_root_uninstrumented "$lib"
+t_root_binds "$(dirname "$lib")" "$(dirname "$probe")" "$work"
 
 # The probe's spin kernel for the presented gfx942, by the root's clang.
 kd=$work/kernels-$root
-mkdir -p "$kd"
-if ! inroot -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
-	[ -n "$cc" ] && exec "$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl \
-		-cl-std=CL2.0 -O2 "$1" -o "$2"' sh "$src/tools/probe/kernels/spin.cl" \
-	"$kd/spin-gfx942.hsaco" >"$work/clang.log" 2>&1; then
-	cat "$work/clang.log"
-	echo "FAIL: the root's clang could not build the spin kernel"
-	exit 1
-fi
+t_root_spin "$kd"
 
 fail=0
 # verdicts JSON -> "lv1=V lv2=V max_after=N trials=N"
@@ -89,7 +60,7 @@ for interval in 1 4; do
 	want=$(verdicts "$work/model-$interval.json")
 	rep=$work/probe-$interval.report
 	rm -f "$rep"
-	inroot --env "LD_PRELOAD=$lib" --env "HSAQM_KFDEMU_REPORT=$rep" --env HSAQM_LOG= -- \
+	t_root_run --env "LD_PRELOAD=$lib" --env "HSAQM_KFDEMU_REPORT=$rep" --env HSAQM_LOG= -- \
 		timeout 300 "$probe" --quick --quiet --check lv1,lv2 --lv2-interval "$interval" \
 		--kernel-dir "$kd" --json >"$work/real-$interval.json" 2>"$work/real-$interval.err"
 	status=$?

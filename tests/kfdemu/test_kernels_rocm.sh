@@ -14,33 +14,20 @@
 # $1 libhsaqm-kfdemu.so; $2 hsa-queue-probe; $3 hsaqm-simd; $4 a scratch folder; $5 the root.
 # Exit 77 when the root cannot be built here (no root user, no mmdebstrap, no registry).
 set -u
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
-probe=$(abs "$2")
-simd=$(abs "$3")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
+probe=$(t_abs "$2")
+simd=$(t_abs "$3")
 work=$4
 root=${5:-rocm-6.4}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-why=$("$dr" why-not "$root" 2>&1)
-if [ -n "$why" ]; then
-	echo "SKIP: the $root root is not available: $why"
-	exit 77
-fi
-if ! rootdir=$("$dr" ensure "$root" 2>"$work/ensure.log"); then
-	tail -n 5 "$work/ensure.log"
-	echo "SKIP: the $root root could not be built"
-	exit 77
-fi
-
+t_root_ready
 # What the root must see: the sources, the build tree(s) and the scratch folder.
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$(dirname "$probe")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
+t_root_binds "$(dirname "$lib")" "$(dirname "$probe")" "$work"
 
 # A sanitizer build's library needs the sanitizer runtimes first, the root's own copies.
 preload=
@@ -51,21 +38,18 @@ for so in $(ldd "$lib" | awk '/lib(a|ub)san/ { print $1 }' | sort); do
 	fi
 	preload="$preload$so:"
 done
-san_env="--env ASAN_OPTIONS=detect_leaks=0 --env UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+# On every run in the root (t_root_run).
+root_env="--env ASAN_OPTIONS=detect_leaks=0 --env UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
 
 fail=0
 bad() {
 	echo "FAIL: $*"
 	fail=1
 }
-# shellcheck disable=SC2086 # $binds and $san_env are lists of options
-inroot() {
-	"$dr" run "$root" $binds $san_env "$@"
-}
 
 prog=$work/hip_blits-$root
 if [ ! -x "$prog" ] || [ "$src/tests/kfdemu/hip_blits.hip" -nt "$prog" ]; then
-	if ! inroot -- hipcc --offload-arch=gfx942 -O2 -o "$prog" "$src/tests/kfdemu/hip_blits.hip" \
+	if ! t_root_run -- hipcc --offload-arch=gfx942 -O2 -o "$prog" "$src/tests/kfdemu/hip_blits.hip" \
 		>"$work/hipcc.log" 2>&1; then
 		cat "$work/hipcc.log"
 		echo "FAIL: hipcc could not build the HIP program in $root"
@@ -79,7 +63,7 @@ kd=$work/kernels-$root
 spin=$kd/spin-gfx942.hsaco
 hsa_spin=$work/hsa_spin-$root
 mkdir -p "$kd"
-if ! inroot -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
+if ! t_root_run -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
 	[ -n "$cc" ] || exit 1
 	"$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl -cl-std=CL2.0 -O2 "$1" \
 		-o "$2" && exec "$cc" -O2 -o "$4" "$3" -lhsa-runtime64' sh \
@@ -109,7 +93,7 @@ run_blits() { # label, extra --env options
 	shift
 	rep=$work/blits-$root.report
 	rm -f "$rep"
-	inroot --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" "$@" -- \
+	t_root_run --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" "$@" -- \
 		timeout 120 "$prog" >"$work/blits.out" 2>&1
 	status=$?
 	echo "== $label: exit $status"
@@ -130,7 +114,7 @@ run_spin() { # label, extra --env options
 	shift
 	rep=$work/spin-$root.report
 	rm -f "$rep"
-	inroot --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" "$@" -- \
+	t_root_run --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" "$@" -- \
 		timeout 120 "$hsa_spin" "$spin" >"$work/spin.out" 2>&1
 	status=$?
 	echo "== $label: exit $status"
@@ -149,11 +133,8 @@ sock=$work/simd.sock
 rm -f "$sock"
 "$simd" -s "$sock" >"$work/simd.log" 2>&1 &
 simd_pid=$!
-for _ in $(seq 1 100); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
-if [ -S "$sock" ] && [ -n "$preload" ] && inroot --env "LD_PRELOAD=$preload$lib" \
+t_wait_socket "$sock"
+if [ -S "$sock" ] && [ -n "$preload" ] && t_root_run --env "LD_PRELOAD=$preload$lib" \
 	--env "HSAQM_SIM_DEVICE=$sock" -- "$prog" 2>&1 | grep -q 'cannot attach.*Address already in use'; then
 	# The device's memory must map at the same address in the client, where this sanitizer
 	# build's runtime may already have put its shadow.
@@ -171,7 +152,7 @@ wait "$simd_pid" 2>/dev/null
 
 rep=$work/probe-$root.report
 rm -f "$rep"
-inroot --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" -- \
+t_root_run --env "LD_PRELOAD=$preload$lib" --env "HSAQM_KFDEMU_REPORT=$rep" -- \
 	timeout 300 "$probe" --quick --quiet --check lv3 --kernel-dir "$kd" >"$work/probe.out" 2>&1
 status=$?
 echo "== hsa-queue-probe --check lv3: exit $status"

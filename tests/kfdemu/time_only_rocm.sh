@@ -10,39 +10,20 @@
 # $1 libhsaqm-kfdemu.so; $2 a scratch folder; $3 the root (default rocm-6.4).
 # Exit 77 when the root cannot be built here.
 set -u
-abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-lib=$(abs "$1")
+src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/rocm/t_root.sh
+. "$src/tests/rocm/t_root.sh"
+lib=$(t_abs "$1")
 work=$2
 root=${3:-rocm-6.4}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-dr=$src/scripts/debian-root
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-why=$("$dr" why-not "$root" 2>&1)
-if [ -n "$why" ]; then
-	echo "SKIP: the $root root is not available: $why"
-	exit 77
-fi
-if ! "$dr" ensure "$root" >/dev/null 2>"$work/ensure.log"; then
-	tail -n 5 "$work/ensure.log"
-	echo "SKIP: the $root root could not be built"
-	exit 77
-fi
-if ldd "$lib" | grep -q 'lib[aut]san'; then
-	echo "SKIP: the Debian roots' programs run in the normal build only"
-	exit 77
-fi
-binds="--bind $src"
-for d in "$(dirname "$lib")" "$work"; do
-	case "$d/" in "$src"/*) ;; *) binds="$binds --bind $d" ;; esac
-done
-# shellcheck disable=SC2086 # $binds is a list of options
-inroot() {
-	"$dr" run "$root" $binds "$@"
-}
+t_root_ready
+t_root_uninstrumented "$lib"
+t_root_binds "$(dirname "$lib")" "$work"
 
-if ! inroot -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
+if ! t_root_run -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
 	[ -n "$cc" ] || exit 1
 	for k in "$1" "$2"; do
 		"$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl -cl-std=CL2.0 -O2 \
@@ -71,7 +52,7 @@ run() { # name, program, arguments...
 	shift
 	rep=$work/$name.report
 	rm -f "$rep"
-	inroot --env "LD_PRELOAD=$lib" --env "HSAQM_KFDEMU_REPORT=$rep" \
+	t_root_run --env "LD_PRELOAD=$lib" --env "HSAQM_KFDEMU_REPORT=$rep" \
 		--env "HSAQM_KFDEMU_KERNELS=$table" --env HSAQM_LOG= -- timeout 240 "$@" \
 		>"$work/$name.out" 2>"$work/$name.err"
 	status=$?

@@ -1,6 +1,7 @@
 # Shared by the scripts that run real ROCm releases on the device model inside the Debian roots
-# of scripts/debian-root (tests/rocm/matrix.sh, tests/deps/run.sh).
-# Sourced after the caller set:
+# of scripts/debian-root (tests/rocm/matrix.sh, tests/deps/run.sh; the kfdemu scripts use only
+# the last section, "One Debian root").
+# matrix.sh and run.sh source it after setting:
 #   where   host (this machine's own ROCm) or a root name (rocm-5.2, rocm-6.1, rocm-6.4, rocm-7.2)
 #   src     the source tree, build  this build, out  the output folder (absolute paths)
 #   cells   the cells file ("cell NAME PASS|FAIL|N/A DETAIL" lines)
@@ -119,4 +120,79 @@ t_root_arch() {
 		inroot "$out/runs/rocminfo.out" "$@" HSA_OVERRIDE_GFX_VERSION=$override -- rocminfo
 	fi
 	grep -qE "^ +Name: +$arch *\$" "$out/runs/rocminfo.out"
+}
+
+# ==== One Debian root and the programs in it (tests/kfdemu/*_rocm.sh) ====
+# Those scripts source this file for the setup they share, having set src (the source tree),
+# root (a root name: rocm-6.4, ...) and, before t_root_ready, work (their scratch folder,
+# absolute). They call none of the functions above.
+
+# t_abs PATH: PATH made absolute (its folder must exist).
+t_abs() {
+	echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+}
+
+# t_root_ready: the root usable here and built; exits 77 saying why when not (the tail of the
+# build's log, in $work/ensure.log). Sets rootdir, the root's tree.
+t_root_ready() {
+	_why=$("$src/scripts/debian-root" why-not "$root" 2>&1)
+	if [ -n "$_why" ]; then
+		echo "SKIP: the $root root is not available: $_why"
+		exit 77
+	fi
+	if ! rootdir=$("$src/scripts/debian-root" ensure "$root" 2>"$work/ensure.log"); then
+		tail -n 5 "$work/ensure.log"
+		echo "SKIP: the $root root could not be built"
+		exit 77
+	fi
+}
+
+# t_root_uninstrumented LIB: exits 77 when LIB is a sanitizer build: the root's programs are not
+# instrumented (as the matrix's root rows), so these run in the normal build only.
+t_root_uninstrumented() {
+	if ldd "$1" | grep -q 'lib[aut]san'; then
+		echo "SKIP: the Debian roots' programs run in the normal build only"
+		exit 77
+	fi
+}
+
+# t_root_binds DIR...: sets binds, what the root must see: the sources and each DIR outside them.
+t_root_binds() {
+	binds="--bind $src"
+	for _d in "$@"; do
+		case "$_d/" in "$src"/*) ;; *) binds="$binds --bind $_d" ;; esac
+	done
+}
+
+# t_root_run [OPTION]... -- CMD...: CMD in the root (scripts/debian-root run's options first),
+# seeing $binds, with the options of $root_env (e.g. --env ...) on every run when set.
+t_root_run() {
+	# shellcheck disable=SC2086 # $binds and $root_env are lists of options
+	"$src/scripts/debian-root" run "$root" $binds ${root_env:-} "$@"
+}
+
+# t_root_spin DIR: the probe's spin kernel for the presented gfx942, built by the root's clang (the
+# build's may not know gfx942) into DIR/spin-gfx942.hsaco, as tools/probe/kernels/spin.cl's
+# header says to build it; exits 1 saying why when it cannot.
+t_root_spin() {
+	mkdir -p "$1"
+	# shellcheck disable=SC2016 # expanded in the root
+	if ! t_root_run -- sh -c 'cc=$(ls /usr/bin/clang-[0-9]* 2>/dev/null | grep -E "clang-[0-9]+$" | sort -V | tail -n 1)
+		[ -n "$cc" ] && exec "$cc" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -x cl \
+			-cl-std=CL2.0 -O2 "$1" -o "$2"' sh "$src/tools/probe/kernels/spin.cl" \
+		"$1/spin-gfx942.hsaco" >"$work/clang.log" 2>&1; then
+		cat "$work/clang.log"
+		echo "FAIL: the root's clang could not build the spin kernel"
+		exit 1
+	fi
+}
+
+# t_wait_socket SOCK: true as soon as SOCK is a socket (a device process listening), false when it
+# still is not after 30 s: where the caller gives up, never a measure.
+t_wait_socket() {
+	for _ in $(seq 1 300); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	[ -S "$1" ]
 }

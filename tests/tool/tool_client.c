@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 {
 	struct hsaqm_sim_config cfg = { .num_devices = 1, .time_mode = HSAQM_SIM_TIME_REAL,
 					.seed = 9 };
-	struct hsaqm_sim_kernel_desc kd = { .name = "client", .duration_ns = 10 * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "client", .duration_ns = 10 * T_US,
 					    .waves_per_wg = 1 };
 	static struct t_hsa h; /* never freed: the process exits with the model running */
 	int code = argc > 1 ? atoi(argv[1]) : 0;
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 
 			t_rocclr_submit(h.core, q, &pk, NULL, NULL);
 		}
-		if (!t_hsa_wait_le(&h, cs, 0, 20 * T_HSA_S)) {
+		if (!t_hsa_wait_le(&h, cs, 0, 20 * T_S)) {
 			fprintf(stderr, "tool-client: the dispatches of queue %u did not complete\n", i);
 			return 98;
 		}

@@ -95,7 +95,7 @@ static void tc3_queue(uint64_t kobj)
 	fflush(stdout);
 	pk = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
 	t_rocclr_submit(h.core, q, &pk, NULL, NULL);
-	printf("tc3 completed=%d\n", t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S));
+	printf("tc3 completed=%d\n", t_hsa_wait_le(&h, cs, 0, 30 * T_S));
 	fflush(stdout);
 }
 
@@ -162,7 +162,7 @@ static void *monitor(void *arg)
 				tc3_queue(kobj);
 			}
 		}
-		t_hsa_sleep_us(1000);
+		t_sleep_us(1000);
 	}
 	/* Release: an open hold counts too, its end still UINT64_MAX; as above. */
 	if (held && HSAQM_READ_ONCE(nholds) < MAX_HOLDS)
@@ -172,9 +172,9 @@ static void *monitor(void *arg)
 
 static int run_low(uint64_t t_us, unsigned int seconds)
 {
-	struct hsaqm_sim_kernel_desc kd = { .name = "low", .duration_ns = t_us * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "low", .duration_ns = t_us * T_US,
 					    .waves_per_wg = 1 };
-	struct hsaqm_sim_kernel_desc k1 = { .name = "tc3", .duration_ns = 50 * T_HSA_US,
+	struct hsaqm_sim_kernel_desc k1 = { .name = "tc3", .duration_ns = 50 * T_US,
 					    .waves_per_wg = 1 };
 	struct hsaqm_hsa_signal cs[LOW_SLOTS];
 	struct hsaqm_hsa_queue *q;
@@ -192,15 +192,15 @@ static int run_low(uint64_t t_us, unsigned int seconds)
 		cs[i] = t_hsa_signal(&h, 0);
 	if (pthread_create(&mon, NULL, monitor, &kobj1))
 		return 99;
-	end = t_hsa_mono_ns() + seconds * T_HSA_S;
-	while (t_hsa_mono_ns() < end || submitted % LOW_SLOTS) {
+	end = t_mono_ns() + seconds * T_S;
+	while (t_mono_ns() < end || submitted % LOW_SLOTS) {
 		unsigned int s = (unsigned int)(submitted % LOW_SLOTS);
 		union hsaqm_aql_packet pk;
 
 		if (submitted >= LOW_SLOTS) {
 			struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 
-			if (!t_hsa_wait_le(&h, cs[s], 0, 60 * T_HSA_S))
+			if (!t_hsa_wait_le(&h, cs[s], 0, 60 * T_S))
 				return 98;
 			h.amd->hsa_amd_profiling_get_dispatch_time_fn(h.gpu[0], cs[s], &dt);
 			if (nk < MAX_KERNELS)
@@ -215,7 +215,7 @@ static int run_low(uint64_t t_us, unsigned int seconds)
 		struct hsaqm_hsa_amd_profiling_dispatch_time dt = { 0, 0 };
 		unsigned int s = (unsigned int)((submitted + i) % LOW_SLOTS);
 
-		if (!t_hsa_wait_le(&h, cs[s], 0, 60 * T_HSA_S))
+		if (!t_hsa_wait_le(&h, cs[s], 0, 60 * T_S))
 			return 98;
 		h.amd->hsa_amd_profiling_get_dispatch_time_fn(h.gpu[0], cs[s], &dt);
 		if (nk < MAX_KERNELS)
@@ -227,7 +227,7 @@ static int run_low(uint64_t t_us, unsigned int seconds)
 
 	for (uint32_t k = 0; k < nk; k++)
 		for (uint32_t i = 0; i < HSAQM_READ_ONCE(nholds) && i < MAX_HOLDS; i++)
-			if (kstart[k] > holds[i].start[0] + 20 * T_HSA_US &&
+			if (kstart[k] > holds[i].start[0] + 20 * T_US &&
 			    kstart[k] < holds[i].start[1]) {
 				in_hold++;
 				first += i == 0;
@@ -253,7 +253,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int run_high(uint64_t t_us, unsigned int samples, uint64_t high_us)
 {
-	struct hsaqm_sim_kernel_desc kd = { .name = "high", .duration_ns = high_us * T_HSA_US,
+	struct hsaqm_sim_kernel_desc kd = { .name = "high", .duration_ns = high_us * T_US,
 					    .waves_per_wg = 32 };
 	struct hsaqm_hsa_signal cs = t_hsa_signal(&h, 0);
 	struct hsaqm_hsa_queue *q = make_queue(HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
@@ -267,12 +267,12 @@ static int run_high(uint64_t t_us, unsigned int samples, uint64_t high_us)
 		uint64_t t_sub;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		t_hsa_sleep_us((unsigned int)(t_us + (seed >> 33) % (2 * t_us)));
+		t_sleep_us((unsigned int)(t_us + (seed >> 33) % (2 * t_us)));
 		h.core->hsa_signal_store_relaxed_fn(cs, 1);
 		pk = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
 		t_sub = hsaqm_sim_now_ns(h.sim);
 		t_rocclr_submit(h.core, q, &pk, NULL, NULL);
-		if (!t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S))
+		if (!t_hsa_wait_le(&h, cs, 0, 30 * T_S))
 			return 98;
 		h.amd->hsa_amd_profiling_get_dispatch_time_fn(h.gpu[0], cs, &dt);
 		lat[i] = dt.end > t_sub ? dt.end - t_sub : 0;
@@ -285,11 +285,11 @@ static int run_high(uint64_t t_us, unsigned int samples, uint64_t high_us)
 
 static int run_busy(unsigned int seconds)
 {
-	struct hsaqm_sim_kernel_desc kd = { .name = "busy", .duration_ns = 2 * T_HSA_MS,
+	struct hsaqm_sim_kernel_desc kd = { .name = "busy", .duration_ns = 2 * T_MS,
 					    .waves_per_wg = 1 };
 	struct hsaqm_hsa_signal cs = t_hsa_signal(&h, 0);
 	struct hsaqm_hsa_queue *q = make_queue(HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
-	uint64_t kobj, end = t_hsa_mono_ns() + seconds * T_HSA_S;
+	uint64_t kobj, end = t_mono_ns() + seconds * T_S;
 	int64_t submitted = 0;
 
 	if (hsaqm_sim_kernel_register(h.sim, &kd, &kobj))
@@ -297,14 +297,14 @@ static int run_busy(unsigned int seconds)
 	h.core->hsa_signal_store_relaxed_fn(cs, INT64_C(1) << 40);
 	printf("busy started\n");
 	fflush(stdout);
-	while (t_hsa_mono_ns() < end) {
+	while (t_mono_ns() < end) {
 		int64_t done = (INT64_C(1) << 40) - h.core->hsa_signal_load_scacquire_fn(cs);
 
 		/* Four queued (8 ms of work): only a host stall longer than 6 ms lets the queue go
 		 * idle, which lib's idle hook reports at once (the daemon then rightly resumes the
 		 * lower process; the hold-window checks assume it does not). */
 		if (submitted - done >= 4) {
-			t_hsa_sleep_us(200);
+			t_sleep_us(200);
 			continue;
 		}
 		union hsaqm_aql_packet pk = t_hsa_dispatch(kobj, 1, cs.handle, true, NULL);
@@ -312,7 +312,7 @@ static int run_busy(unsigned int seconds)
 		t_rocclr_submit(h.core, q, &pk, NULL, NULL);
 		submitted++;
 	}
-	if (!t_hsa_wait_le(&h, cs, (INT64_C(1) << 40) - submitted, 30 * T_HSA_S))
+	if (!t_hsa_wait_le(&h, cs, (INT64_C(1) << 40) - submitted, 30 * T_S))
 		return 98;
 	printf("done\n");
 	return 0;
@@ -324,7 +324,7 @@ static int run_busy(unsigned int seconds)
  */
 static int run_waithost(const char *file)
 {
-	struct hsaqm_sim_kernel_desc kd = { .name = "waithost", .duration_ns = 2 * T_HSA_MS,
+	struct hsaqm_sim_kernel_desc kd = { .name = "waithost", .duration_ns = 2 * T_MS,
 					    .waves_per_wg = 1 };
 	struct hsaqm_hsa_signal cs = t_hsa_signal(&h, 2), host = t_hsa_signal(&h, 1);
 	struct hsaqm_hsa_queue *q = make_queue(HSAQM_HSA_AMD_QUEUE_PRIORITY_HIGH);
@@ -333,7 +333,7 @@ static int run_waithost(const char *file)
 					     .acquire_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM,
 					     .release_scope = HSAQM_AQL_FENCE_SCOPE_SYSTEM };
 	union hsaqm_aql_packet pk[3];
-	uint64_t kobj, end = t_hsa_mono_ns() + 60 * T_HSA_S;
+	uint64_t kobj, end = t_mono_ns() + 60 * T_S;
 	char buf[8192];
 	size_t need;
 
@@ -345,10 +345,10 @@ static int run_waithost(const char *file)
 		t_rocclr_submit(h.core, q, &pk[i], NULL, NULL);
 	printf("waiting\n");
 	fflush(stdout);
-	while (access(file, F_OK) != 0 && t_hsa_mono_ns() < end)
-		t_hsa_sleep_us(1000);
+	while (access(file, F_OK) != 0 && t_mono_ns() < end)
+		t_sleep_us(1000);
 	h.core->hsa_signal_store_screlease_fn(host, 0);
-	if (!t_hsa_wait_le(&h, cs, 0, 30 * T_HSA_S))
+	if (!t_hsa_wait_le(&h, cs, 0, 30 * T_S))
 		return 98;
 	buf[0] = 0;
 	stats_json(buf, sizeof(buf), &need);
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	real_minus_mono = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000ll + rt.tv_nsec -
 			  mono.tv_nsec;
-	model_minus_mono = (int64_t)hsaqm_sim_now_ns(h.sim) - (int64_t)t_hsa_mono_ns();
+	model_minus_mono = (int64_t)hsaqm_sim_now_ns(h.sim) - (int64_t)t_mono_ns();
 	if (!strcmp(argv[1], "low") && argc >= 4) {
 		tc3 = argc > 4 && !strcmp(argv[4], "tc3");
 		rc = run_low(strtoull(argv[2], NULL, 10), (unsigned int)atoi(argv[3]));
