@@ -280,9 +280,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: hsaqm-record-dump [--perfetto] [-o OUT] FILE...\n"
-		"Print recordings made with hsaqm-run --record (HSAQM_RECORD), several merged by\n"
-		"time: one JSON object a line (a \"process\" line per file first), or with\n"
-		"--perfetto a Chrome trace that Perfetto (ui.perfetto.dev) opens.\n"
+		"Print the recordings the tool library writes (HSAQM_RECORD; hsaqm-run's record\n"
+		"option), several merged by time: one JSON object a line (a \"process\" line per\n"
+		"file first), or with --perfetto a Chrome trace that Perfetto (ui.perfetto.dev) opens.\n"
 		"A recording cut short (the process killed) is read up to its last whole block.\n"
 		"Exit status: 0; 1 when a file is not a readable recording; 2 for a usage error.\n");
 }
