@@ -68,7 +68,23 @@ struct known {
 	uint64_t hsa_id[3];
 	unsigned int packets[3];
 	unsigned int queues, gone, other;
+	unsigned int times[3], clocks;
 };
+
+/* TIMES records in @path so far (the file is read while it is written: whole blocks only). */
+static unsigned int times_in(const char *path)
+{
+	struct hsaqm_record_file f;
+	unsigned int n = 0;
+	char err[256];
+
+	if (hsaqm_record_file_read(path, &f, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < f.nrecs; i++)
+		n += f.recs[i].kind == HSAQM_REC_TIMES;
+	hsaqm_record_file_free(&f);
+	return n;
+}
 
 static int which(const struct known *k, uint32_t queue)
 {
@@ -164,6 +180,13 @@ static void test_record_lists_exactly_the_known_work(void)
 	submit(&h, qn, &pk);
 	CU_ASSERT(t_hsa_wait_le(&h, cs_n, 0, 10 * T_HSA_S));
 	CU_ASSERT(t_hsa_wait_le(&h, cs_l, 0, 10 * T_HSA_S));
+	/*
+	 * The writer reads each dispatch's times once it sees its signal at 0 (within a drain,
+	 * 100 ms, and a poll, 5 ms): three signals, so three TIMES records, the two low kernels
+	 * sharing cs_l (counted from 2) timed as the second, whose completion brings it to 0.
+	 */
+	for (int i = 0; i < 500 && times_in(path) < 3; i++)
+		usleep(10 * 1000);
 	k.hsa_id[0] = ql->id;
 	k.hsa_id[1] = qh->id;
 	k.hsa_id[2] = qn->id;
@@ -200,7 +223,30 @@ static void test_record_lists_exactly_the_known_work(void)
 		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
 		int q = which(&k, r->queue);
 
+		if (r->kind == HSAQM_REC_CLOCK) {
+			struct hsaqm_rec_clock_body cb;
+
+			memcpy(&cb, r->body, sizeof(cb));
+			CU_ASSERT(cb.system_hz > 0 && cb.system_ts > 0);
+			k.clocks++;
+			continue;
+		}
 		CU_ASSERT(q >= 0);
+		if (r->kind == HSAQM_REC_TIMES && q >= 0) {
+			struct hsaqm_rec_times_body tb;
+
+			memcpy(&tb, r->body, sizeof(tb));
+			/* Of the dispatch whose signal reached 0: low's second, high's, normal's. */
+			CU_ASSERT_EQUAL(r->index, q == 0 ? 1u : q == 1 ? 0u : 2u);
+			CU_ASSERT_EQUAL(tb.signal, q == 0 ? cs_l.handle : q == 1 ? cs_h.handle
+									 : cs_n.handle);
+			/* Model ns: k2 is 30 us a workgroup, k1 20 us (5 and 2-3 WGs run at once). */
+			CU_ASSERT(tb.start > 0 && tb.end > tb.start);
+			CU_ASSERT(tb.end - tb.start >= (q == 1 ? 30u : 20u) * 1000u);
+			CU_ASSERT(tb.end - tb.start < 10u * 1000 * 1000);
+			k.times[q]++;
+			continue;
+		}
 		CU_ASSERT(r->t_ns >= f.hdr.start_mono_ns && r->t_ns <= t_end);
 		if (q < 0)
 			continue;
@@ -255,14 +301,16 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_EQUAL(k.packets[2], 3u);
 	CU_ASSERT_EQUAL(k.gone, 3u);
 	CU_ASSERT_EQUAL(k.other, 0u); /* nothing lost, no limit */
-	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u);
+	CU_ASSERT(k.times[0] == 1 && k.times[1] == 1 && k.times[2] == 1);
+	CU_ASSERT(k.clocks >= 1);
+	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u + 3u + k.clocks);
 	hsaqm_record_file_free(&f);
 
 	/* The dump: a valid object a line, the barrier-AND's dependency resolved to high's packet. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
 	out = run_capture(cmd);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 12u);
+	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 15u + k.clocks);
 	for (char *save = NULL, *s = out; (line = strtok_r(s, "\n", &save)); s = NULL)
 		CU_ASSERT(t_json_valid(line));
 	free(out);
@@ -277,6 +325,9 @@ static void test_record_lists_exactly_the_known_work(void)
 		 (unsigned long long)cs_l.handle, k.id[0]);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	CU_ASSERT_EQUAL(t_count(out, "\"grid\":[192,1,1],\"workgroup\":[64,1,1]"), 2u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"times\""), 3u);
+	snprintf(needle, sizeof(needle), "\"index\":0,\"start\":");
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	free(out);
 	/* The Perfetto trace: one JSON document, a track named per queue. */
 	snprintf(cmd, sizeof(cmd), "'%s' --perfetto '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
@@ -284,7 +335,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT(t_json_valid(out));
 	CU_ASSERT_EQUAL(t_count(out, "\"name\":\"thread_name\""), 3u);
-	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 12u);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 15u + k.clocks);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\""), 3u); /* the timed dispatches as slices */
 	free(out);
 	unlink(path);
 }
@@ -484,6 +536,8 @@ static void test_record_cut_by_sigkill_reads_to_the_last_flush(void)
 	CU_ASSERT_EQUAL(f.recs[0].kind, HSAQM_REC_QUEUE);
 	/* Every packet once, in order, from 0 (a LOST record would say how many are missing). */
 	for (size_t i = 1; i < f.nrecs; i++) {
+		if (f.recs[i].kind == HSAQM_REC_TIMES || f.recs[i].kind == HSAQM_REC_CLOCK)
+			continue; /* the dispatches' times, when their signals reached 0 */
 		if (f.recs[i].kind == HSAQM_REC_LOST) {
 			next += f.recs[i].aux;
 			lost += f.recs[i].aux;

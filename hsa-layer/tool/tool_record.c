@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
+#include "hsaqm/api_table.h"
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
@@ -53,6 +54,14 @@
 #define REC_TABLE 4096u
 #define REC_FLUSH_NS (100ull * 1000 * 1000)
 #define REC_BLOCK_MAX 1024u
+/*
+ * Dispatch times: kernel dispatches with a completion signal waiting for it to reach 0, at
+ * most this many at once (more are recorded without times, counted in the TIMES summary);
+ * polled every REC_POLL_NS while any wait, and a CLOCK record at most every REC_CLOCK_NS.
+ */
+#define REC_PEND 8192u
+#define REC_POLL_NS (5ull * 1000 * 1000)
+#define REC_CLOCK_NS (1000ull * 1000 * 1000)
 
 struct rec_queue {
 	struct rec_queue *next;      /* rec.queues, under rec.lock */
@@ -71,7 +80,22 @@ struct rec_queue {
 	 */
 	uint64_t lost;
 	uint64_t lost_said;
+	/* Set at creation: where dispatch times are read (timed false: they are not). */
+	const struct hsaqm_hsa_runtime *rt;
+	struct hsaqm_hsa_agent agent;
+	bool timed;
 	struct hsaqm_rec_record ring[REC_RING];
+};
+
+/* A recorded dispatch whose completion signal the writer waits to see at 0 (rec.lock). */
+struct rec_pend {
+	const struct hsaqm_hsa_runtime *rt;
+	struct hsaqm_hsa_agent agent;
+	uint64_t signal;
+	uint64_t index;
+	uint32_t queue;
+	int32_t priority;
+	uint16_t hsa_prio;
 };
 
 static struct {
@@ -89,6 +113,11 @@ static struct {
 	struct hsaqm_rec_block bh;
 	struct hsaqm_rec_record block[REC_BLOCK_MAX];
 	uint32_t nblock;
+	/* Dispatch times (writer only, under lock). */
+	hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time;
+	struct rec_pend pend[REC_PEND];
+	uint32_t npend;
+	uint64_t last_clock_ns;
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 uint32_t tool_record_on;
@@ -187,6 +216,109 @@ static void block_add(const struct hsaqm_rec_record *r)
 		block_emit();
 }
 
+/* rec.lock held. A CLOCK record: the runtime's system timestamp between two monotonic reads. */
+static void clock_emit(const struct hsaqm_hsa_runtime *rt)
+{
+	struct hsaqm_rec_record r;
+	struct hsaqm_rec_clock_body cb;
+	uint64_t t0, t1;
+
+	memset(&cb, 0, sizeof(cb));
+	/* hsa_system_info_t: 2 TIMESTAMP, 3 TIMESTAMP_FREQUENCY. */
+	if (rt->system_get_info(3, &cb.system_hz) != HSAQM_HSA_STATUS_SUCCESS || !cb.system_hz)
+		return;
+	t0 = hsaqm_mono_ns();
+	if (rt->system_get_info(2, &cb.system_ts) != HSAQM_HSA_STATUS_SUCCESS)
+		return;
+	t1 = hsaqm_mono_ns();
+	cb.read_ns = t1 - t0;
+	memset(&r, 0, sizeof(r));
+	r.t_ns = t0 + (t1 - t0) / 2;
+	r.kind = HSAQM_REC_CLOCK;
+	memcpy(r.body, &cb, sizeof(cb));
+	block_add(&r);
+	rec.last_clock_ns = t1;
+}
+
+/*
+ * rec.lock held. @r, just copied to the block, waits for its times when it is a kernel
+ * dispatch with a completion signal. A signal already waited on belongs to an earlier
+ * dispatch the application has reused it after: that one's times can no longer be told
+ * apart, so it is given up (it has none in the file).
+ */
+static void pend_add(const struct rec_queue *rq, const struct hsaqm_rec_record *r)
+{
+	const union hsaqm_aql_packet *pk;
+	union hsaqm_aql_packet p;
+	uint32_t type;
+
+	if (!rq->timed || r->kind != HSAQM_REC_PACKET)
+		return;
+	memcpy(&p, r->body, sizeof(p));
+	pk = &p;
+	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
+	if (type != HSAQM_AQL_TYPE_KERNEL_DISPATCH || !pk->dispatch.completion_signal)
+		return;
+	for (uint32_t i = 0; i < rec.npend; i++)
+		if (rec.pend[i].signal == pk->dispatch.completion_signal) {
+			rec.pend[i] = rec.pend[--rec.npend];
+			break;
+		}
+	if (rec.npend == REC_PEND)
+		return;
+	rec.pend[rec.npend++] = (struct rec_pend){
+		.rt = rq->rt, .agent = rq->agent, .signal = pk->dispatch.completion_signal,
+		.index = r->index, .queue = r->queue, .priority = r->priority,
+		.hsa_prio = r->hsa_prio,
+	};
+}
+
+/*
+ * rec.lock held. A TIMES record for each waiting dispatch whose signal is at 0 (HIP and
+ * ROCm's libraries count a dispatch's completion signal from 1 down to 0; a signal the
+ * application set back to 1 for its next use before this poll saw 0 loses the earlier
+ * dispatch's times to that one's: the poll interval bounds how often).
+ */
+static void pend_poll(void)
+{
+	uint64_t now = 0;
+
+	for (uint32_t i = 0; i < rec.npend;) {
+		struct rec_pend *e = &rec.pend[i];
+		struct hsaqm_hsa_signal sig = { e->signal };
+		struct hsaqm_hsa_amd_profiling_dispatch_time dt;
+		struct hsaqm_rec_times_body tb;
+		struct hsaqm_rec_record r;
+
+		if (e->rt->signal_load_relaxed(sig) != 0) {
+			i++;
+			continue;
+		}
+		if (rec.dispatch_time(e->agent, sig, &dt) == HSAQM_HSA_STATUS_SUCCESS &&
+		    !rec.stopped) {
+			/* The CLOCK record first: a reader places these times with it. */
+			if (!now && hsaqm_mono_ns() - rec.last_clock_ns >= REC_CLOCK_NS)
+				clock_emit(e->rt);
+			if (!now)
+				now = hsaqm_mono_ns();
+			memset(&r, 0, sizeof(r));
+			r.t_ns = now;
+			r.index = e->index;
+			r.kind = HSAQM_REC_TIMES;
+			r.queue = e->queue;
+			r.priority = e->priority;
+			r.hsa_prio = e->hsa_prio;
+			memset(&tb, 0, sizeof(tb));
+			tb.start = dt.start;
+			tb.end = dt.end;
+			tb.signal = e->signal;
+			memcpy(r.body, &tb, sizeof(tb));
+			block_add(&r);
+		}
+		rec.pend[i] = rec.pend[--rec.npend];
+	}
+}
+
 /*
  * rec.lock held. Everything the rings hold to the file; drained queues that are gone freed.
  * @last: producers have stopped: losses no later record would report are written too.
@@ -206,8 +338,11 @@ static void flush_locked(bool last)
 		uint64_t head = hsaqm_load_acquire(&rq->head), tail = rq->tail;
 
 		for (; tail != head; tail++)
-			if (!rec.stopped)
+			if (!rec.stopped) {
 				block_add(&rq->ring[tail & (REC_RING - 1)]);
+				if (!last)
+					pend_add(rq, &rq->ring[tail & (REC_RING - 1)]);
+			}
 		if (last && HSAQM_READ_ONCE(rq->lost) != HSAQM_READ_ONCE(rq->lost_said) &&
 		    !rec.stopped) {
 			struct hsaqm_rec_record r;
@@ -225,6 +360,14 @@ static void flush_locked(bool last)
 			pp = &rq->next;
 		}
 	}
+	/*
+	 * Not at the end: close() may run from an atexit handler after the application shut the
+	 * runtime down, and its signals are gone with it. What waits then has no times.
+	 */
+	if (last)
+		rec.npend = 0;
+	else
+		pend_poll();
 	block_emit();
 }
 
@@ -236,7 +379,8 @@ static void *writer_main(void *arg)
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)REC_FLUSH_NS;
+		/* Sooner while dispatches wait for their times: a signal is soon reused. */
+		ts.tv_nsec += (long)(rec.npend ? REC_POLL_NS : REC_FLUSH_NS);
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -448,6 +592,63 @@ void tool_record_close(void)
 	pthread_mutex_unlock(&rec.lock);
 }
 
+/* ---- Dispatch times ---------------------------------------------------------------------- */
+
+void tool_record_bind(void *root_table, const struct hsaqm_api_layout *layout)
+{
+	void **slot = hsaqm_api_table_slot(root_table, layout,
+					   HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME);
+
+	pthread_mutex_lock(&rec.lock);
+	rec.dispatch_time = slot ? (hsaqm_hsa_amd_profiling_dispatch_time_fn)*slot : NULL;
+	pthread_mutex_unlock(&rec.lock);
+}
+
+struct agent_find {
+	const struct hsaqm_hsa_runtime *rt;
+	uint32_t node;
+	bool found;
+	struct hsaqm_hsa_agent agent;
+};
+
+static hsaqm_hsa_status_t agent_find_cb(struct hsaqm_hsa_agent agent, void *data)
+{
+	struct agent_find *f = data;
+
+	if (!f->found &&
+	    hsaqm_hsa_agent_u32(f->rt, agent, HSAQM_HSA_AGENT_INFO_DEVICE, 0) ==
+		    HSAQM_HSA_DEVICE_TYPE_GPU &&
+	    hsaqm_hsa_agent_u32(f->rt, agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX) ==
+		    f->node) {
+		f->agent = agent;
+		f->found = true;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+/*
+ * The queue's dispatches get start and end times: its hardware queue (behind the proxy, where
+ * the packets run with the application's completion signals) timestamps every completion, and
+ * the writer reads them with hsa_amd_profiling_get_dispatch_time on the queue's GPU agent
+ * (found by the KFD node the queue was made on). Not on the doorbell path: at creation.
+ */
+static void times_setup(struct rec_queue *rq, struct hsaqm_hsa_proxy *p, uint32_t device)
+{
+	struct agent_find f = { .rt = p->rt, .node = device };
+
+	if (!rec.dispatch_time || !p->rt->amd_profiling_set_profiler_enabled ||
+	    !p->rt->iterate_agents || !p->rt->system_get_info || !p->rt->signal_load_relaxed)
+		return;
+	p->rt->iterate_agents(agent_find_cb, &f);
+	if (!f.found ||
+	    p->rt->amd_profiling_set_profiler_enabled(hsaqm_hsa_proxy_hw_queue(p), 1) !=
+		    HSAQM_HSA_STATUS_SUCCESS)
+		return;
+	rq->rt = p->rt;
+	rq->agent = f.agent;
+	rq->timed = true;
+}
+
 /* ---- Queues and doorbells ---------------------------------------------------------------- */
 
 /* @p's record, or NULL. Under @p's doorbell lock or rec.lock: close() frees behind both. */
@@ -476,6 +677,7 @@ void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const cha
 	rq->id = p->dep_id;
 	rq->priority = priority;
 	rq->hsa_prio = (uint32_t)hsa_prio;
+	times_setup(rq, p, device);
 	/* Its first record, before anyone can see the queue. */
 	r = &rq->ring[0];
 	rec_queue_fill(rq, r, HSAQM_REC_QUEUE, hsaqm_mono_ns());
