@@ -714,6 +714,47 @@ static void test_record_bad_values_are_said_once_and_nothing_is_recorded(void)
 	free(said);
 }
 
+/* ---- Format versions --------------------------------------------------------------------- */
+
+/* A header of @version (valid CRC, no block) written to @path. */
+static void write_header_only(const char *path, uint32_t version)
+{
+	struct hsaqm_rec_file_header hdr;
+	FILE *out = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, HSAQM_REC_MAGIC, sizeof(hdr.magic));
+	hdr.version = version;
+	hdr.header_size = HSAQM_REC_HEADER_SIZE;
+	hdr.record_size = HSAQM_REC_RECORD_SIZE;
+	hdr.clock_id = 1;
+	hdr.crc = hsaqm_rec_crc32(0, &hdr, offsetof(struct hsaqm_rec_file_header, crc));
+	CU_ASSERT_EQUAL(fwrite(&hdr, sizeof(hdr), 1, out), 1u);
+	fclose(out);
+}
+
+/* Version 2 added records: a version 1 file (before dispatch times) still reads; a later
+ * version, which may change a record, is refused with a sentence naming the file. */
+static void test_record_reader_takes_older_versions_and_refuses_newer(void)
+{
+	struct hsaqm_record_file f;
+	char path[512], err[600];
+
+	path_in_dir(path, sizeof(path), "v.rec");
+	write_header_only(path, 1);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(f.nrecs, 0u);
+	CU_ASSERT_FALSE(f.torn);
+	hsaqm_record_file_free(&f);
+	write_header_only(path, HSAQM_REC_VERSION + 1);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));
+	write_header_only(path, 0);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -723,6 +764,7 @@ int main(void)
 		T_CASE(test_record_lists_exactly_the_known_work),
 		T_CASE(test_record_limit_stops_with_one_message_and_the_program_goes_on),
 		T_CASE(test_record_bad_values_are_said_once_and_nothing_is_recorded),
+		T_CASE(test_record_reader_takes_older_versions_and_refuses_newer),
 		T_CASES_END,
 	};
 	static const struct t_suite suites[] = { { "record", NULL, NULL, cases }, T_SUITES_END };

@@ -96,6 +96,17 @@ static void members(struct hsaqm_json *j, const struct item *it)
 
 	hsaqm_json_uint(j, "pid", pid);
 	hsaqm_json_uint(j, "t_ns", r->t_ns);
+	if (r->kind == HSAQM_REC_CLOCK) {
+		/* Of the process, not of a queue: no queue or priority to say. */
+		struct hsaqm_rec_clock_body cb;
+
+		memcpy(&cb, r->body, sizeof(cb));
+		hsaqm_json_string(j, "kind", "clock");
+		hsaqm_json_uint(j, "system_ts", cb.system_ts);
+		hsaqm_json_uint(j, "system_hz", cb.system_hz);
+		hsaqm_json_uint(j, "read_ns", cb.read_ns);
+		return;
+	}
 	hsaqm_json_uint(j, "queue", r->queue);
 	hsaqm_json_int(j, "priority", r->priority);
 	hsaqm_json_string(j, "hsa_priority", hsa_prio_name(r->hsa_prio));
@@ -125,13 +136,6 @@ static void members(struct hsaqm_json *j, const struct item *it)
 			hsaqm_json_uint(j, "end", tb.end);
 			hsaqm_json_uint(j, "duration", tb.end >= tb.start ? tb.end - tb.start : 0);
 			hex(j, "signal", tb.signal);
-		} else if (r->kind == HSAQM_REC_CLOCK) {
-			struct hsaqm_rec_clock_body cb;
-
-			memcpy(&cb, r->body, sizeof(cb));
-			hsaqm_json_uint(j, "system_ts", cb.system_ts);
-			hsaqm_json_uint(j, "system_hz", cb.system_hz);
-			hsaqm_json_uint(j, "read_ns", cb.read_ns);
 		}
 		return;
 	}
