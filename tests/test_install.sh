@@ -158,7 +158,7 @@ check "import hsaqm with $py: the installed module, the installed libhsaqm, 'not
 
 # ---- Man pages and documentation ----------------------------------------------------------------
 if command -v man >/dev/null 2>&1; then
-	for page in man1/hsaqm-run.1 man1/hsa-queue-probe.1 man1/hsaqmctl.1 man1/hsaqm-simd.1 man8/hsaqmd.8; do
+	for page in man1/hsaqm-run.1 man1/hsa-queue-probe.1 man1/hsaqmctl.1 man1/hsaqm-simd.1 man1/hsaqm-record-dump.1 man8/hsaqmd.8; do
 		f=$D$prefix/share/man/$page
 		name=$(basename "$page" | sed 's/\.[0-9]$//')
 		text=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>"$work/man.err")

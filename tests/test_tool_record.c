@@ -68,7 +68,23 @@ struct known {
 	uint64_t hsa_id[3];
 	unsigned int packets[3];
 	unsigned int queues, gone, other;
+	unsigned int times[3], clocks;
 };
+
+/* TIMES records in @path so far (the file is read while it is written: whole blocks only). */
+static unsigned int times_in(const char *path)
+{
+	struct hsaqm_record_file f;
+	unsigned int n = 0;
+	char err[256];
+
+	if (hsaqm_record_file_read(path, &f, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < f.nrecs; i++)
+		n += f.recs[i].kind == HSAQM_REC_TIMES;
+	hsaqm_record_file_free(&f);
+	return n;
+}
 
 static int which(const struct known *k, uint32_t queue)
 {
@@ -164,6 +180,12 @@ static void test_record_lists_exactly_the_known_work(void)
 	submit(&h, qn, &pk);
 	CU_ASSERT(t_hsa_wait_le(&h, cs_n, 0, 10 * T_S));
 	CU_ASSERT(t_hsa_wait_le(&h, cs_l, 0, 10 * T_S));
+	/*
+	 * The writer reads each dispatch's times once it sees its signal at 0 (within a drain,
+	 * 100 ms, and a poll, 5 ms): three signals, so three TIMES records, the two low kernels
+	 * sharing cs_l (counted from 2) timed as the second, whose completion brings it to 0.
+	 */
+	CU_ASSERT(T_UNTIL_EVERY(times_in(path) >= 3, 5 * T_S, 10 * T_MS));
 	k.hsa_id[0] = ql->id;
 	k.hsa_id[1] = qh->id;
 	k.hsa_id[2] = qn->id;
@@ -200,7 +222,30 @@ static void test_record_lists_exactly_the_known_work(void)
 		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
 		int q = which(&k, r->queue);
 
+		if (r->kind == HSAQM_REC_CLOCK) {
+			struct hsaqm_rec_clock_body cb;
+
+			memcpy(&cb, r->body, sizeof(cb));
+			CU_ASSERT(cb.system_hz > 0 && cb.system_ts > 0);
+			k.clocks++;
+			continue;
+		}
 		CU_ASSERT(q >= 0);
+		if (r->kind == HSAQM_REC_TIMES && q >= 0) {
+			struct hsaqm_rec_times_body tb;
+
+			memcpy(&tb, r->body, sizeof(tb));
+			/* Of the dispatch whose signal reached 0: low's second, high's, normal's. */
+			CU_ASSERT_EQUAL(r->index, q == 0 ? 1u : q == 1 ? 0u : 2u);
+			CU_ASSERT_EQUAL(tb.signal, q == 0 ? cs_l.handle : q == 1 ? cs_h.handle
+									 : cs_n.handle);
+			/* Model ns: k2 is 30 us a workgroup, k1 20 us (5 and 2-3 WGs run at once). */
+			CU_ASSERT(tb.start > 0 && tb.end > tb.start);
+			CU_ASSERT(tb.end - tb.start >= (q == 1 ? 30u : 20u) * 1000u);
+			CU_ASSERT(tb.end - tb.start < 10u * 1000 * 1000);
+			k.times[q]++;
+			continue;
+		}
 		CU_ASSERT(r->t_ns >= f.hdr.start_mono_ns && r->t_ns <= t_end);
 		if (q < 0)
 			continue;
@@ -255,14 +300,16 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_EQUAL(k.packets[2], 3u);
 	CU_ASSERT_EQUAL(k.gone, 3u);
 	CU_ASSERT_EQUAL(k.other, 0u); /* nothing lost, no limit */
-	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u);
+	CU_ASSERT(k.times[0] == 1 && k.times[1] == 1 && k.times[2] == 1);
+	CU_ASSERT(k.clocks >= 1);
+	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u + 3u + k.clocks);
 	hsaqm_record_file_free(&f);
 
 	/* The dump: a valid object a line, the barrier-AND's dependency resolved to high's packet. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
 	out = run_capture(cmd);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 12u);
+	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 15u + k.clocks);
 	for (char *save = NULL, *s = out; (line = strtok_r(s, "\n", &save)); s = NULL)
 		CU_ASSERT(t_json_valid(line));
 	free(out);
@@ -277,6 +324,9 @@ static void test_record_lists_exactly_the_known_work(void)
 		 (unsigned long long)cs_l.handle, k.id[0]);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	CU_ASSERT_EQUAL(t_count(out, "\"grid\":[192,1,1],\"workgroup\":[64,1,1]"), 2u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"times\""), 3u);
+	snprintf(needle, sizeof(needle), "\"index\":0,\"start\":");
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	free(out);
 	/* The Perfetto trace: one JSON document, a track named per queue. */
 	snprintf(cmd, sizeof(cmd), "'%s' --perfetto '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
@@ -284,7 +334,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT(t_json_valid(out));
 	CU_ASSERT_EQUAL(t_count(out, "\"name\":\"thread_name\""), 3u);
-	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 12u);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 15u + k.clocks);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\""), 3u); /* the timed dispatches as slices */
 	free(out);
 	unlink(path);
 }
@@ -484,6 +535,8 @@ static void test_record_cut_by_sigkill_reads_to_the_last_flush(void)
 	CU_ASSERT_EQUAL(f.recs[0].kind, HSAQM_REC_QUEUE);
 	/* Every packet once, in order, from 0 (a LOST record would say how many are missing). */
 	for (size_t i = 1; i < f.nrecs; i++) {
+		if (f.recs[i].kind == HSAQM_REC_TIMES || f.recs[i].kind == HSAQM_REC_CLOCK)
+			continue; /* the dispatches' times, when their signals reached 0 */
 		if (f.recs[i].kind == HSAQM_REC_LOST) {
 			next += f.recs[i].aux;
 			lost += f.recs[i].aux;
@@ -660,6 +713,47 @@ static void test_record_bad_values_are_said_once_and_nothing_is_recorded(void)
 	free(said);
 }
 
+/* ---- Format versions --------------------------------------------------------------------- */
+
+/* A header of @version (valid CRC, no block) written to @path. */
+static void write_header_only(const char *path, uint32_t version)
+{
+	struct hsaqm_rec_file_header hdr;
+	FILE *out = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, HSAQM_REC_MAGIC, sizeof(hdr.magic));
+	hdr.version = version;
+	hdr.header_size = HSAQM_REC_HEADER_SIZE;
+	hdr.record_size = HSAQM_REC_RECORD_SIZE;
+	hdr.clock_id = 1;
+	hdr.crc = hsaqm_rec_crc32(0, &hdr, offsetof(struct hsaqm_rec_file_header, crc));
+	CU_ASSERT_EQUAL(fwrite(&hdr, sizeof(hdr), 1, out), 1u);
+	fclose(out);
+}
+
+/* Version 2 added records: a version 1 file (before dispatch times) still reads; a later
+ * version, which may change a record, is refused with a sentence naming the file. */
+static void test_record_reader_takes_older_versions_and_refuses_newer(void)
+{
+	struct hsaqm_record_file f;
+	char path[512], err[600];
+
+	path_in_dir(path, sizeof(path), "v.rec");
+	write_header_only(path, 1);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(f.nrecs, 0u);
+	CU_ASSERT_FALSE(f.torn);
+	hsaqm_record_file_free(&f);
+	write_header_only(path, HSAQM_REC_VERSION + 1);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));
+	write_header_only(path, 0);
+	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -669,6 +763,7 @@ int main(void)
 		T_CASE(test_record_lists_exactly_the_known_work),
 		T_CASE(test_record_limit_stops_with_one_message_and_the_program_goes_on),
 		T_CASE(test_record_bad_values_are_said_once_and_nothing_is_recorded),
+		T_CASE(test_record_reader_takes_older_versions_and_refuses_newer),
 		T_CASES_END,
 	};
 	static const struct t_suite suites[] = { { "record", NULL, NULL, cases }, T_SUITES_END };

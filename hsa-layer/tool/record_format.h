@@ -22,7 +22,12 @@
 #include <stdint.h>
 
 #define HSAQM_REC_MAGIC "HSAQMREC" /* 8 bytes, no terminator in the file */
-#define HSAQM_REC_VERSION 1u
+/*
+ * 2: TIMES and CLOCK records added (version 1 files are read the same way: they have none).
+ * Readers accept every version up to theirs; a change to an existing record's layout would
+ * need a version they refuse.
+ */
+#define HSAQM_REC_VERSION 2u
 #define HSAQM_REC_HEADER_SIZE 256u
 #define HSAQM_REC_BLOCK_MAGIC 0x42525148u /* "HQRB" little-endian */
 #define HSAQM_REC_RECORD_SIZE 96u
@@ -34,6 +39,8 @@ enum hsaqm_rec_kind {
 	HSAQM_REC_LOST = 3,   /* aux packets of this queue were not recorded (see docs) */
 	HSAQM_REC_QUEUE_GONE = 4, /* the application destroyed the queue */
 	HSAQM_REC_LIMIT = 5,  /* HSAQM_RECORD_MAX_MB reached: nothing follows */
+	HSAQM_REC_TIMES = 6,  /* a recorded dispatch's start and end: body is times_body */
+	HSAQM_REC_CLOCK = 7,  /* the profiling clock against t_ns: body is clock_body */
 };
 
 /* The file header. crc is the CRC-32 of the bytes before it. */
@@ -76,6 +83,30 @@ struct hsaqm_rec_queue_body {
 };
 
 /*
+ * The body of a HSAQM_REC_TIMES record (index: the packet's index in its queue; t_ns: when the
+ * writer saw it complete). start and end are hsa_amd_profiling_get_dispatch_time's, in the
+ * runtime's system timestamp domain (ns on ROCr; model ns on the model): HSAQM_REC_CLOCK
+ * records relate that domain to t_ns.
+ */
+struct hsaqm_rec_times_body {
+	uint64_t start;
+	uint64_t end;
+	uint64_t signal;     /* the completion signal it was read from */
+	uint64_t reserved[5];
+};
+
+/*
+ * The body of a HSAQM_REC_CLOCK record: hsa_system_get_info(TIMESTAMP) read between two
+ * CLOCK_MONOTONIC reads whose middle is the record's t_ns.
+ */
+struct hsaqm_rec_clock_body {
+	uint64_t system_ts;  /* ticks of the runtime's system timestamp */
+	uint64_t system_hz;  /* its frequency */
+	uint64_t read_ns;    /* the two monotonic reads' distance: the pair's uncertainty */
+	uint64_t reserved[5];
+};
+
+/*
  * One record. t_ns: CLOCK_MONOTONIC (a packet: the doorbell scan that saw it). queue: lib's
  * id of the queue within the process (from 1; the stats name it gpuN-qM). priority: the
  * queue's xqueue priority then; hsa_prio: the HIP stream priority (0 low, 1 normal, 2 high).
@@ -95,6 +126,8 @@ static_assert(sizeof(struct hsaqm_rec_file_header) == HSAQM_REC_HEADER_SIZE, "he
 static_assert(sizeof(struct hsaqm_rec_record) == HSAQM_REC_RECORD_SIZE, "record size");
 static_assert(sizeof(struct hsaqm_rec_block) == 24, "block header size");
 static_assert(sizeof(struct hsaqm_rec_queue_body) <= 64, "queue body fits a record");
+static_assert(sizeof(struct hsaqm_rec_times_body) == 64, "times body fills a record");
+static_assert(sizeof(struct hsaqm_rec_clock_body) == 64, "clock body fills a record");
 
 /*
  * CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of @len bytes, continuing @crc (0 to

@@ -1121,6 +1121,7 @@ TOOL_EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_t
 	 * HSAQM_RECORD: a recording is pass-through unless a level was asked for; one that
 	 * cannot be made leaves the process scheduled as without it.
 	 */
+	tool_record_bind(table, &g.rt.layout);
 	if (tool_record_open(&g.cfg, g.priority) && !g.cfg.level_asked)
 		g.cfg.level = HSAQM_TOOL_LEVEL_DEFAULT;
 	lv3_setup();

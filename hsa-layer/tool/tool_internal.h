@@ -160,6 +160,9 @@ bool tool_node_connected(void);
  * in checked blocks by a writer thread every 100 ms. All of it does nothing unless HSAQM_RECORD
  * named a file that could be opened.
  */
+/* OnLoad, before tool_record_open: where the runtime's dispatch-time entry is (@root_table). */
+struct hsaqm_api_layout;
+void tool_record_bind(void *root_table, const struct hsaqm_api_layout *layout);
 /* OnLoad: open @cfg->record and write its header. 0, or -errno (said once; not recording). */
 int tool_record_open(const struct hsaqm_tool_config *cfg, int priority);
 /* A proxy queue was made (@name as the stats say); its packets are recorded from now on. */

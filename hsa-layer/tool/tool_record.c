@@ -10,7 +10,9 @@
  * packets it could not hold (a LOST record says how many). A writer thread drains every
  * queue's ring every 100 ms, or sooner when a ring is a quarter full, into blocks of records
  * with a length and a CRC, one write() per block (record_format.h). A SIGKILL loses what the
- * rings held since the last block; the file up to it reads whole.
+ * rings held since the last block; the file up to it reads whole. The writer also reads each
+ * signalled kernel dispatch's start and end (TIMES records) once its signal is at 0, through
+ * the runtime and without rec.lock (see rec.in_rt).
  *
  * Why before the scan, and under the doorbell lock: proxy.c's scan reads each packet once and
  * may release it to the hardware queue at once (lib at Lv0 does), after which the slot is
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
+#include "hsaqm/api_table.h"
 #include "hsaqm/aql.h"
 #include "hsaqm/barrier.h"
 #include "log_internal.h"
@@ -53,6 +56,16 @@
 #define REC_TABLE 4096u
 #define REC_FLUSH_NS (100ull * 1000 * 1000)
 #define REC_BLOCK_MAX 1024u
+/*
+ * Dispatch times: kernel dispatches with a completion signal waiting for it to reach 0, at
+ * most this many at once (more are recorded without times), found by their signal through a
+ * hash of twice as many slots; polled every REC_POLL_NS while any wait, and a CLOCK record at
+ * most every REC_CLOCK_NS.
+ */
+#define REC_PEND 8192u
+#define REC_HASH (2 * REC_PEND)
+#define REC_POLL_NS (5ull * 1000 * 1000)
+#define REC_CLOCK_NS (1000ull * 1000 * 1000)
 
 struct rec_queue {
 	struct rec_queue *next;      /* rec.queues, under rec.lock */
@@ -71,7 +84,22 @@ struct rec_queue {
 	 */
 	uint64_t lost;
 	uint64_t lost_said;
+	/* Set at creation: where dispatch times are read (timed false: they are not). */
+	const struct hsaqm_hsa_runtime *rt;
+	struct hsaqm_hsa_agent agent;
+	bool timed;
 	struct hsaqm_rec_record ring[REC_RING];
+};
+
+/* A recorded dispatch whose completion signal the writer waits to see at 0 (rec.lock). */
+struct rec_pend {
+	const struct hsaqm_hsa_runtime *rt;
+	struct hsaqm_hsa_agent agent;
+	uint64_t signal;
+	uint64_t index;
+	uint32_t queue;
+	int32_t priority;
+	uint16_t hsa_prio;
 };
 
 static struct {
@@ -89,7 +117,29 @@ static struct {
 	struct hsaqm_rec_block bh;
 	struct hsaqm_rec_record block[REC_BLOCK_MAX];
 	uint32_t nblock;
+	/*
+	 * Dispatch times. The writer reads them through the runtime without rec.lock (in_rt):
+	 * OnLoad and OnUnload run under the runtime's own lock and take rec.lock, and the model's
+	 * dispatch-time entry takes that runtime lock. For the same reason close() never waits for
+	 * a writer that is inside the runtime: it finishes the file without it (the writer, back,
+	 * sees its generation over and leaves; its state is its own, so nothing it holds is freed).
+	 */
+	hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time;
+	pthread_cond_t idle;         /* the writer left (exited) or entered the runtime */
+	bool in_rt, exited;
+	uint64_t gen;                /* one per tool_record_open(): the writer's is its own */
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+/* The writer's dispatch-time state (its thread's only; allocated by it). */
+#define REC_OUT 256u
+struct rec_timer {
+	const struct hsaqm_hsa_runtime *rt; /* the runtime of the last dispatch added */
+	uint64_t last_clock_ns;
+	uint32_t npend, nout;
+	uint32_t hash[REC_HASH];     /* pend index + 1 by signal, 0 empty (linear probing) */
+	struct rec_pend pend[REC_PEND];
+	struct hsaqm_rec_record out[REC_OUT]; /* TIMES and CLOCK records read, not yet in a block */
+};
 
 uint32_t tool_record_on;
 static int slot_once, limit_once, write_once, fork_registered;
@@ -187,11 +237,168 @@ static void block_add(const struct hsaqm_rec_record *r)
 		block_emit();
 }
 
+/* Without rec.lock. A CLOCK record: the runtime's system timestamp between two monotonic reads. */
+static void clock_read(struct rec_timer *tm, const struct hsaqm_hsa_runtime *rt)
+{
+	struct hsaqm_rec_record *r = &tm->out[tm->nout];
+	struct hsaqm_rec_clock_body cb;
+	uint64_t t0, t1;
+
+	memset(&cb, 0, sizeof(cb));
+	/* hsa_system_info_t: 2 TIMESTAMP, 3 TIMESTAMP_FREQUENCY. */
+	if (rt->system_get_info(3, &cb.system_hz) != HSAQM_HSA_STATUS_SUCCESS || !cb.system_hz)
+		return;
+	t0 = hsaqm_mono_ns();
+	if (rt->system_get_info(2, &cb.system_ts) != HSAQM_HSA_STATUS_SUCCESS)
+		return;
+	t1 = hsaqm_mono_ns();
+	cb.read_ns = t1 - t0;
+	memset(r, 0, sizeof(*r));
+	r->t_ns = t0 + (t1 - t0) / 2;
+	r->kind = HSAQM_REC_CLOCK;
+	memcpy(r->body, &cb, sizeof(cb));
+	tm->nout++;
+	tm->last_clock_ns = t1;
+}
+
+/* The waiting dispatches by signal: each signal is in pend[] once at most. */
+static uint32_t hash_home(uint64_t signal)
+{
+	/* Signals are 64-byte aligned addresses (ROCr) or handles (the model): mix them. */
+	return (uint32_t)(((signal >> 6) * 0x9e3779b97f4a7c15ull) >> 40) & (REC_HASH - 1);
+}
+
+/* The slot holding @signal, or the empty slot where it would go. */
+static uint32_t hash_slot(const struct rec_timer *tm, uint64_t signal)
+{
+	uint32_t j = hash_home(signal);
+
+	while (tm->hash[j] && tm->pend[tm->hash[j] - 1].signal != signal)
+		j = (j + 1) & (REC_HASH - 1);
+	return j;
+}
+
+/* Empty slot @j, moving later entries of its run back so that every lookup still finds them. */
+static void hash_clear(struct rec_timer *tm, uint32_t j)
+{
+	uint32_t k = j;
+
+	tm->hash[j] = 0;
+	for (;;) {
+		uint32_t home;
+
+		k = (k + 1) & (REC_HASH - 1);
+		if (!tm->hash[k])
+			return;
+		home = hash_home(tm->pend[tm->hash[k] - 1].signal);
+		/* Movable to j when its home is not in (j, k] (cyclically). */
+		if ((j < k) ? (home <= j || home > k) : (home <= j && home > k)) {
+			tm->hash[j] = tm->hash[k];
+			tm->hash[k] = 0;
+			j = k;
+		}
+	}
+}
+
+/* Take pend[@i] out (its hash slot too); the last entry moves into its place. */
+static void pend_remove(struct rec_timer *tm, uint32_t i)
+{
+	uint32_t last = --tm->npend;
+
+	hash_clear(tm, hash_slot(tm, tm->pend[i].signal));
+	if (i != last) {
+		tm->pend[i] = tm->pend[last];
+		tm->hash[hash_slot(tm, tm->pend[i].signal)] = i + 1;
+	}
+}
+
+/*
+ * rec.lock held (the writer). @r, just copied to the block, waits for its times when it is a
+ * kernel dispatch with a completion signal. A signal already waited on belongs to an earlier
+ * dispatch the application has reused it after: that one's times can no longer be told
+ * apart, so it is given up (it has none in the file).
+ */
+static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
+		     const struct hsaqm_rec_record *r)
+{
+	const union hsaqm_aql_packet *pk;
+	union hsaqm_aql_packet p;
+	uint32_t type, j;
+
+	if (!tm || !rq->timed || r->kind != HSAQM_REC_PACKET)
+		return;
+	memcpy(&p, r->body, sizeof(p));
+	pk = &p;
+	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
+	if (type != HSAQM_AQL_TYPE_KERNEL_DISPATCH || !pk->dispatch.completion_signal)
+		return;
+	j = hash_slot(tm, pk->dispatch.completion_signal);
+	if (tm->hash[j])
+		pend_remove(tm, tm->hash[j] - 1);
+	if (tm->npend == REC_PEND)
+		return;
+	tm->pend[tm->npend] = (struct rec_pend){
+		.rt = rq->rt, .agent = rq->agent, .signal = pk->dispatch.completion_signal,
+		.index = r->index, .queue = r->queue, .priority = r->priority,
+		.hsa_prio = r->hsa_prio,
+	};
+	tm->npend++;
+	/* Looked up again: the removal above may have moved the run's entries. */
+	tm->hash[hash_slot(tm, pk->dispatch.completion_signal)] = tm->npend;
+	tm->rt = rq->rt;
+}
+
+/*
+ * Without rec.lock (the writer, in_rt). A TIMES record for each waiting dispatch whose signal
+ * is at 0 (HIP and ROCm's libraries count a dispatch's completion signal from 1 down to 0; a
+ * signal the application set back to 1 for its next use before this poll saw 0 loses the
+ * earlier dispatch's times to that one's: the poll interval bounds how often), a CLOCK record
+ * before them at most every REC_CLOCK_NS. Stops when tm->out is full: the rest next time.
+ */
+static void pend_poll(struct rec_timer *tm, hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time)
+{
+	uint64_t now = 0;
+
+	for (uint32_t i = 0; i < tm->npend && tm->nout + 2 <= REC_OUT;) {
+		struct rec_pend *e = &tm->pend[i];
+		struct hsaqm_hsa_signal sig = { e->signal };
+		struct hsaqm_hsa_amd_profiling_dispatch_time dt;
+		struct hsaqm_rec_times_body tb;
+		struct hsaqm_rec_record *r;
+
+		if (e->rt->signal_load_relaxed(sig) != 0) {
+			i++;
+			continue;
+		}
+		if (dispatch_time(e->agent, sig, &dt) == HSAQM_HSA_STATUS_SUCCESS) {
+			/* The CLOCK record first: a reader places these times with it. */
+			if (!now && hsaqm_mono_ns() - tm->last_clock_ns >= REC_CLOCK_NS)
+				clock_read(tm, e->rt);
+			if (!now)
+				now = hsaqm_mono_ns();
+			r = &tm->out[tm->nout++];
+			memset(r, 0, sizeof(*r));
+			r->t_ns = now;
+			r->index = e->index;
+			r->kind = HSAQM_REC_TIMES;
+			r->queue = e->queue;
+			r->priority = e->priority;
+			r->hsa_prio = e->hsa_prio;
+			memset(&tb, 0, sizeof(tb));
+			tb.start = dt.start;
+			tb.end = dt.end;
+			tb.signal = e->signal;
+			memcpy(r->body, &tb, sizeof(tb));
+		}
+		pend_remove(tm, i);
+	}
+}
+
 /*
  * rec.lock held. Everything the rings hold to the file; drained queues that are gone freed.
  * @last: producers have stopped: losses no later record would report are written too.
  */
-static void flush_locked(bool last)
+static void flush_locked(bool last, struct rec_timer *tm)
 {
 	struct rec_queue **pp = &rec.queues;
 
@@ -206,8 +413,10 @@ static void flush_locked(bool last)
 		uint64_t head = hsaqm_load_acquire(&rq->head), tail = rq->tail;
 
 		for (; tail != head; tail++)
-			if (!rec.stopped)
+			if (!rec.stopped) {
 				block_add(&rq->ring[tail & (REC_RING - 1)]);
+				pend_add(tm, rq, &rq->ring[tail & (REC_RING - 1)]);
+			}
 		if (last && HSAQM_READ_ONCE(rq->lost) != HSAQM_READ_ONCE(rq->lost_said) &&
 		    !rec.stopped) {
 			struct hsaqm_rec_record r;
@@ -228,23 +437,63 @@ static void flush_locked(bool last)
 	block_emit();
 }
 
+/* rec.lock held: the writer of generation @gen is done; close() may go on without it. */
+static void writer_leave(uint64_t gen)
+{
+	if (rec.gen == gen) {
+		rec.exited = true;
+		pthread_cond_broadcast(&rec.idle);
+	}
+}
+
 static void *writer_main(void *arg)
 {
+	/* Its own: a close() that did not wait for it leaves this with it, never freed under it. */
+	struct rec_timer *tm = calloc(1, sizeof(*tm));
+	hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time;
+	uint64_t gen;
+
 	(void)arg;
 	pthread_mutex_lock(&rec.lock);
+	gen = rec.gen;
+	dispatch_time = rec.dispatch_time;
+	if (!dispatch_time) {
+		free(tm);
+		tm = NULL; /* no times (and none without memory for them) */
+	}
 	while (!rec.stopping) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)REC_FLUSH_NS;
+		/* Sooner while dispatches wait for their times: a signal is soon reused. */
+		ts.tv_nsec += (long)(tm && tm->npend ? REC_POLL_NS : REC_FLUSH_NS);
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
-		flush_locked(false);
+		if (rec.stopping)
+			break;
+		flush_locked(false, tm);
+		if (!tm || !tm->npend)
+			continue;
+		/* Into the runtime without rec.lock (see rec.in_rt); close() need not wait. */
+		rec.in_rt = true;
+		pthread_cond_broadcast(&rec.idle);
+		pthread_mutex_unlock(&rec.lock);
+		pend_poll(tm, dispatch_time);
+		pthread_mutex_lock(&rec.lock);
+		rec.in_rt = false;
+		if (rec.gen != gen || rec.stopping)
+			break; /* closed meanwhile: what was read goes nowhere */
+		for (uint32_t i = 0; i < tm->nout && !rec.stopped; i++)
+			block_add(&tm->out[i]);
+		tm->nout = 0;
+		block_emit();
 	}
+	writer_leave(gen);
 	pthread_mutex_unlock(&rec.lock);
+	free(tm);
 	return NULL;
 }
 
@@ -382,6 +631,8 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 		rec.seq = 0;
 		rec.nblock = 0;
 		rec.stopped = rec.stopping = false;
+		rec.exited = rec.in_rt = false;
+		rec.gen++;
 		rc = write_header(cfg, priority);
 	}
 	if (!rc) {
@@ -389,6 +640,7 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 		pthread_cond_init(&rec.wake, &ca);
 		pthread_condattr_destroy(&ca);
+		pthread_cond_init(&rec.idle, NULL);
 		rc = -pthread_create(&rec.thread, NULL, writer_main, NULL);
 		rec.running = rc == 0;
 	}
@@ -420,12 +672,24 @@ void tool_record_close(void)
 	}
 	rec.stopping = true;
 	pthread_cond_signal(&rec.wake);
-	pthread_mutex_unlock(&rec.lock);
-	pthread_join(rec.thread, NULL);
-	pthread_mutex_lock(&rec.lock);
+	/*
+	 * Until the writer left, or is inside the runtime: this may run under the runtime's lock
+	 * (OnUnload), which the runtime call it is in may be waiting for. Then it is left to
+	 * finish on its own (detached): it finds its generation over and writes nothing more.
+	 */
+	while (!rec.exited && !rec.in_rt)
+		pthread_cond_wait(&rec.idle, &rec.lock);
+	if (rec.exited) {
+		pthread_mutex_unlock(&rec.lock);
+		pthread_join(rec.thread, NULL);
+		pthread_mutex_lock(&rec.lock);
+	} else {
+		pthread_detach(rec.thread);
+	}
+	rec.gen++;
 	rec.running = false;
 	/* The last records (the writer's last drain may have come before them). */
-	flush_locked(true);
+	flush_locked(true, NULL);
 	for (unsigned int i = 0; i < REC_TABLE; i++)
 		HSAQM_WRITE_ONCE(rec.table[i], NULL);
 	while (rec.queues) {
@@ -445,7 +709,65 @@ void tool_record_close(void)
 	close(rec.fd);
 	rec.fd = -1;
 	pthread_cond_destroy(&rec.wake);
+	pthread_cond_destroy(&rec.idle);
 	pthread_mutex_unlock(&rec.lock);
+}
+
+/* ---- Dispatch times ---------------------------------------------------------------------- */
+
+void tool_record_bind(void *root_table, const struct hsaqm_api_layout *layout)
+{
+	void **slot = hsaqm_api_table_slot(root_table, layout,
+					   HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME);
+
+	pthread_mutex_lock(&rec.lock);
+	rec.dispatch_time = slot ? (hsaqm_hsa_amd_profiling_dispatch_time_fn)*slot : NULL;
+	pthread_mutex_unlock(&rec.lock);
+}
+
+struct agent_find {
+	const struct hsaqm_hsa_runtime *rt;
+	uint32_t node;
+	bool found;
+	struct hsaqm_hsa_agent agent;
+};
+
+static hsaqm_hsa_status_t agent_find_cb(struct hsaqm_hsa_agent agent, void *data)
+{
+	struct agent_find *f = data;
+
+	if (!f->found &&
+	    hsaqm_hsa_agent_u32(f->rt, agent, HSAQM_HSA_AGENT_INFO_DEVICE, 0) ==
+		    HSAQM_HSA_DEVICE_TYPE_GPU &&
+	    hsaqm_hsa_agent_u32(f->rt, agent, HSAQM_HSA_AGENT_INFO_DRIVER_NODE_ID, UINT32_MAX) ==
+		    f->node) {
+		f->agent = agent;
+		f->found = true;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+/*
+ * The queue's dispatches get start and end times: its hardware queue (behind the proxy, where
+ * the packets run with the application's completion signals) timestamps every completion, and
+ * the writer reads them with hsa_amd_profiling_get_dispatch_time on the queue's GPU agent
+ * (found by the KFD node the queue was made on). Not on the doorbell path: at creation.
+ */
+static void times_setup(struct rec_queue *rq, struct hsaqm_hsa_proxy *p, uint32_t device)
+{
+	struct agent_find f = { .rt = p->rt, .node = device };
+
+	if (!rec.dispatch_time || !p->rt->amd_profiling_set_profiler_enabled ||
+	    !p->rt->iterate_agents || !p->rt->system_get_info || !p->rt->signal_load_relaxed)
+		return;
+	p->rt->iterate_agents(agent_find_cb, &f);
+	if (!f.found ||
+	    p->rt->amd_profiling_set_profiler_enabled(hsaqm_hsa_proxy_hw_queue(p), 1) !=
+		    HSAQM_HSA_STATUS_SUCCESS)
+		return;
+	rq->rt = p->rt;
+	rq->agent = f.agent;
+	rq->timed = true;
 }
 
 /* ---- Queues and doorbells ---------------------------------------------------------------- */
@@ -476,6 +798,7 @@ void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const cha
 	rq->id = p->dep_id;
 	rq->priority = priority;
 	rq->hsa_prio = (uint32_t)hsa_prio;
+	times_setup(rq, p, device);
 	/* Its first record, before anyone can see the queue. */
 	r = &rq->ring[0];
 	rec_queue_fill(rq, r, HSAQM_REC_QUEUE, hsaqm_mono_ns());

@@ -96,6 +96,17 @@ static void members(struct hsaqm_json *j, const struct item *it)
 
 	hsaqm_json_uint(j, "pid", pid);
 	hsaqm_json_uint(j, "t_ns", r->t_ns);
+	if (r->kind == HSAQM_REC_CLOCK) {
+		/* Of the process, not of a queue: no queue or priority to say. */
+		struct hsaqm_rec_clock_body cb;
+
+		memcpy(&cb, r->body, sizeof(cb));
+		hsaqm_json_string(j, "kind", "clock");
+		hsaqm_json_uint(j, "system_ts", cb.system_ts);
+		hsaqm_json_uint(j, "system_hz", cb.system_hz);
+		hsaqm_json_uint(j, "read_ns", cb.read_ns);
+		return;
+	}
 	hsaqm_json_uint(j, "queue", r->queue);
 	hsaqm_json_int(j, "priority", r->priority);
 	hsaqm_json_string(j, "hsa_priority", hsa_prio_name(r->hsa_prio));
@@ -116,6 +127,15 @@ static void members(struct hsaqm_json *j, const struct item *it)
 			hsaqm_json_uint(j, "max_mb", r->aux);
 		} else if (r->kind == HSAQM_REC_QUEUE_GONE) {
 			hsaqm_json_uint(j, "packets", r->index);
+		} else if (r->kind == HSAQM_REC_TIMES) {
+			struct hsaqm_rec_times_body tb;
+
+			memcpy(&tb, r->body, sizeof(tb));
+			hsaqm_json_uint(j, "index", r->index);
+			hsaqm_json_uint(j, "start", tb.start);
+			hsaqm_json_uint(j, "end", tb.end);
+			hsaqm_json_uint(j, "duration", tb.end >= tb.start ? tb.end - tb.start : 0);
+			hex(j, "signal", tb.signal);
 		}
 		return;
 	}
@@ -211,7 +231,16 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 		     size_t n)
 {
 	struct hsaqm_json j;
+	/* Each file's latest CLOCK record, to place its dispatches' start and end on t_ns. */
+	struct hsaqm_rec_clock_body *clk = calloc((size_t)nfiles, sizeof(*clk));
+	uint64_t *clk_t = calloc((size_t)nfiles, sizeof(*clk_t));
 
+	if (!clk || !clk_t) {
+		free(clk);
+		free(clk_t);
+		clk = NULL;
+		clk_t = NULL;
+	}
 	hsaqm_json_init(&j, out);
 	hsaqm_json_begin_object(&j, NULL);
 	hsaqm_json_string(&j, "displayTimeUnit", "ns");
@@ -270,19 +299,50 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 		hsaqm_json_end_object(&j);
 		hsaqm_json_end_object(&j);
 		note_producer(&items[i]);
+		if (clk && r->kind == HSAQM_REC_CLOCK) {
+			memcpy(&clk[items[i].f - files], r->body, sizeof(*clk));
+			clk_t[items[i].f - files] = r->t_ns;
+		} else if (clk && r->kind == HSAQM_REC_TIMES && clk[items[i].f - files].system_hz) {
+			/*
+			 * The dispatch as a slice: its start placed on t_ns through the latest
+			 * CLOCK pair; its length in the runtime's timestamp domain (model ns on
+			 * the model, whose clock may run at another rate than the host's).
+			 */
+			const struct hsaqm_rec_clock_body *c = &clk[items[i].f - files];
+			struct hsaqm_rec_times_body tb;
+			double hz = (double)c->system_hz, t0;
+
+			memcpy(&tb, r->body, sizeof(tb));
+			t0 = (double)clk_t[items[i].f - files] +
+			     ((double)tb.start - (double)c->system_ts) * 1e9 / hz;
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_string(&j, "ph", "X");
+			snprintf(name, sizeof(name), "dispatch %" PRIu64, r->index);
+			hsaqm_json_string(&j, "name", name);
+			hsaqm_json_uint(&j, "pid", items[i].f->hdr.pid);
+			hsaqm_json_uint(&j, "tid", r->queue);
+			hsaqm_json_fixed(&j, "ts", t0 / 1000.0, 3);
+			hsaqm_json_fixed(&j, "dur",
+					 tb.end > tb.start ? (double)(tb.end - tb.start) * 1e6 / hz
+							   : 0.0,
+					 3);
+			hsaqm_json_end_object(&j);
+		}
 	}
 	hsaqm_json_end_array(&j);
 	hsaqm_json_end_object(&j);
 	fputc('\n', out);
+	free(clk);
+	free(clk_t);
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: hsaqm-record-dump [--perfetto] [-o OUT] FILE...\n"
-		"Print recordings made with hsaqm-run --record (HSAQM_RECORD), several merged by\n"
-		"time: one JSON object a line (a \"process\" line per file first), or with\n"
-		"--perfetto a Chrome trace that Perfetto (ui.perfetto.dev) opens.\n"
+		"Print the recordings the tool library writes (HSAQM_RECORD; hsaqm-run's record\n"
+		"option), several merged by time: one JSON object a line (a \"process\" line per\n"
+		"file first), or with --perfetto a Chrome trace that Perfetto (ui.perfetto.dev) opens.\n"
 		"A recording cut short (the process killed) is read up to its last whole block.\n"
 		"Exit status: 0; 1 when a file is not a readable recording; 2 for a usage error.\n");
 }

@@ -42,7 +42,7 @@ int hsaqm_record_file_read(const char *path, struct hsaqm_record_file *f, char *
 		return fail(err, errlen, -EINVAL, "not an hsaqm recording (no HSAQMREC header)",
 			    path);
 	}
-	if (f->hdr.version != HSAQM_REC_VERSION || f->hdr.header_size != HSAQM_REC_HEADER_SIZE ||
+	if (f->hdr.version < 1 || f->hdr.version > HSAQM_REC_VERSION || f->hdr.header_size != HSAQM_REC_HEADER_SIZE ||
 	    f->hdr.record_size != HSAQM_REC_RECORD_SIZE) {
 		fclose(in);
 		return fail(err, errlen, -ENOTSUP, "a recording of a format version this reader does "
@@ -120,6 +120,10 @@ const char *hsaqm_record_kind_name(uint16_t kind)
 		return "queue_gone";
 	case HSAQM_REC_LIMIT:
 		return "limit";
+	case HSAQM_REC_TIMES:
+		return "times";
+	case HSAQM_REC_CLOCK:
+		return "clock";
 	default:
 		return "?";
 	}

@@ -1,0 +1,372 @@
+# SPDX-License-Identifier: MIT
+"""replay.py - recordings (hsaqm-run --record, docs/replay.md) as a workload file the runner
+replays on the model (hsaqm-experiment --replay).
+
+A recording holds, per process and queue, every packet with its submission time (host
+CLOCK_MONOTONIC) and, for kernel dispatches with a completion signal, their start and end in
+the runtime's timestamp domain (TIMES records), with CLOCK records relating the two clocks.
+The workload file form is statistical (docs/experiments.md): per stream one task, submitting
+one model (a list of kernels) under an arrival process. The conversion, per queue:
+
+  requests  the packets up to and including each one with a completion signal (what a host
+            waits on: HIP's stream and event synchronisation, a framework's step end);
+  model     the queue's most frequent request shape (kernel objects, workgroups, waves per
+            workgroup, in order); requests of other shapes are counted and said, not replayed;
+  times     a request's service time is its end minus the later of its submission and the
+            previous request's end (the queue ran it then); the model's per-workgroup times
+            make its standalone time on the model equal to the 10th percentile of those
+            (the least disturbed requests); a kernel object timed on its own (the request's
+            last kernel) keeps its own measured time, the others share the rest equally per
+            round of workgroups: the recording does not say how an untimed request's time
+            divides among its kernels;
+  arrivals  open loop (periodic when the gaps vary by less than 25 %, else Poisson at the
+            mean rate) when requests mostly find none of their queue's earlier ones still
+            running; closed loop otherwise, as deep as the median number in flight plus one,
+            no think time;
+  role      a process with an open-loop queue is online, else offline (for the report).
+
+Dependencies between queues (barrier packets) are not replayed: each stream runs on its own.
+Standard library only.
+"""
+import bisect
+import json
+import math
+import statistics
+import subprocess
+
+# The model's GPU (sim/profile.c, the built-in MI308X): 80 CUs of 4 SIMDs x 8 wave slots.
+CUS = 80
+WAVES_PER_CU = 32
+WAVE = 64
+
+PRIO = {"high": "high", "normal": "normal", "low": "low"}
+
+
+class ReplayError(Exception):
+    """A recording that cannot be replayed: the message names it and says why."""
+
+
+def read_dump(dump_bin, files):
+    """Every record of @files, merged in time order by hsaqm-record-dump (JSON lines)."""
+    out = subprocess.run([dump_bin] + list(files), capture_output=True, text=True)
+    if out.returncode:
+        raise ReplayError(out.stderr.strip() or "hsaqm-record-dump failed")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def pct(values, q):
+    """The q-th percentile (0-100), nearest rank; None for none."""
+    if not values:
+        return None
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(math.ceil(q / 100.0 * len(v))) - 1))]
+
+
+def clock_map(clocks, pid):
+    """host CLOCK_MONOTONIC ns -> the timestamp domain in ns, from the CLOCK records."""
+    if not clocks:
+        raise ReplayError("process %d: no CLOCK record: the recording has no dispatch times "
+                          "(made before format version 2, or no dispatch had a completion "
+                          "signal that completed while it recorded)" % pid)
+    pts = [(c["t_ns"], c["system_ts"] * 1e9 / c["system_hz"]) for c in clocks]
+    if len(pts) == 1:
+        t0, s0 = pts[0]
+        return lambda t: s0 + (t - t0)
+    # Least squares: the model's clock may run at another rate than the host's (time scale).
+    mt = statistics.fmean(p[0] for p in pts)
+    ms = statistics.fmean(p[1] for p in pts)
+    var = sum((p[0] - mt) ** 2 for p in pts)
+    slope = sum((p[0] - mt) * (p[1] - ms) for p in pts) / var if var else 1.0
+    return lambda t: ms + (t - mt) * slope
+
+
+def wgs_waves(p):
+    g, w = p["grid"], p["workgroup"]
+    wgs = 1
+    for i in range(3):
+        wgs *= -(-max(1, g[i]) // max(1, w[i]))
+    items = max(1, w[0]) * max(1, w[1]) * max(1, w[2])
+    return wgs, min(32, -(-items // WAVE))
+
+
+def rounds(wgs, waves):
+    """Rounds of workgroups a kernel takes alone on the model's GPU."""
+    return -(-wgs // max(1, (CUS * WAVES_PER_CU) // waves))
+
+
+def analyse(records):
+    """Per process and queue: requests with their kernels, submission and end (model ns)."""
+    procs = {}
+    for r in records:
+        if r.get("kind") == "process":
+            procs[r["pid"]] = {"comm": r["comm"], "file": r["file"], "queues": {}, "clocks": [],
+                               "times": {}, "torn": r["torn"]}
+    for r in records:
+        if r.get("kind") == "process":
+            continue
+        p = procs[r["pid"]]
+        k = r["kind"]
+        if k == "clock":
+            p["clocks"].append(r)
+        elif k == "times":
+            p["times"][(r["queue"], r["index"])] = (r["start"], r["end"])
+        elif k == "queue":
+            p["queues"][r["queue"]] = {"name": r["name"], "packets": [], "prio": None}
+        elif k in ("kernel_dispatch", "barrier_and", "barrier_or", "barrier_value", "vendor",
+                   "agent_dispatch"):
+            q = p["queues"].setdefault(r["queue"], {"name": "q%d" % r["queue"], "packets": [],
+                                                    "prio": None})
+            if q["prio"] is None:
+                q["prio"] = r["hsa_priority"]
+            q["packets"].append(r)
+    for pid, p in procs.items():
+        if not any(q["packets"] for q in p["queues"].values()):
+            continue
+        to_ts = clock_map(p["clocks"], pid)
+        for qid, q in p["queues"].items():
+            reqs, cur = [], None
+            for r in sorted(q["packets"], key=lambda r: r["index"]):
+                if cur is None:
+                    cur = {"submit": to_ts(r["t_ns"]), "kernels": [], "end": None, "last": None}
+                if r["kind"] == "kernel_dispatch":
+                    q.setdefault("recorded_dispatches", {})
+                    q["recorded_dispatches"][r["kernel_object"]] = \
+                        q["recorded_dispatches"].get(r["kernel_object"], 0) + 1
+                    wgs, waves = wgs_waves(r)
+                    cur["kernels"].append((r["kernel_object"], wgs, waves))
+                if r.get("completion_signal", "0x0") != "0x0":
+                    t = p["times"].get((qid, r["index"]))
+                    if t:
+                        cur["end"] = float(t[1])
+                        if r["kind"] == "kernel_dispatch":
+                            cur["last"] = (cur["kernels"][-1], float(t[1] - t[0]))
+                    reqs.append(cur)
+                    cur = None
+            q["requests"] = [x for x in reqs if x["kernels"]]
+            q["open_tail"] = bool(cur and cur["kernels"])  # dispatches after the last signal
+    return procs
+
+
+def groups(shape):
+    """Consecutive equal kernels as (kernel, count)."""
+    out = []
+    for k in shape:
+        if out and out[-1][0] == k:
+            out[-1][1] += 1
+        else:
+            out.append([k, 1])
+    return out
+
+
+def queue_plan(q, launch_ns):
+    """What one queue becomes: its model, arrival and the recorded latencies. @launch_ns: what
+    the model adds to every kernel before its workgroups start (dispatch_launch_ns), which the
+    recorded times contain already."""
+    reqs = q["requests"]
+    if not reqs:
+        return None
+    shapes = {}
+    for r in reqs:
+        shapes.setdefault(tuple(r["kernels"]), []).append(r)
+    shape, main = max(shapes.items(), key=lambda kv: len(kv[1]))
+    # Service times: the queue ran the request from the later of its submission and the end
+    # of the request before it (its kernels are in order behind it).
+    svc, prev_end, lat, last_d = [], None, [], {}
+    for r in reqs:
+        if r["end"] is not None:
+            begin = max(r["submit"], prev_end) if prev_end is not None else r["submit"]
+            if tuple(r["kernels"]) == shape:
+                svc.append(r["end"] - begin)
+                lat.append((r["end"] - r["submit"], r["end"] - begin))
+                if r["last"]:
+                    last_d.setdefault(r["last"][0], []).append(r["last"][1])
+            prev_end = r["end"] if prev_end is None else max(prev_end, r["end"])
+    if not svc:
+        return {"skip": "no request of its main shape has an end time"}
+    service = pct(svc, 10)
+    grp = groups(shape)
+    # Per-workgroup times: the timed kernel keeps its measured median; the rest share what
+    # is left of the service time equally per round.
+    fixed = {k: max(0.0, statistics.median(v) - launch_ns) for k, v in last_d.items()}
+    fixed_total = sum(fixed[k] * n for k, n in grp if k in fixed)
+    work = service - launch_ns * len(shape)
+    rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp if k not in fixed)
+    if rest_rounds and work - fixed_total <= 0:
+        fixed, fixed_total = {}, 0.0
+        rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp)
+    per_round = (work - fixed_total) / rest_rounds if rest_rounds else 0.0
+    kernels = []
+    for k, n in grp:
+        t = fixed[k] / rounds(k[1], k[2]) if k in fixed else per_round
+        kernels.append({"count": n, "wg": k[1], "waves": k[2], "time_ns": max(1000, int(round(t))),
+                        "kobj": k[0]})
+    # Arrivals.
+    subs = [r["submit"] for r in main]
+    ends = [r["end"] for r in main]
+    inflight, done = [], []
+    for i, s in enumerate(subs):
+        # Earlier requests still running at this submission (one without an end: running).
+        inflight.append(i - bisect.bisect_right(done, s))
+        bisect.insort(done, ends[i] if ends[i] is not None else float("inf"))
+    gaps = [b - a for a, b in zip(subs, subs[1:]) if b > a]
+    arrival = {}
+    if len(subs) > 1 and statistics.median(inflight) >= 1:
+        arrival = {"arrival": "closed", "depth": min(64, int(statistics.median(inflight)) + 1)}
+    elif gaps:
+        mean = statistics.fmean(gaps)
+        cv = statistics.pstdev(gaps) / mean if mean else 0
+        if cv < 0.25:
+            arrival = {"arrival": "periodic", "period_ns": int(statistics.median(gaps))}
+        else:
+            arrival = {"arrival": "poisson", "rate": 1e9 / mean}
+    else:
+        arrival = {"arrival": "periodic", "period_ns": int(service * 10)}
+    # Latency as the runner times it (docs/experiments.md "Timing"): from submission, except
+    # a back-to-back loop's request submitted before the previous one ended: from that end.
+    back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
+    return {"kernels": kernels, "service_ns": service, "arrival": arrival,
+            "requests": len(reqs), "replayed": len(main), "other_shapes": len(reqs) - len(main),
+            "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat], "first_submit": subs[0], "last_end": max(
+                e for e in ends if e is not None), "dispatches": {
+                k[0]: n * len(main) for k, n in grp}}
+
+
+def plan(procs, launch_ns=5000):
+    """The whole replay: per process, per queue, what queue_plan says."""
+    out = []
+    for pid, p in sorted(procs.items()):
+        qs = []
+        for qid, q in sorted(p["queues"].items()):
+            qp = queue_plan(q, launch_ns) if q.get("requests") is not None else None
+            if qp:
+                qp.update({"queue": qid, "recorded_dispatches": q.get("recorded_dispatches", {}), "name": q["name"], "prio": PRIO.get(q["prio"] or "normal",
+                                                                               "normal")})
+                qs.append(qp)
+        if qs:
+            out.append({"pid": pid, "comm": p["comm"], "file": p["file"], "torn": p["torn"],
+                        "queues": qs})
+    if not out:
+        raise ReplayError("no queue of the recordings has a request with an end time to replay")
+    # Roles: an open-loop queue serves (online), a closed loop computes (offline). A recording
+    # made without stream priorities (all one) gets them from the roles: online high, offline
+    # low, what a deployment would ask of hsaqm; one with priorities keeps them.
+    qs = [q for p in out for q in p["queues"] if "kernels" in q]
+    for q in qs:
+        q["role"] = "online" if q["arrival"]["arrival"] in ("periodic", "poisson") else "offline"
+    if len({q["prio"] for q in qs}) == 1:
+        for q in qs:
+            q["prio"] = "high" if q["role"] == "online" else "low"
+            q["prio_from"] = "role"
+    return out
+
+
+def ident(text):
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in text)[:40] or "x"
+
+
+def write_wl(pl, path, name, configs_text):
+    """The workload file for @pl (hsaqm-wl's syntax, docs/experiments.md)."""
+    t0 = min(q["first_submit"] for p in pl for q in p["queues"] if "kernels" in q)
+    t1 = max(q["last_end"] for p in pl for q in p["queues"] if "kernels" in q)
+    length = max(1e9, t1 - t0)
+    lines = ["# Made by hsaqm-experiment --replay from %s (docs/replay.md). MODEL FIGURES: the"
+             % ", ".join(sorted({p["file"] for p in pl})),
+             "# kernel times below are estimated from the recording's dispatch times (replay.py).",
+             "", "[workload]", "name = %s" % name,
+             "description = replay of %s" % ", ".join("%s (pid %d)" % (p["comm"], p["pid"]) for p in pl),
+             "length = %dms" % int(math.ceil(length / 1e6)), "warmup = 0s", "seed = 1", "time_scale = 1", ""]
+    nmodels = 0
+    for p in pl:
+        for q in p["queues"]:
+            if "kernels" not in q:
+                continue
+            nmodels += 1
+            if nmodels > 16:
+                raise ReplayError("more than 16 queues with work: the workload form holds 16 models")
+            q["model"] = "m%d-q%d" % (p["pid"], q["queue"])
+            if len(q["kernels"]) > 64:
+                raise ReplayError("queue %s of pid %d: a request of %d kernel groups (at most 64)"
+                                  % (q["name"], p["pid"], len(q["kernels"])))
+            lines += ["[model %s]" % q["model"], "batch = 1",
+                      "note = replayed: service %.1f us, %d requests of this shape"
+                      % (q["service_ns"] / 1e3, q["replayed"])]
+            lines += ["kernel = count=%d wg=%d waves=%d time=%dns" % (k["count"], k["wg"], k["waves"],
+                                                                   k["time_ns"]) for k in q["kernels"]]
+            lines.append("")
+    # A workload process per recorded process and role: a process with both serving and batch
+    # queues becomes two (the report compares roles; the hsaqm configurations then schedule
+    # them as two processes).
+    for p in pl:
+        roles = sorted({q["role"] for q in p["queues"] if "kernels" in q}, reverse=True)
+        for role in roles:
+            wname = "%s-%d%s" % (ident(p["comm"])[:20], p["pid"], "-" + role if len(roles) > 1 else "")
+            lines += ["[process %s]" % wname, "role = %s" % role]
+            mine = [q for q in p["queues"] if "kernels" in q and q["role"] == role]
+            for q in mine:
+                q["wl_process"] = wname
+                lines.append("stream = name=q%d priority=%s" % (q["queue"], q["prio"]))
+            for q in mine:
+                a = q["arrival"]
+                start = max(0, int(q["first_submit"] - t0))
+                task = "task = name=q%d stream=q%d model=%s start=%dns " % (
+                    q["queue"], q["queue"], q["model"], start)
+                if a["arrival"] == "closed":
+                    task += "arrival=closed depth=%d" % a["depth"]
+                elif a["arrival"] == "periodic":
+                    task += "arrival=periodic period=%dns" % a["period_ns"]
+                else:
+                    task += "arrival=poisson rate=%.6g" % a["rate"]
+                if a["arrival"] != "closed":
+                    # As many requests as were recorded (an open loop's count is its input).
+                    task += " requests=%d" % q["replayed"]
+                lines.append(task)
+            lines.append("")
+    lines.append(configs_text)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+# The configurations of the experiments (w1-light.wl, w2.wl): native, HIP priority, hsaqm at
+# each level, and the two spatial ones.
+CONFIGS = """[config native]
+mode = native
+label = Native
+[config hip]
+mode = hip-priority
+label = HIP priority
+[config lv1]
+mode = hsaqm
+label = Lv1
+level = 1
+lv1_threshold = 16
+lv1_batch = 8
+[config lv2]
+mode = hsaqm
+label = Lv2
+level = 2
+lv2_interval = 1
+[config lv3]
+mode = hsaqm
+label = Lv3
+level = 3
+[config lv2-static]
+mode = hsaqm
+label = Lv2 + static CUs
+level = 2
+lv2_interval = 1
+spatial = static:250
+[config lv2-dynamic]
+mode = hsaqm
+label = Lv2 + dynamic CUs
+level = 2
+lv2_interval = 1
+spatial = dynamic:250
+"""
+
+LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwidth and power "
+          "(CUs share nothing in the model, so co-running kernels do not slow each other as on "
+          "a GPU); each kernel's own time except the dispatches that carry a completion signal "
+          "(the rest of a request shares its measured time equally per round of workgroups); "
+          "dependencies between queues (barrier packets) and host-side gaps inside a request; "
+          "queues whose requests have other shapes than their most frequent one (counted above); "
+          "arrivals are fitted (periodic, Poisson or closed loop), not the recorded instants.")
