@@ -72,7 +72,7 @@ HSAQM_TOOL_LIB=/nonexistent/libx.so "$run" -- true 2>"$tmp/m1"
 check "HSAQM_TOOL_LIB names the path given when it is not there (127)" \
   "[ \$? -eq 127 ] && grep -q 'HSAQM_TOOL_LIB=/nonexistent/libx.so: No such file' '$tmp/m1'"
 HSAQM_LOG=bogus "$run" -- "$client" 0 1 4 >/dev/null 2>"$tmp/m2"
-check "a bad HSAQM_LOG is said once per process, however many loggers it holds" \
+check "a bad HSAQM_LOG is said once per process (the program, the model and the tool share libhsaqm.so's one logger)" \
   "[ \$(grep -c 'HSAQM_LOG=\"bogus\"' '$tmp/m2') -eq 1 ]"
 HSAQM_TOOL_DISABLE=xyz "$run" -- "$client" 0 1 4 >"$tmp/m3o" 2>"$tmp/m3"
 check "HSAQM_TOOL_DISABLE=xyz is said, and the tool stays active" \
