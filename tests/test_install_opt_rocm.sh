@@ -9,7 +9,7 @@
 #   - meson configures hsaqm against /opt/rocm without being told, and its summary says so
 #     (installation, HSA headers, libraries, the clang for the probe kernels);
 #   - it builds, with /opt/rocm/include on the compile lines, and the tool tests pass against
-#     it: the tool library on the model (tool, tool-proof, tool-lv3, run-cli), the API-table
+#     it: the tool library on the model (tool-load, tool-proxy, tool-proof, tool-lv3, run-cli), the API-table
 #     mirror against /opt/rocm's hsa_api_trace.h, and the ROCm matrix's host row (rocm-host):
 #     the real ROCr, rocminfo and a hipcc-built HIP program from /opt/rocm on the model through
 #     the emulated /dev/kfd, the last under hsaqm-run at Lv2 and Lv3.
@@ -104,7 +104,7 @@ check "Debian's ROCm moved to /opt/rocm-5.2.3" "[ '$(got relocated "$work/setup.
 [ $fail -eq 0 ] || { cat "$work/setup.log"; exit 1; }
 
 # ---- hsaqm built and tested there -------------------------------------------------------------
-tests="tool tool-proof tool-lv3 run-cli api-table-abi rocm-host"
+tests="tool-load tool-proxy tool-proof tool-lv3 run-cli api-table-abi rocm-host"
 cat >"$work/build.sh" <<EOF
 #!/bin/sh
 set -u
