@@ -32,12 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/daemon_client.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "path_internal.h"
 #include "proto_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-common/rt.h"
 
 #define RECONNECT_MAX_MS 2000u
 
@@ -543,7 +543,7 @@ static void *client_thread(void *arg)
 	prctl(PR_SET_NAME, "hsaqm-dclient", 0, 0, 0);
 	{
 		/* Its wake-up is half of a hand-off: on a host whose cores are all busy it must
-		 * not wait for a time slice (rt_internal.h). Quietly as started when refused. */
+		 * not wait for a time slice (hsaqm-common/rt.h). Quietly as started when refused. */
 		int prio = HSAQM_RT_PRIO_CLIENT;
 		enum hsaqm_rt_mode mode = hsaqm_rt_from_env(&prio, NULL);
 		int rt = hsaqm_rt_self(mode, prio);

@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "path_internal.h"
 
 static int put(char *buf, size_t size, int n)

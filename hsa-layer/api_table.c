@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "hsaqm/api_table.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* Known sizes per layout; index with enum hsaqm_api_layout_id. */
 struct layout_desc {

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/kfd.h"
-#include "log_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/time.h"
 
 /* hsa_amd_agent_info_t: the KFD topology node of an agent (hsa_ext_amd.h). */
 #define AGENT_INFO_DRIVER_NODE_ID 0xA004u

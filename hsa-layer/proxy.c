@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/time.h"
 
 /* One wait while draining: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define DRAIN_STEP_TICKS 1000000ull

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "sim_internal.h"
 
 /* ------------------------------------------------------------------------------------

@@ -26,8 +26,8 @@
 #include "hsaqm/aql.h"
 #include "hsaqm/kfd.h"
 #include "kfd_face_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 /* Value destroy stores into queue_inactive_signal to retire the error handler (not a status). */
 #define QUEUE_RETIRE_MARK INT64_MIN

@@ -39,11 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/kfd_uapi.h"
 #include "kfd_face_state_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/daemon_client.h"
 #include "bench_sort.h"
 

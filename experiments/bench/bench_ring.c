@@ -31,10 +31,10 @@
 #include <unistd.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/ring.h"
 #include "bench_sort.h"
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 
 #define RING_SIZE 256u
 #define MAX_PRODUCERS 4u

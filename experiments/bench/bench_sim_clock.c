@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
 #include "bench_sort.h"

@@ -34,10 +34,10 @@
 
 #include "hsa_backend_internal.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 #include "record_format.h"
-#include "time_internal.h"
+#include "hsaqm-common/time.h"
 #include "tool_internal.h"
 
 /*

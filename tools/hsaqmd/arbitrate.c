@@ -14,7 +14,7 @@
 
 #include "arbitrate_internal.h"
 #include "daemon_log_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "registry_internal.h"
 
 /* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */

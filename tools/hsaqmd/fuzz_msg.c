@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "daemon_internal.h"
-#include "policy_internal.h"
+#include "hsaqm-common/policy.h"
 #include "proto_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "hsaqm/hsaqm.h"
 #include "proto_internal.h"
 

@@ -13,8 +13,8 @@
 #include <stdio.h>
 
 #include "daemon_internal.h"
-#include "hist_internal.h"
-#include "policy_internal.h"
+#include "hsaqm-common/hist.h"
+#include "hsaqm-common/policy.h"
 #include "proto_internal.h"
 
 /*

@@ -58,7 +58,7 @@ void probe_check_lv2(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaq
 #else /* HSAQM_PROBE_HAVE_HSA_BACKEND */
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
 

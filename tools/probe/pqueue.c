@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "probe_internal.h"
 
 /* Doorbell pages: the process's 1024 8-byte doorbells of a GPU (kfd_doorbell.c, SOC15). */

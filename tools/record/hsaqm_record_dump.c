@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "hsaqm/aql.h"
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 #include "record_read.h"
 
 #define EXIT_USAGE 2

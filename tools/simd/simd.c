@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "hsaqm/sim.h"
-#include "text_internal.h"
+#include "hsaqm-common/text.h"
 
 static struct hsaqm_sim *g_sim;
 

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rt_internal.h - real-time scheduling for hsaqm's control threads (docs/daemon.md "Under
+ * hsaqm-common/rt.h - real-time scheduling for hsaqm's control threads (docs/daemon.md "Under
  * load"): the daemon's thread, and in each process the daemon client's thread, the tool's
  * idle watcher and lib's timer thread. On a host whose cores are all taken (data loaders), a
  * SCHED_OTHER control thread waits behind them for milliseconds; a SCHED_FIFO one runs at its
@@ -13,11 +13,11 @@
  *   on | yes        the same, and one line saying so when it is not permitted;
  *   off | no | 0    never;
  *   1..99           on, at that priority.
- * Header-only and private, as json_internal.h: lib's timer thread (libhsaqm.so), the tool and
- * the daemon each include it; nothing of it is exported.
+ * Header-only and not installed, as hsaqm-common/json.h: lib's timer thread (libhsaqm.so), the
+ * tool and the daemon each include it; nothing of it is exported.
  */
-#ifndef HSAQM_RT_INTERNAL_H
-#define HSAQM_RT_INTERNAL_H
+#ifndef HSAQM_COMMON_RT_H
+#define HSAQM_COMMON_RT_H
 
 #include <errno.h>
 #include <pthread.h>
@@ -91,4 +91,4 @@ static inline enum hsaqm_rt_mode hsaqm_rt_from_env(int *prio, int *bad)
 	return mode;
 }
 
-#endif /* HSAQM_RT_INTERNAL_H */
+#endif /* HSAQM_COMMON_RT_H */

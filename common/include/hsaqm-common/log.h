@@ -8,12 +8,12 @@
  * HSAQM_PRIVATE: whoever includes this header links libhsaqm.so, so a process holds one
  * logger whatever else it loads (docs/lib.md, "Logging").
  */
-#ifndef HSAQM_LOG_INTERNAL_H
-#define HSAQM_LOG_INTERNAL_H
+#ifndef HSAQM_COMMON_LOG_H
+#define HSAQM_COMMON_LOG_H
 
 #include <stdio.h>
 
-#include "shared_state_internal.h"
+#include "hsaqm-common/shared_state.h"
 
 enum hsaqm_log_level {
 	HSAQM_LOG_NONE = 0,
@@ -59,4 +59,4 @@ HSAQM_PRIVATE_API void hsaqm_log_notice(int *once_flag, const char *fmt, ...)
 #define hsaqm_log_info(...) HSAQM_LOG(HSAQM_LOG_INFO, __VA_ARGS__)
 #define hsaqm_log_debug(...) HSAQM_LOG(HSAQM_LOG_DEBUG, __VA_ARGS__)
 
-#endif /* HSAQM_LOG_INTERNAL_H */
+#endif /* HSAQM_COMMON_LOG_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shared_state_internal.h - the state a process must hold once, however many copies of
+ * hsaqm-common/shared_state.h - the state a process must hold once, however many copies of
  * hsaqm's static code it carries: it lives in libhsaqm.so alone, and everything else (the tool
  * library, the emulated /dev/kfd, a program embedding the device model) reaches it there.
  *
- * libhsaqm.so exports these, with the logger's functions (log_internal.h), under the version
+ * libhsaqm.so exports these, with the logger's functions (hsaqm-common/log.h), under the version
  * node HSAQM_PRIVATE (libhsaqm.map): for hsaqm's own objects, never declared in a public
  * header, no promise to anyone else.
  */
-#ifndef HSAQM_SHARED_STATE_INTERNAL_H
-#define HSAQM_SHARED_STATE_INTERNAL_H
+#ifndef HSAQM_COMMON_SHARED_STATE_H
+#define HSAQM_COMMON_SHARED_STATE_H
 
 /* Exported by libhsaqm.so for hsaqm's own objects only (version node HSAQM_PRIVATE). */
 #define HSAQM_PRIVATE_API __attribute__((visibility("default")))
@@ -31,4 +31,4 @@ HSAQM_PRIVATE_API const struct hsaqm_kfd_transport *hsaqm_kfd_slot_get_transport
 HSAQM_PRIVATE_API void hsaqm_kfd_slot_set_provider(hsaqm_kfd_provider_fn fn);
 HSAQM_PRIVATE_API hsaqm_kfd_provider_fn hsaqm_kfd_slot_get_provider(void);
 
-#endif /* HSAQM_SHARED_STATE_INTERNAL_H */
+#endif /* HSAQM_COMMON_SHARED_STATE_H */

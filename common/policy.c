@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scheduling decision (policy_internal.h). Pure: no lock, no backend, no clock, so the
+ * The scheduling decision (hsaqm-common/policy.h). Pure: no lock, no backend, no clock, so the
  * daemon can run the very same code over queues of several processes, and tests can
  * drive it step by step.
  */
 #include <errno.h>
 #include <limits.h>
 
-#include "log_internal.h"
-#include "policy_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/policy.h"
 
 int hsaqm_policy_check(const struct hsaqm_policy_config *cfg)
 {

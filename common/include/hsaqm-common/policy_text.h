@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * policy_text_internal.h - a scheduling policy as text: one syntax and one parser for every
+ * hsaqm-common/policy_text.h - a scheduling policy as text: one syntax and one parser for every
  * place a person writes one (HSAQM_POLICY for the tool library, `policy.*` in hsaqmd.conf,
  * `hsaqmctl policy`), next to the policy itself (policy.c). docs/environment.md and
  * docs/daemon.md show it.
@@ -18,8 +18,8 @@
  * Built as its own static PIC library (hsaqm_policy_text, lib/meson.build): libhsaqm.so does
  * not export it, and the tool library links it privately, as it does the logger.
  */
-#ifndef HSAQM_POLICY_TEXT_INTERNAL_H
-#define HSAQM_POLICY_TEXT_INTERNAL_H
+#ifndef HSAQM_COMMON_POLICY_TEXT_H
+#define HSAQM_COMMON_POLICY_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ int hsaqm_policy_parse_floor(const char *text, uint32_t *period_us, uint32_t *sl
  */
 int hsaqm_policy_format(const struct hsaqm_policy_config *cfg, char *buf, size_t size);
 
-#endif /* HSAQM_POLICY_TEXT_INTERNAL_H */
+#endif /* HSAQM_COMMON_POLICY_TEXT_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sockfile.c - whether what is at a Unix socket's path may be removed (sockfile_internal.h).
+ * sockfile.c - whether what is at a Unix socket's path may be removed (hsaqm-common/sockfile.h).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sockfile_internal.h"
+#include "hsaqm-common/sockfile.h"
 
 /* Whether somebody answers on @sa. Return: 0 nobody (ECONNREFUSED); -EADDRINUSE; -ENOENT (gone
  * meanwhile); another negative errno (cannot tell). */

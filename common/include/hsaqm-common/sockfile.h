@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sockfile_internal.h - the one rule for a Unix socket's path before bind(): what may be
+ * hsaqm-common/sockfile.h - the one rule for a Unix socket's path before bind(): what may be
  * removed there. hsaqm-simd's device socket (sim/shared.c) and hsaqmd's sockets (its own and
  * the metrics endpoint's, tools/hsaqmd/) follow it; both link lib's hsaqm_core, so it lives
  * here rather than in either program's folder.
  */
-#ifndef HSAQM_SOCKFILE_INTERNAL_H
-#define HSAQM_SOCKFILE_INTERNAL_H
+#ifndef HSAQM_COMMON_SOCKFILE_H
+#define HSAQM_COMMON_SOCKFILE_H
 
 #include <sys/types.h>
 
@@ -34,4 +34,4 @@
  */
 int hsaqm_sockfile_clear(const char *path, int type, mode_t *found);
 
-#endif /* HSAQM_SOCKFILE_INTERNAL_H */
+#endif /* HSAQM_COMMON_SOCKFILE_H */

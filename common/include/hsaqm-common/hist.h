@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist_internal.h - a fixed-size log-linear latency histogram.
+ * hsaqm-common/hist.h - a fixed-size log-linear latency histogram.
  *
  * Values are nanoseconds. Below 32 ns every value has its own bucket; above, each power of
  * two [2^e, 2^(e+1)) is split into 32 equal buckets, so a bucket is at most 1/32 (3.1 %)
@@ -9,8 +9,8 @@
  * counts (exactly 4 KiB) reach 2^36 ns (68.7 s); longer values land in the last bucket
  * (the exact maximum is kept beside). A bucket's count saturates rather than wrapping.
  */
-#ifndef HSAQM_HIST_INTERNAL_H
-#define HSAQM_HIST_INTERNAL_H
+#ifndef HSAQM_COMMON_HIST_H
+#define HSAQM_COMMON_HIST_H
 
 #include <stdint.h>
 
@@ -44,4 +44,4 @@ uint64_t hsaqm_hist_quantile(const struct hsaqm_hist *h, uint32_t q_permyriad);
 uint32_t hsaqm_hist_bucket_of(uint64_t value_ns);
 void hsaqm_hist_bucket_range(uint32_t bucket, uint64_t *low_ns, uint64_t *high_ns);
 
-#endif /* HSAQM_HIST_INTERNAL_H */
+#endif /* HSAQM_COMMON_HIST_H */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * time_internal.h - CLOCK_MONOTONIC in nanoseconds: the one clock read of hsaqm's C code (lib's
+ * hsaqm-common/time.h - CLOCK_MONOTONIC in nanoseconds: the one clock read of hsaqm's C code (lib's
  * default context clock, the HSA layer's timeouts, the tool, the workload runner); and the
  * CPU's time-stamp counter, which only lib's latency stamps use (lib/ctx.c says when).
- * Header-only and private, as json_internal.h.
+ * Header-only and not installed, as hsaqm-common/json.h.
  */
-#ifndef HSAQM_TIME_INTERNAL_H
-#define HSAQM_TIME_INTERNAL_H
+#ifndef HSAQM_COMMON_TIME_H
+#define HSAQM_COMMON_TIME_H
 
 #include <stdint.h>
 #include <time.h>
@@ -39,4 +39,4 @@ static inline uint64_t hsaqm_tsc(void)
 }
 #endif
 
-#endif /* HSAQM_TIME_INTERNAL_H */
+#endif /* HSAQM_COMMON_TIME_H */

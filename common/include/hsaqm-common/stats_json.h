@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats_internal.h - lib's per-queue statistics object (docs/stats.md) written from a struct
- * hsaqm_xq_report: the one place that names its members. hsaqm_ctx_stats_json() writes it,
- * and so does the tool library for each of its queues, appending members of its own to the
- * same object (docs/tool.md). Header-only and private, as json_internal.h: the tool links
- * libhsaqm.so, which exports no writer.
+ * hsaqm-common/stats_json.h - lib's per-queue statistics object (docs/stats.md) written from a
+ * struct hsaqm_xq_report: the one place that names its members. hsaqm_ctx_stats_json() writes
+ * it, and so does the tool library for each of its queues, appending members of its own to the
+ * same object (docs/tool.md). Header-only and not installed, as hsaqm-common/json.h: the tool
+ * links libhsaqm.so, which exports no writer.
  */
-#ifndef HSAQM_STATS_INTERNAL_H
-#define HSAQM_STATS_INTERNAL_H
+#ifndef HSAQM_COMMON_STATS_JSON_H
+#define HSAQM_COMMON_STATS_JSON_H
 
 #include "hsaqm/hsaqm.h"
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 
 /* Lib's members of one queue's object, into the object the caller opened (and closes). */
 static inline void hsaqm_xq_report_members(struct hsaqm_json *j, const struct hsaqm_xq_report *r)
@@ -64,4 +64,4 @@ static inline void hsaqm_xq_report_members(struct hsaqm_json *j, const struct hs
 	hsaqm_json_end_object(j);
 }
 
-#endif /* HSAQM_STATS_INTERNAL_H */
+#endif /* HSAQM_COMMON_STATS_JSON_H */

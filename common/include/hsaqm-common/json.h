@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json_internal.h - the one JSON writer of the project's C code: lib's statistics (and the
+ * hsaqm-common/json.h - the one JSON writer of the project's C code: lib's statistics (and the
  * tool library's, which extends lib's per-queue objects), the device model's trace, the
- * workload runner's documents, the probe's report, hsaqmctl's. Header-only and private: a
+ * workload runner's documents, the probe's report, hsaqmctl's. Header-only and not installed: a
  * writer is not worth an export of libhsaqm.so, and every user compiles the same code.
  *
  * A struct hsaqm_json writes one document to a stdio stream, compactly (no whitespace) unless
@@ -32,8 +32,8 @@
  * short container inside an indented document stays on one line when begun with
  * hsaqm_json_begin_inline_object() or _array() ("active": [1, 2]), and so do its children.
  */
-#ifndef HSAQM_JSON_INTERNAL_H
-#define HSAQM_JSON_INTERNAL_H
+#ifndef HSAQM_COMMON_JSON_H
+#define HSAQM_COMMON_JSON_H
 
 #include <math.h>
 #include <stdbool.h>
@@ -235,4 +235,4 @@ static inline void hsaqm_json_raw(struct hsaqm_json *j, const char *key, const c
 	fputs(json ? json : "null", j->f);
 }
 
-#endif /* HSAQM_JSON_INTERNAL_H */
+#endif /* HSAQM_COMMON_JSON_H */

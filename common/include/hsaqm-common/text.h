@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text_internal.h - how hsaqm reads what a person wrote (numbers in environment variables,
+ * hsaqm-common/text.h - how hsaqm reads what a person wrote (numbers in environment variables,
  * command lines, configuration and workload files) and how it names an errno: decided once,
- * here, for every folder. Header-only and private, as json_internal.h.
+ * here, for every folder. Header-only and not installed, as hsaqm-common/json.h.
  *
  * Numbers: the whole string is the number, in the base given (10, or 8 for a file mode, or
  * 16 for an id that hsaqm itself writes as "0x..."), written as digits with at most a '-' in
@@ -15,8 +15,8 @@
  * allowed ("2.5", "1e-3", ".5"), and finite: no "inf", "nan" or hex floats, nothing that
  * overflows or underflows a double.
  */
-#ifndef HSAQM_TEXT_INTERNAL_H
-#define HSAQM_TEXT_INTERNAL_H
+#ifndef HSAQM_COMMON_TEXT_H
+#define HSAQM_COMMON_TEXT_H
 
 #include <ctype.h>
 #include <errno.h>
@@ -170,4 +170,4 @@ static inline const char *hsaqm_errno_name(int err, char *buf, size_t len)
 	return buf;
 }
 
-#endif /* HSAQM_TEXT_INTERNAL_H */
+#endif /* HSAQM_COMMON_TEXT_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/barrier.h - the one place where hsaqm chooses memory ordering.
+ * hsaqm-common/barrier.h - the one place where hsaqm chooses memory ordering.
  *
  * Shared rings are written by one side (a CPU thread) and read by another (a packet
  * processor, another thread or another process) through plain memory. Every access
@@ -10,8 +10,8 @@
  * or on std::atomic in C++. Private to hsaqm's build (not installed): no public
  * interface needs it.
  */
-#ifndef HSAQM_BARRIER_H
-#define HSAQM_BARRIER_H
+#ifndef HSAQM_COMMON_BARRIER_H
+#define HSAQM_COMMON_BARRIER_H
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -133,4 +133,4 @@ static inline void hsaqm_cpu_relax(void)
 #endif
 }
 
-#endif /* HSAQM_BARRIER_H */
+#endif /* HSAQM_COMMON_BARRIER_H */

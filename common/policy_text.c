@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* A scheduling policy as text: its one syntax and parser (policy_text_internal.h). */
+/* A scheduling policy as text: its one syntax and parser (hsaqm-common/policy_text.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "policy_text_internal.h"
+#include "hsaqm-common/policy_text.h"
 
 static int fail(char *why, size_t len, const char *msg)
 {

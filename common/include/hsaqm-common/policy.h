@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * policy_internal.h - the scheduling decision as a pure function.
+ * hsaqm-common/policy.h - the scheduling decision as a pure function.
  *
  * hsaqm_policy_decide() looks at the queues of one device and says which may run. It
  * takes no lock, calls no backend and reads no clock: the caller passes the time. lib/
  * calls it under the device lock with the descriptors of its xqueues; the daemon calls it
  * with descriptors of queues in several processes. Both get the same decisions.
  */
-#ifndef HSAQM_POLICY_INTERNAL_H
-#define HSAQM_POLICY_INTERNAL_H
+#ifndef HSAQM_COMMON_POLICY_H
+#define HSAQM_COMMON_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -72,4 +72,4 @@ int hsaqm_policy_check(const struct hsaqm_policy_config *cfg);
 uint64_t hsaqm_policy_decide(const struct hsaqm_policy_config *cfg, struct hsaqm_policy_state *st,
 			     struct hsaqm_policy_queue *q, size_t n, uint64_t now_ns);
 
-#endif /* HSAQM_POLICY_INTERNAL_H */
+#endif /* HSAQM_COMMON_POLICY_H */

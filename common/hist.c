@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Log-linear latency histogram (hist_internal.h). */
+/* Log-linear latency histogram (hsaqm-common/hist.h). */
 #include <string.h>
 
-#include "hist_internal.h"
+#include "hsaqm-common/hist.h"
 
 _Static_assert(sizeof(((struct hsaqm_hist *)0)->buckets) == 4096, "histogram counts are 4 KiB");
 _Static_assert((HSAQM_HIST_LIMIT_NS >> (36 - HSAQM_HIST_SUB_BITS)) == HSAQM_HIST_SUB,
