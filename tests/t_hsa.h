@@ -25,7 +25,7 @@
 
 #include "hsa_face_internal.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
 #include "hsaqm/kfd.h"

@@ -24,7 +24,7 @@
 #include "hsa_face_internal.h"
 #include "hsaqm/aql.h"
 #include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/kfd.h"
 #include "hsaqm/sim.h"
 #include "kfd_face_internal.h"

@@ -327,7 +327,7 @@ static const struct bad bads[] = {
 	{ HEAD "[pass]\noffline_throughput = 1.5\n", 9, "out of range" },
 	{ HEAD "[pass]\nonline_max_ms = 0\n", 9, "online_max_ms: 0 is out of range" },
 	{ HEAD "[pass]\noffline_loss = 2\n", 9, "offline_loss: 2 is out of range" },
-	/* Fractions follow lib/text_internal.h's one rule; the message names the value. */
+	/* Fractions follow hsaqm-common/text.h's one rule; the message names the value. */
 	{ HEAD "[pass]\nonline_p99 = +1.1\n", 9, "online_p99: '+1.1' is not a number" },
 	{ HEAD "[pass]\nonline_p99 = nan\n", 9, "online_p99: 'nan' is not a number" },
 	{ HEAD "[pass]\nonline_p99 = 0x1p0\n", 9, "online_p99: '0x1p0' is not a number" },

@@ -10,7 +10,7 @@
 #include "hsaqm/api_table.h"
 #include "hsaqm/aql.h"
 #include "hsaqm/backend.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/daemon_client.h"
 #include "hsaqm/hsa_abi.h"
 #include "hsaqm/hsa_backend.h"

@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "path_internal.h"
-#include "policy_internal.h"
-#include "policy_text_internal.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-common/policy_text.h"
 #include "proto_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-common/rt.h"
 #include "t_cunit.h"
 #include "t_proc.h"
 #include "t_time.h"
@@ -1294,7 +1294,7 @@ static void test_hsaqmctl_names_each_bad_argument_and_exits_2(void)
 		{ { "set-priority", "1", "101" }, "\"101\"" },
 		{ { "set-priority", "q1", "201" }, "\"201\"" },
 		{ { "set-priority", "-5", "1" }, "\"-5\"" },
-		/* lib/text_internal.h's numbers: no blank, no '+', no octal gpu_id. */
+		/* hsaqm-common/text.h's numbers: no blank, no '+', no octal gpu_id. */
 		{ { "set-priority", " 5", "1" }, "\" 5\"" },
 		{ { "set-priority", "1", "+5" }, "\"+5\"" },
 		{ { "set-priority", "q+1", "5" }, "\"q+1\"" },
@@ -1371,7 +1371,7 @@ static void test_hsaqmd_refuses_a_ready_fd_that_is_not_one(void)
 }
 
 /*
- * Issue 17: one policy syntax (lib/policy_text_internal.h) for HSAQM_POLICY, hsaqmd.conf and
+ * Issue 17: one policy syntax (hsaqm-common/policy_text.h) for HSAQM_POLICY, hsaqmd.conf and
  * hsaqmctl; the old conf/ctl form "hpf PERIOD SLICE" still read, flagged deprecated.
  */
 static void test_one_policy_syntax_for_the_tool_the_config_and_hsaqmctl(void)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "hsaqm/kfd.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 
 /* Transports never opened here: only their identity and completeness matter. */

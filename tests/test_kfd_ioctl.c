@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "hsaqm/kfd.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 
 #define SCRIPT_MAX 256

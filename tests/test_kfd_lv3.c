@@ -17,7 +17,7 @@
 #include "hsaqm/kfd.h"
 #include "hsaqm/kfd_lv3.h"
 #include "kfd_face_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 #include "t_sim.h"
 
@@ -462,7 +462,7 @@ static int profile_load_text(const char *text, struct hsaqm_kfd_profile *q, char
 }
 
 /*
- * The profile's numbers follow lib/text_internal.h: a gpu_id is 0x-hex (as the file is written)
+ * The profile's numbers follow hsaqm-common/text.h: a gpu_id is 0x-hex (as the file is written)
  * or decimal (as sysfs has it), never octal by a leading 0; the figures are decimal. Each
  * refusal names the field.
  */

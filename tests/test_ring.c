@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/ring.h"
 #include "ring_internal.h"
 #include "t_cunit.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/kfd.h"
 #include "hsaqm/kfd_transport.h"
 #include "hsaqm/kfd_uapi.h"

@@ -25,7 +25,7 @@
 #include "hsa_face_internal.h"
 #include "kfd_face_internal.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/kfd.h"
 #include "hsaqm/kfd_uapi.h"
 #include "hsaqm/sim.h"

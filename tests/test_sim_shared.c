@@ -45,7 +45,7 @@
 #include "kfd_face_internal.h"
 #include "hsaqm/api_table.h"
 #include "hsaqm/ring.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "shared_internal.h"
 #include "t_cunit.h"
 #include "t_sim.h"

@@ -23,7 +23,7 @@
 
 #include "hsa_face_internal.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/hsa_abi.h"
 #include "hsaqm/sim.h"
 #include "t_cunit.h"

@@ -46,7 +46,7 @@
 #include "engine_internal.h"
 #include "fuzz_pp.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/sim.h"
 #include "sim_internal.h"
 

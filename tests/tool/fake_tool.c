@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "fake_tool.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -22,7 +22,7 @@
 
 #include "hsaqm/api_table.h"
 #include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 
 /*
  * Submit one packet image (its first word is the header | setup << 16 to publish). @fill,
