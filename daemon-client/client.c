@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of hsaqmd (hsaqm/daemon_client.h, docs/daemon.md).
+ * The client side of hsaqmd (hsaqm-dclient/daemon_client.h, docs/daemon.md).
  *
  * Two things never change for the life of a client, so that an application thread marking a
  * queue never touches memory or an fd that a reconnection just replaced:
@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/daemon_client.h"
+#include "hsaqm-dclient/daemon_client.h"
 #include "hsaqm-common/log.h"
 #include "path_internal.h"
 #include "proto_internal.h"

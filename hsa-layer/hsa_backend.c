@@ -14,7 +14,7 @@
 
 #include "hsa_backend_internal.h"
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "hsaqm-common/log.h"
 
 void (*hsaqm_hsa_release_hook)(struct hsaqm_hsa_proxy *p, uint64_t hw_first, uint32_t n,

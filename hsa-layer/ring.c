@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/ring.h"
 #include "ring_internal.h"
 #include "hsaqm-common/time.h"
 

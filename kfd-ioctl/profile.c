@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile.c - the per-GPU profile hsa-queue-probe writes and the tool reads (hsaqm/kfd_lv3.h,
+ * profile.c - the per-GPU profile hsa-queue-probe writes and the tool reads (hsaqm-kfd/kfd_lv3.h,
  * docs/probe-report.md "The GPU profile"): which stop mechanisms work on each GPU and what
  * they cost. A small line format, so that a person can read and edit it:
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "hsaqm-common/log.h"
 #include "hsaqm-common/text.h"
 

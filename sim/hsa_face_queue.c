@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/kfd.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-kfd/kfd.h"
 #include "kfd_face_internal.h"
 #include "hsaqm-common/barrier.h"
 #include "hsaqm-common/log.h"

@@ -34,7 +34,7 @@
 
 #include "engine_internal.h"
 #include "hsaqm-common/json.h"
-#include "hsaqm/hsa_abi.h"
+#include "hsaqm-hsa/hsa_abi.h"
 #include "hsaqm-common/log.h"
 
 /* HSA statuses (hsa.h; the model must not need the header). */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 
 /* ------------------------------------------------------------------------------------
  * Profile: the device's constants, each with its source (docs/sim.md, "Constants").

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/daemon_client.h"
+#include "hsaqm-dclient/daemon_client.h"
 #include "bench_sort.h"
 
 #ifndef HSAQMD_PATH

@@ -30,9 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/ring.h"
 #include "bench_sort.h"
 #include "hsaqm-common/json.h"
 

@@ -39,10 +39,10 @@
 
 #include <dlfcn.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-hsa/api_table.h"
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "hsaqm-common/json.h"
 #include "hsaqm-common/text.h"
 #include "hsaqm-common/time.h"

@@ -21,12 +21,12 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/kfd_transport.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_transport.h"
 #include "hsaqm/process.h"
 #include "hsaqm-common/json.h"
 #include "hsaqm-common/log.h"

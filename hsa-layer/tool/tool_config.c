@@ -13,7 +13,7 @@
 #include "hsaqm-common/log.h"
 #include "hsaqm-common/policy_text.h"
 #include "hsaqm-common/text.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "tool_internal.h"
 
 static const struct {

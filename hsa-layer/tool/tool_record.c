@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
 #include "hsaqm-common/log.h"
 #include "record_format.h"

@@ -49,9 +49,9 @@
 
 #include <hsa/amd_hsa_kernel_code.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
 #include "hsaqm-common/log.h"

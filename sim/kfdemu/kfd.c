@@ -31,8 +31,8 @@
 #include <sys/mman.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
 #include "hsaqm-common/log.h"

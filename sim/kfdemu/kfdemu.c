@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
 #include "hsaqm-common/log.h"

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
 #include "hsaqm-common/log.h"

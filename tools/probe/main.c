@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-sim/sim.h"
 #include "probe.h"
 #include "hsaqm-common/text.h"
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "sim_internal.h"
 #include "probe_internal.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "hsaqm-common/text.h"
 
 static struct hsaqm_sim *g_sim;

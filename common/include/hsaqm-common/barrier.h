@@ -37,7 +37,7 @@ __attribute__((weak, visibility("hidden"))) unsigned int hsaqm_tsan_fence_word;
 
 #ifdef __cplusplus
 /*
- * C++ (headers that declare extern "C", e.g. hsaqm/aql.h and hsaqm/ring.h, are read by C++
+ * C++ (headers that declare extern "C", e.g. hsaqm-hsa/aql.h and hsaqm-hsa/ring.h, are read by C++
  * code too): the same operations on std::atomic, which has the layout of the plain object for
  * the lock-free integer and pointer types these macros are used on (as liburing's barrier.h).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/hsa_backend.h - lib/'s backend on an HSA runtime, and the proxy queues it serves.
+ * hsaqm-hsa/hsa_backend.h - lib/'s backend on an HSA runtime, and the proxy queues it serves.
  *
  * A proxy queue is what the application gets instead of the hardware queue it asked for
  * (design decision 1): a full amd_queue_t with its own ring, indices and doorbell signal,
@@ -28,8 +28,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/hsa_abi.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/hsa_abi.h"
 #include "hsaqm/hsaqm.h"
 
 #ifdef __cplusplus
@@ -206,7 +206,7 @@ int hsaqm_hsa_proxy_destroy(struct hsaqm_hsa_proxy *proxy);
 
 /**
  * The amd_queue_t (as an hsa_queue_t) the application uses. Never NULL for a live proxy.
- * It is the start of HSAQM_PROXY_QUEUE_DESC_SIZE bytes (hsaqm/hsa_abi.h): an amd_queue_v2_t
+ * It is the start of HSAQM_PROXY_QUEUE_DESC_SIZE bytes (hsaqm-hsa/hsa_abi.h): an amd_queue_v2_t
  * whose first 256 bytes mirror the hardware queue's and whose other bytes are zero, so that
  * a ROCr handed a proxy by mistake reads a NULL queue object and answers
  * HSA_STATUS_ERROR_INVALID_QUEUE.

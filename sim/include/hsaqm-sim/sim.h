@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/sim.h - the device model: an MI308X-class compute front end in software.
+ * hsaqm-sim/sim.h - the device model: an MI308X-class compute front end in software.
  *
  * Tests, tools and experiments create a model, register model kernels, and then talk to it
  * only through its two faces, exactly as hsaqm talks to real hardware:

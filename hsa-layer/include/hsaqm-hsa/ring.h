@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/ring.h - the producer side of an AQL queue's ring.
+ * hsaqm-hsa/ring.h - the producer side of an AQL queue's ring.
  *
  * A queue's ring is `size` 64-byte slots (a power of two) plus two 64-bit indices that live
  * in the queue structure (in ROCr's amd_queue_t: write_dispatch_id at byte 56 and
@@ -45,7 +45,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
 
 #ifdef __cplusplus

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/kfd.h - the /dev/kfd layer of hsaqm.
+ * hsaqm-kfd/kfd.h - the /dev/kfd layer of hsaqm.
  *
- * What it offers, all through a transport (hsaqm/kfd_transport.h) so the same code runs on the
+ * What it offers, all through a transport (hsaqm-kfd/kfd_transport.h) so the same code runs on the
  * real driver and on sim/'s KFD face:
  *   - a KFD handle: open, fork detection, close, THE ioctl wrapper, the interface version;
  *   - queues: create, update, destroy, CU mask, wave state;
@@ -29,8 +29,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 
 #ifdef __cplusplus
 extern "C" {

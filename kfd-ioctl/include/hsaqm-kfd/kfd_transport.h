@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/kfd_transport.h - what kfd-ioctl/ needs from "a KFD": open it, issue ioctls with
+ * hsaqm-kfd/kfd_transport.h - what kfd-ioctl/ needs from "a KFD": open it, issue ioctls with
  * the real uapi structs, map its pages, read its sysfs. The real transport does exactly
  * that on /dev/kfd and /sys; sim/'s KFD face implements the same operations on the device
  * model. Code above this seam (kfd-ioctl/, the probe, the HSA backend) cannot tell which

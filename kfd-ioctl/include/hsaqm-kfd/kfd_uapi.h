@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/kfd_uapi.h - the part of the amdkfd user ABI (linux/kfd_ioctl.h and linux/kfd_sysfs.h)
+ * hsaqm-kfd/kfd_uapi.h - the part of the amdkfd user ABI (linux/kfd_ioctl.h and linux/kfd_sysfs.h)
  * that hsaqm uses, under hsaqm's own names.
  *
  * Why not include <linux/kfd_ioctl.h>: the headers distributions ship lag the kernels people

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/kfd_lv3.h - Lv3 decided once: which mid-kernel suspension the KFD offers for a GPU,
+ * hsaqm-kfd/kfd_lv3.h - Lv3 decided once: which mid-kernel suspension the KFD offers for a GPU,
  * why, and what would fix it; the two ways of suspending a queue; how a process finds the
  * KFD id of a queue its runtime created without a debugger session; and the per-GPU profile
  * hsa-queue-probe writes for the tool. The HSA backend, the probe's preflight and its Lv3

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/daemon_client.h - a process's side of hsaqmd (docs/daemon.md).
+ * hsaqm-dclient/daemon_client.h - a process's side of hsaqmd (docs/daemon.md).
  *
  * The tool library of each process opens one client, registers its queues, and marks each
  * queue ready (it has work) or idle. The daemon decides across processes and tells the

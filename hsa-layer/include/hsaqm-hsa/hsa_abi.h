@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/hsa_abi.h - hsaqm's own C definitions of the parts of the HSA ABI it uses.
+ * hsaqm-hsa/hsa_abi.h - hsaqm's own C definitions of the parts of the HSA ABI it uses.
  *
  * The tool library must build without ROCm installed and must never clash with the
  * system headers when both are included (the C++ ABI cross-check does exactly that), so

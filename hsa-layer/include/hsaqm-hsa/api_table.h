@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/api_table.h - a C mirror of ROCr's tool API tables, and the detector that tells
+ * hsaqm-hsa/api_table.h - a C mirror of ROCr's tool API tables, and the detector that tells
  * which layout a live table has.
  *
  * A library named in HSA_TOOLS_LIB receives, in OnLoad(), ROCr's root HsaApiTable: a
@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hsaqm/hsa_abi.h"
+#include "hsaqm-hsa/hsa_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -788,7 +788,7 @@ struct hsaqm_api_layout {
 	const char *name;
 	/*
 	 * The size of the queue descriptor this runtime's ROCr puts before its queue object
-	 * pointer (hsaqm/hsa_abi.h, HSAQM_ROCR_QUEUE_OBJECT_OFFSET_*): 256 up to ROCm 6.3,
+	 * pointer (hsaqm-hsa/hsa_abi.h, HSAQM_ROCR_QUEUE_OBJECT_OFFSET_*): 256 up to ROCm 6.3,
 	 * 2304 from 6.4 (by the AmdExt step where no release matches; a development build
 	 * of step 5 older than February 2025 had 256 with 6.4's headers). Informative: a
 	 * proxy queue is safe under either.

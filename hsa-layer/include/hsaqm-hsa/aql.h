@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hsaqm/aql.h - AQL packets (HSA 1.2 Architected Queuing Language) as hsaqm builds,
+ * hsaqm-hsa/aql.h - AQL packets (HSA 1.2 Architected Queuing Language) as hsaqm builds,
  * publishes and consumes them.
  *
  * Every AQL packet is 64 bytes. Its first 32-bit word is the 16-bit header (type, barrier
@@ -9,7 +9,7 @@
  * processor reads a slot only once that word says something other than INVALID, so a
  * producer writes bytes 4..63 first and the first word last, in one 32-bit release store
  * (as ROCclr does). The slot functions at the end of this header are that protocol; the
- * ring writer (hsaqm/ring.h) builds on them.
+ * ring writer (hsaqm-hsa/ring.h) builds on them.
  *
  * Bit layouts are HSA 1.2's (hsa.h: hsa_packet_header_t, hsa_kernel_dispatch_packet_setup_t)
  * and AMD's vendor packet (hsa_ext_amd.h: hsa_amd_barrier_value_packet_t). Signals are their
