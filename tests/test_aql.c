@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "t_cunit.h"
 
 #if defined(__has_include)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "hsaqm-common/log.h"
 #include "t_cunit.h"
 

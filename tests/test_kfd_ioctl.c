@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "hsaqm-common/log.h"
 #include "t_cunit.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kfd-ioctl's Lv3 decision (hsaqm/kfd_lv3.h): every prerequisite of each mechanism with its
+ * kfd-ioctl's Lv3 decision (hsaqm-kfd/kfd_lv3.h): every prerequisite of each mechanism with its
  * reason code and remedy, the choice between DBG_TRAP and UPDATE_QUEUE (preference, a refusal
  * learned at run time, the probe's profile); the facts read from a KFD (the device model's,
  * through its sysfs tree); the queue id of a runtime's queue found from the KFD's sysfs
@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "kfd_face_internal.h"
 #include "hsaqm-common/log.h"
 #include "t_cunit.h"

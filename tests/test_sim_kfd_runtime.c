@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "hsaqm-common/barrier.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
 #include "t_time.h"

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "hsaqm-common/log.h"
 #include "t_cunit.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 #include "hsaqm-common/barrier.h"
 #include "fake_tool.h"
 

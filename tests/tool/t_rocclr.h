@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
 
 /*
