@@ -29,9 +29,9 @@
 #include "ctl_internal.h"
 #include "hsaqm/hsaqm.h"
 #include "hsaqm-common/json.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "hsaqm-common/policy_text.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 #include "hsaqm-common/text.h"
 
 #define TIMEOUT_MS 3000
@@ -54,7 +54,7 @@ static int ctl_connect(const char *path, bool named)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	/* Not a daemon another user could have put there (path_internal.h). */
+	/* Not a daemon another user could have put there (hsaqm-dclient/path.h). */
 	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
 	if (rc == -EPERM) {
 		fprintf(stderr, "hsaqmctl: not connecting to %s: %s\n", path, why);
@@ -694,7 +694,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!path) {
-		/* The same search as every client's (path_internal.h). */
+		/* The same search as every client's (hsaqm-dclient/path.h). */
 		if (hsaqm_sock_find(pathbuf, sizeof(pathbuf), &named) < 0) {
 			fprintf(stderr, "hsaqmctl: HSAQM_DAEMON=%s: no daemon to ask\n",
 				getenv("HSAQM_DAEMON"));

@@ -19,7 +19,7 @@
 
 #include "daemon_internal.h"
 #include "hsaqm-common/policy.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "daemon_log_internal.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "registry_internal.h"
 #include "hsaqm-common/sockfile.h"
 

@@ -14,7 +14,7 @@
 
 #include "daemon_log_internal.h"
 #include "listen_internal.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "registry_internal.h"
 #include "hsaqm-common/sockfile.h"
 

@@ -17,7 +17,7 @@
 #include "daemon_internal.h"
 #include "hsaqm-common/log.h"
 #include "hsaqm/hsaqm.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 #define DEFAULT_CONFIG "/etc/hsaqm/hsaqmd.conf"
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * path_internal.h - where hsaqmd's socket is, and whether its directories can be trusted
+ * hsaqm-dclient/path.h - where hsaqmd's socket is, and whether its directories can be trusted
  * (docs/daemon.md "Security model"). One answer for the daemon, hsaqmctl and every client, so
  * that they find the same socket, and one check, as ssh-agent and gpg-agent make: a socket in a
  * directory another user can write to (or owns) can be replaced by that user's own daemon,
  * which would then hold the victim's queues.
  */
-#ifndef HSAQM_DCLIENT_PATH_INTERNAL_H
-#define HSAQM_DCLIENT_PATH_INTERNAL_H
+#ifndef HSAQM_DCLIENT_PATH_H
+#define HSAQM_DCLIENT_PATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ int hsaqm_sock_find(char *buf, size_t size, bool *named);
  */
 int hsaqm_sock_dir_check(const char *sock_path, uid_t owner, char *why, size_t len);
 
-#endif /* HSAQM_DCLIENT_PATH_INTERNAL_H */
+#endif /* HSAQM_DCLIENT_PATH_H */

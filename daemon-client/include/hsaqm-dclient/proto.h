@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * proto_internal.h - the hsaqmd wire protocol (version 3, docs/daemon.md "Protocol") and the
+ * hsaqm-dclient/proto.h - the hsaqmd wire protocol (version 3, docs/daemon.md "Protocol") and the
  * layout of the per-client shared memory.
  *
  * The socket is SOCK_SEQPACKET: one send is one message, so a message's length is the
@@ -14,8 +14,8 @@
  * (a sealed memfd, so a client cannot shrink it under the daemon), with one eventfd each way
  * for wake-ups that coalesce through a "kick" word.
  */
-#ifndef HSAQM_HSAQMD_PROTO_INTERNAL_H
-#define HSAQM_HSAQMD_PROTO_INTERNAL_H
+#ifndef HSAQM_DCLIENT_PROTO_H
+#define HSAQM_DCLIENT_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -369,4 +369,4 @@ _Static_assert(sizeof(struct hsaqmd_hdr) == 16, "header is 16 bytes");
 
 #define HSAQMD_CMD_HOLD 1u
 
-#endif /* HSAQM_HSAQMD_PROTO_INTERNAL_H */
+#endif /* HSAQM_DCLIENT_PROTO_H */
