@@ -26,10 +26,10 @@
 
 #include "daemon_internal.h"
 #include "hsaqm-common/barrier.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "hsaqm-common/policy.h"
 #include "hsaqm-common/policy_text.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 #include "hsaqm-common/rt.h"
 #include "t_cunit.h"
 #include "t_proc.h"
