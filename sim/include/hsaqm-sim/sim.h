@@ -154,6 +154,16 @@ const struct hsaqm_kfd_transport *hsaqm_sim_kfd_transport(struct hsaqm_sim *sim)
 const char *hsaqm_sim_sysfs_root(const struct hsaqm_sim *sim);
 
 /**
+ * hsaqm_sim_proc_view_sync() - bring the tree's class/kfd/kfd/proc up to date with every KFD
+ * process of the node and its queues, as the KFD keeps it current on its own (a snapshot;
+ * hsa-queue-probe reads it to count other processes' queues).
+ *
+ * Return: 0; -EINVAL for a NULL model; -ENOMEM; -EPIPE, -EPROTO (shared mode: the device
+ * process is gone); -errno of the file system.
+ */
+int hsaqm_sim_proc_view_sync(struct hsaqm_sim *sim);
+
+/**
  * hsaqm_sim_profile_dump() - print the profile of device @dev: every constant with its
  * source ("captured: ...", "source: ...", or "assumption").
  *
