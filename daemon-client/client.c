@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of hsaqmd (hsaqm/daemon_client.h, docs/daemon.md).
+ * The client side of hsaqmd (hsaqm-dclient/daemon_client.h, docs/daemon.md).
  *
  * Two things never change for the life of a client, so that an application thread marking a
  * queue never touches memory or an fd that a reconnection just replaced:
@@ -32,12 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/daemon_client.h"
-#include "log_internal.h"
-#include "path_internal.h"
-#include "proto_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-dclient/daemon_client.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-dclient/path.h"
+#include "hsaqm-dclient/proto.h"
+#include "hsaqm-common/rt.h"
 
 #define RECONNECT_MAX_MS 2000u
 
@@ -132,7 +132,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* The low 32 bits of CLOCK_MONOTONIC in ns: the hand-off stamps' unit (proto_internal.h). */
+/* The low 32 bits of CLOCK_MONOTONIC in ns: the hand-off stamps' unit (hsaqm-dclient/proto.h). */
 static uint32_t stamp_now(void)
 {
 	struct timespec ts;
@@ -164,7 +164,7 @@ static int connect_path(const char *path, bool named)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	/* A socket another user could have put there is not our daemon (path_internal.h). */
+	/* A socket another user could have put there is not our daemon (hsaqm-dclient/path.h). */
 	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
 	if (rc == -EPERM) {
 		hsaqm_log_warn("hsaqmd client: not connecting to %s: %s", path, why);
@@ -543,7 +543,7 @@ static void *client_thread(void *arg)
 	prctl(PR_SET_NAME, "hsaqm-dclient", 0, 0, 0);
 	{
 		/* Its wake-up is half of a hand-off: on a host whose cores are all busy it must
-		 * not wait for a time slice (rt_internal.h). Quietly as started when refused. */
+		 * not wait for a time slice (hsaqm-common/rt.h). Quietly as started when refused. */
 		int prio = HSAQM_RT_PRIO_CLIENT;
 		enum hsaqm_rt_mode mode = hsaqm_rt_from_env(&prio, NULL);
 		int rt = hsaqm_rt_self(mode, prio);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Where hsaqmd's socket is and whether its directories can be trusted (path_internal.h). */
+/* Where hsaqmd's socket is and whether its directories can be trusted (hsaqm-dclient/path.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log_internal.h"
-#include "path_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-dclient/path.h"
 
 static int put(char *buf, size_t size, int n)
 {

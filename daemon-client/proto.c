@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hsaqmd message parser (proto_internal.h). Both ends run every received datagram
+ * The hsaqmd message parser (hsaqm-dclient/proto.h). Both ends run every received datagram
  * through it; the daemon closes a client whose message it refuses. It is the fuzz target's
  * surface (fuzz_msg.c), so it reads only inside [buf, buf + n) and never trusts a length.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hsaqm/hsaqm.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 /* Per-process priorities take the public range; a queue's adjustment may span it twice. */
 #define PRIO_ADJ_MAX (2 * HSAQM_PRIORITY_MAX)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Layout detection of ROCr's tool API tables (see hsaqm/api_table.h and
+ * Layout detection of ROCr's tool API tables (see hsaqm-hsa/api_table.h and
  * docs/hsa-api-tables.md).
  *
  * The rule, and why it is safe:
@@ -28,15 +28,15 @@
  *
  * - The release is a name, not a decision: the exact headers a release's ROCr writes
  *   (sizes and steps) say which release it is, and nothing else depends on it but the
- *   queue descriptor size reported alongside (hsaqm/hsa_abi.h).
+ *   queue descriptor size reported alongside (hsaqm-hsa/hsa_abi.h).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
-#include "log_internal.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-common/log.h"
 
 /* Known sizes per layout; index with enum hsaqm_api_layout_id. */
 struct layout_desc {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 
 /* "shift, width" of a header field, e.g. field(type, HDR(TYPE)). */
 #define HDR(name) HSAQM_AQL_HEADER_##name##_SHIFT, HSAQM_AQL_HEADER_##name##_WIDTH

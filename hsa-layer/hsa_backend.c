@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-common/log.h"
 
 void (*hsaqm_hsa_release_hook)(struct hsaqm_hsa_proxy *p, uint64_t hw_first, uint32_t n,
 			       const uint8_t *kinds, const uint64_t *app_index);

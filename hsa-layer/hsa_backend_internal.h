@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm/backend.h"
-#include "hsaqm/hsa_backend.h"
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/hsa_backend.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-hsa/ring.h"
 
 struct hsaqm_kfd;
 
@@ -141,7 +141,7 @@ struct hsaqm_hsa_proxy {
 
 	/*
 	 * What the application holds: an amd_queue_t at the start of HSAQM_PROXY_QUEUE_DESC_SIZE
-	 * bytes (the rest zero: hsaqm/hsa_abi.h), its ring and its doorbell.
+	 * bytes (the rest zero: hsaqm-hsa/hsa_abi.h), its ring and its doorbell.
 	 */
 	struct hsaqm_amd_queue *amd;
 	union hsaqm_aql_packet *ring;

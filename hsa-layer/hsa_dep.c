@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 static uint32_t slot_of(uint64_t handle)
 {

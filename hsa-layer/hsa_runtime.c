@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd.h"
-#include "log_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/time.h"
 
 /* hsa_amd_agent_info_t: the KFD topology node of an agent (hsa_ext_amd.h). */
 #define AGENT_INFO_DRIVER_NODE_ID 0xA004u
@@ -362,7 +362,7 @@ void hsaqm_hsa_runtime_fini(struct hsaqm_hsa_runtime *rt)
 /* ---- Lv3 ----------------------------------------------------------------------------------- */
 
 /*
- * Lv3 is decided once, by kfd-ioctl (hsaqm_kfd_lv3_decide(), hsaqm/kfd_lv3.h): the same
+ * Lv3 is decided once, by kfd-ioctl (hsaqm_kfd_lv3_decide(), hsaqm-kfd/kfd_lv3.h): the same
  * decision, in the same words, as hsa-queue-probe's. The runtime gives it the facts (the KFD,
  * its sysfs), the user's preference, the probe's profile and what it learned (a refusal).
  */

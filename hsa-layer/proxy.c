@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/time.h"
 
 /* One wait while draining: 1e6 ticks (1 ms at 1 GHz, 10 ms at 100 MHz). */
 #define DRAIN_STEP_TICKS 1000000ull
@@ -337,7 +337,7 @@ static void hw_doorbell(void *ctx, uint64_t last_index)
 /*
  * The words of the first 256 bytes a refresh copies: all but the proxy's own (the hsa_queue_t
  * head, the dispatch ids, the legacy doorbell words). What the words from 184 on mean differs
- * by era (hsaqm/hsa_abi.h); copying them needs no meaning.
+ * by era (hsaqm-hsa/hsa_abi.h); copying them needs no meaning.
  */
 static const struct {
 	uint16_t from, to;

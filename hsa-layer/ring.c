@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/ring.h"
 #include "ring_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/time.h"
 
 void (*hsaqm_ring_publish_hook)(const struct hsaqm_ring *ring, uint64_t first, uint32_t n,
 				int stage);

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/ring.h"
 
 /* The points inside hsaqm_ring_publish() a test may observe. */
 enum hsaqm_ring_publish_stage {

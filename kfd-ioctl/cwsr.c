@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* Per-CU register and memory state the CP saves (kfd_queue.c). */
 #define SGPR_SIZE_PER_CU 0x4000u

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* The debugger API is missing before 1.13: say so once, with the version found. */
 static int debugger_gate(const struct hsaqm_kfd *kfd)

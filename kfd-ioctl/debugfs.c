@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 #define DEBUGFS_READ_MAX (64u << 20)
 

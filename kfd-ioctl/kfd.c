@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 static bool transport_usable(const struct hsaqm_kfd_transport *tp)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 
 struct hsaqm_kfd {
 	const struct hsaqm_kfd_transport *tp;

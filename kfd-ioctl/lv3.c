@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lv3.c - Lv3 decided once (hsaqm/kfd_lv3.h): the facts a GPU's mid-kernel suspension depends
+ * lv3.c - Lv3 decided once (hsaqm-kfd/kfd_lv3.h): the facts a GPU's mid-kernel suspension depends
  * on, the one decision the HSA backend and hsa-queue-probe both take from them, and the
  * UPDATE_QUEUE suspension (percentage 0 / 100) that needs no debugger.
  *
@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 
 /* Remedies, in one place (the probe shows them as they are). */
 #define REMEDY_KFD_OLD                                                                         \

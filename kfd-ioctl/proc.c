@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/kfd_transport.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_transport.h"
 
 /* An attribute file's number; false when missing or not a number. */
 static bool read_u64(const char *dir, const char *name, uint64_t *v)

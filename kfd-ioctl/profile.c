@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * profile.c - the per-GPU profile hsa-queue-probe writes and the tool reads (hsaqm/kfd_lv3.h,
+ * profile.c - the per-GPU profile hsa-queue-probe writes and the tool reads (hsaqm-kfd/kfd_lv3.h,
  * docs/probe-report.md "The GPU profile"): which stop mechanisms work on each GPU and what
  * they cost. A small line format, so that a person can read and edit it:
  *
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd_lv3.h"
-#include "log_internal.h"
-#include "text_internal.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/text.h"
 
 #define PROFILE_MAGIC "hsaqm-gpu-profile"
 
@@ -96,7 +96,7 @@ static int parse_gpu_line(struct hsaqm_kfd_profile *p, char *line, const char **
 		v = HSAQM_KFD_PROFILE_NO;
 	else
 		return -EBADMSG;
-	/* Nanoseconds: the one rule for numbers a person may have edited (text_internal.h). */
+	/* Nanoseconds: the one rule for numbers a person may have edited (hsaqm-common/text.h). */
 	*bad = tok[4];
 	if (hsaqm_parse_uint(tok[4], 10, 0, UINT64_MAX, &stop))
 		return -EBADMSG;

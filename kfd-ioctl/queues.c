@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 static bool is_pow2_or_zero(uint64_t v)
 {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "kfd_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 #define TOPOLOGY_NODES "class/kfd/kfd/topology/nodes"
 #define AMDGPU_PARAMS "module/amdgpu/parameters"

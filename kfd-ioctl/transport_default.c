@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "kfd_internal.h"
-#include "shared_state_internal.h"
+#include "hsaqm-common/shared_state.h"
 
 /* The rule set_default() applies, also held against a provider's answer. */
 static bool transport_usable(const struct hsaqm_kfd_transport *tp)

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/time.h"
 #include "xq_internal.h"
 
 /* Live contexts, for the atexit path. */

@@ -22,8 +22,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 #include "xq_internal.h"
 
 /* The id a backend names a queue by (hsaqm_xq_get_id()): lib's own counts from 0, 0 means none. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "xq_internal.h"
 
 static uint64_t xq_outstanding(const struct hsaqm_xq *xq)

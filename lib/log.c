@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 /* -1: HSAQM_LOG not read yet. Read racily-but-safely: every reader computes the same value. */
 static int log_level = -1;

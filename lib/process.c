@@ -17,7 +17,7 @@
 
 #include "hsaqm/hsaqm.h"
 #include "hsaqm/process.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 static pthread_mutex_t proc_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t proc_idle = PTHREAD_COND_INITIALIZER;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "xq_internal.h"
 
 /* A queue in group 0 is a group of its own: a key no explicit group id can take. */

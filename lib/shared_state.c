@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shared_state.c - kfd-ioctl's default-transport state, kept in libhsaqm.so so that a process
- * has one copy of it (shared_state_internal.h). The tool library carries kfd-ioctl's objects
+ * has one copy of it (hsaqm-common/shared_state.h). The tool library carries kfd-ioctl's objects
  * and a program embedding the device model carries its own: were the pointers in kfd-ioctl,
  * each copy would have its own, and what the model installs would never reach the tool.
  */
-#include "hsaqm/barrier.h"
-#include "shared_state_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/shared_state.h"
 
 static const struct hsaqm_kfd_transport *slot_transport;
 static hsaqm_kfd_provider_fn slot_provider;

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_internal.h"
-#include "log_internal.h"
-#include "stats_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/stats_json.h"
 #include "xq_internal.h"
 
 const char *hsaqm_level_name(enum hsaqm_level level)

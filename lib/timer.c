@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "xq_internal.h"
 
 void hsaqm_timer_arm(struct hsaqm_ctx *ctx, uint64_t deadline)

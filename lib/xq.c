@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "xq_internal.h"
 
 bool hsaqm_xq_valid(const struct hsaqm_xq *xq)

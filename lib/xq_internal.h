@@ -17,12 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist_internal.h"
+#include "hsaqm-common/hist.h"
 #include "hsaqm/backend.h"
 #include "hsaqm/hsaqm.h"
-#include "policy_internal.h"
-#include "text_internal.h" /* hsaqm_errno_name() */
-#include "time_internal.h" /* hsaqm_tsc() */
+#include "hsaqm-common/policy.h"
+#include "hsaqm-common/text.h" /* hsaqm_errno_name() */
+#include "hsaqm-common/time.h" /* hsaqm_tsc() */
 
 #define HSAQM_CTX_MAGIC 0x68716378u  /* "hqcx" */
 #define HSAQM_XQ_MAGIC 0x68717871u   /* "hqxq" */

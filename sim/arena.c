@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 #define ARENA_GRAIN 64u
 #define ARENA_HDR_BYTES 4096u

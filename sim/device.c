@@ -30,8 +30,8 @@
 #include <sys/prctl.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/text.h"
 
 static _Thread_local unsigned int engine_depth;
 
@@ -448,7 +448,7 @@ static uint64_t engine_spin_ns(void)
 
 	if (!s || !*s)
 		return 0;
-	if (hsaqm_parse_uint(s, 10, 0, 1000, &us)) { /* the one rule: text_internal.h */
+	if (hsaqm_parse_uint(s, 10, 0, 1000, &us)) { /* the one rule: hsaqm-common/text.h */
 		hsaqm_log_notice(&once, "HSAQM_SIM_ENGINE_SPIN_US=\"%s\" is not 0..1000, using 0",
 				 s);
 		return 0;

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
 #include "sim_internal.h"
 
 /* ------------------------------------------------------------------------------------

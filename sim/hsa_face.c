@@ -26,8 +26,8 @@
 #include "hsa_face_internal.h"
 #include "hsa_face_tools.h"
 #include "kfd_face_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 /* ------------------------------------------------------------------------------------
  * Registry.

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 
 #define FN(f) ((hsaqm_api_fn)(f))
 

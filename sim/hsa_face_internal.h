@@ -26,9 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/hsa_abi.h"
-#include "hsaqm/kfd.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/hsa_abi.h"
+#include "hsaqm-kfd/kfd.h"
 #include "sim_internal.h"
 
 /*

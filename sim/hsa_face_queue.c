@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/kfd.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-kfd/kfd.h"
 #include "kfd_face_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 /* Value destroy stores into queue_inactive_signal to retire the error handler (not a status). */
 #define QUEUE_RETIRE_MARK INT64_MIN

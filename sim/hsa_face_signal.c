@@ -22,8 +22,8 @@
 #include <stdlib.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 
 struct sim_signal *hsa_face_signal(uint64_t handle, struct hsa_face **face)
 {

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 int sim_hws_level(uint32_t priority)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* xoshiro256**: small, fast, and the same sequence on every machine for a given seed. */
 static uint64_t rotl(uint64_t x, int k)

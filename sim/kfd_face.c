@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * kfd_face.c - the model's KFD: a kfd-ioctl transport (hsaqm/kfd_transport.h) that answers
+ * kfd_face.c - the model's KFD: a kfd-ioctl transport (hsaqm-kfd/kfd_transport.h) that answers
  * the ioctls hsaqm issues with the real uapi structs and the errno amdkfd gives, and drives
  * the hardware model only through the sim_hwq_* calls of sim_internal.h.
  *
@@ -39,11 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "kfd_face_state_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 

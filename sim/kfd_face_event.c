@@ -33,9 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "kfd_face_state_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 #define KFD_UNSIGNALED_SLOT UINT64_MAX
 /* Non-signal events' ids (kfd_events.c KFD_FIRST_NONSIGNAL_EVENT_ID). */

@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "kfd_face_state_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /*
  * gfx9 apertures (kfd_flat_memory.c kfd_init_apertures_v9): LDS at 1 << 48 and scratch at

@@ -15,8 +15,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "kfd_face_internal.h"
 
 struct kfd_bo;
@@ -37,7 +37,7 @@ struct kfd_events;
 /* SOC15 doorbells are 64-bit; a process's doorbells fill 2 pages (kfd_doorbell.c). */
 #define KFD_DOORBELL_BYTES 8u
 #define KFD_DOORBELL_SLICE (KFD_MAX_QUEUES * KFD_DOORBELL_BYTES)
-/* mmap offset encoding (kfd_priv.h KFD_MMAP_*, hsaqm/kfd_uapi.h). */
+/* mmap offset encoding (kfd_priv.h KFD_MMAP_*, hsaqm-kfd/kfd_uapi.h). */
 #define KFD_MMAP_TYPE_MASK HSAQM_KFD_MMAP_TYPE_MASK
 #define KFD_MMAP_TYPE_DOORBELL HSAQM_KFD_MMAP_TYPE_DOORBELL
 #define KFD_MMAP_TYPE_EVENTS HSAQM_KFD_MMAP_TYPE_EVENTS

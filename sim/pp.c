@@ -33,9 +33,9 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "json_internal.h"
-#include "hsaqm/hsa_abi.h"
-#include "log_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-hsa/hsa_abi.h"
+#include "hsaqm-common/log.h"
 
 /* HSA statuses (hsa.h; the model must not need the header). */
 #define ST_INVALID_ARGUMENT 0x1001

@@ -22,6 +22,11 @@
 /* Two callers rewriting the same tree at once would interleave their remove and write. */
 static pthread_mutex_t proc_view_lock = PTHREAD_MUTEX_INITIALIZER;
 
+int hsaqm_sim_proc_view_sync(struct hsaqm_sim *sim)
+{
+	return sim_proc_view_sync(sim);
+}
+
 int sim_proc_view_sync(struct hsaqm_sim *sim)
 {
 	struct sim_proc_queue *v = NULL;

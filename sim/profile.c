@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/text.h"
 #include "sim_internal.h"
 
 /*
@@ -127,7 +127,8 @@ static void const_set(struct sim_profile *p, const struct const_default *d, uint
 }
 
 
-/* A value of a properties or timing file: decimal, spaces around it allowed (text_internal.h). */
+/* A value of a properties or timing file: decimal, spaces around it allowed
+ * (hsaqm-common/text.h). */
 static int parse_value(char *s, uint64_t *out)
 {
 	unsigned long long v;

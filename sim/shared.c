@@ -46,9 +46,9 @@
 
 #include "engine_internal.h"
 #include "kfd_face_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "shared_internal.h"
-#include "sockfile_internal.h"
+#include "hsaqm-common/sockfile.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -865,7 +865,7 @@ static void accept_one(struct hsaqm_sim *sim)
 
 /*
  * Bind @path; a socket file nobody listens on (a device that died) is replaced, by lib's one
- * rule (sockfile_internal.h): a live device's socket and a file that is not a socket never
+ * rule (hsaqm-common/sockfile.h): a live device's socket and a file that is not a socket never
  * are. Return: 0; -EEXIST (not a socket); -EADDRINUSE (a live device); another -errno.
  */
 static int bind_path(int fd, const char *path)

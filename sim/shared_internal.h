@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 
 /* Protocol version: a client of another version gets -EPROTO. */
 #define SIM_SHARED_PROTO_VERSION 2u

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "shared_internal.h"
 
 struct sim_handler {

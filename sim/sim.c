@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "log_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/text.h"
 
 /* Model memory reserved per model (sparse: only touched pages cost memory). */
 #define SIM_ARENA_DEFAULT_MB 4096u
@@ -36,7 +36,7 @@ static size_t arena_size(void)
 
 	if (!s || !*s)
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;
-	if (hsaqm_parse_uint(s, 10, 16, 1ull << 20, &mb)) { /* the one rule: text_internal.h */
+	if (hsaqm_parse_uint(s, 10, 16, 1ull << 20, &mb)) { /* the one rule: hsaqm-common/text.h */
 		hsaqm_log_notice(&once, "HSAQM_SIM_ARENA_MB=\"%s\" is not 16..1048576, using %u", s,
 				 SIM_ARENA_DEFAULT_MB);
 		return (size_t)SIM_ARENA_DEFAULT_MB << 20;

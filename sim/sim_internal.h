@@ -7,7 +7,8 @@
  *     hardware only through the sim_hwq_* calls below.
  *   - hsa_face.c plays ROCr: signals, agents, memory pools, AQL queues. Like ROCr over
  *     libhsakmt, it creates its queues through the KFD face, never through sim_hwq_* directly.
- * Nothing outside sim/ includes this header.
+ * Private to sim/ (with kfdemu/), the model's tests and the benches that measure it
+ * (experiments/bench); the rest of the tree has hsaqm-sim/sim.h.
  *
  * Threads: in REAL mode every device has an engine thread; sim_hwq_* calls come from any
  * host thread and are posted to the engine, and the ones that must wait (suspend, destroy)
@@ -24,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 
 /* ------------------------------------------------------------------------------------
  * Profile: the device's constants, each with its source (docs/sim.md, "Constants").

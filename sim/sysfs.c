@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "kfd_face_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /*
  * The KFD names a GPU node after amdgpu_asic_name[asic_type] in lower case; every part

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "json_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/log.h"
 
 struct sim_trace {
 	pthread_mutex_t lock;
@@ -77,7 +77,7 @@ void sim_trace_close(struct hsaqm_sim *sim)
 }
 
 /*
- * One event: its separator, then an object through lib's JSON writer (json_internal.h),
+ * One event: its separator, then an object through lib's JSON writer (hsaqm-common/json.h),
  * which escapes the names. Events go one a line inside the document's array. The caller
  * holds the lock.
  */

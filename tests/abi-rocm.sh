@@ -46,7 +46,7 @@ clangxxs=$(ls /usr/bin/clang++-[0-9]* 2>/dev/null | sort -t- -k2 -n -r)
 cc=$(pick gcc clang $clangs) || { echo "no C compiler in the root"; exit 3; }
 cxx=$(pick g++ clang++ $clangxxs) || { echo "no C++ compiler in the root"; exit 3; }
 echo "compilers: $cc, $cxx"
-inc="-I$src/hsa-layer/include -I$src/lib/include -I$src/lib"
+inc="-I$src/hsa-layer/include -I$src/lib/include -I$src/common/include"
 set -e
 "$cc" -std=c11 -D_GNU_SOURCE -O1 -Wall $inc -c "$src/hsa-layer/api_table.c" -o "$out/api_table.o"
 "$cc" -std=c11 -D_GNU_SOURCE -O1 -Wall $inc -c "$src/lib/log.c" -o "$out/log.o"

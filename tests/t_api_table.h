@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 #include "t_cunit.h"
 
 /* ---- ROCr's entry order, per table, in header order -------------------------------- */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 
 /* Prints where two packet images first differ, so a failure says which field is wrong. */
 static inline int t_packet_cmp(const char *what, const uint8_t *got, const uint8_t *want)

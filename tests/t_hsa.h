@@ -24,13 +24,13 @@
 #include <time.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/ring.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-hsa/ring.h"
+#include "hsaqm-sim/sim.h"
 #include "sim_internal.h"
 #include "t_time.h"
 

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
 #include "t_hsa.h"

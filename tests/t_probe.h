@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "probe.h"
 #include "probe_internal.h"

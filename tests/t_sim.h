@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "sim_internal.h"
 #include "t_cunit.h"

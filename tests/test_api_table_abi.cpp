@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The C mirror of the API tables and of the HSA types (hsaqm/api_table.h, hsaqm/hsa_abi.h)
+// The C mirror of the API tables and of the HSA types (hsaqm-hsa/api_table.h, hsaqm-hsa/hsa_abi.h)
 // matches one ROCr release's own headers, whichever release they are: the offset of every
 // CoreApiTable and AmdExtTable entry the header has (and that it has no entry hsaqm does
 // not know), the root's members, the parameter shapes of every typed entry, hsa_queue_t,
@@ -30,7 +30,7 @@
 #include <hsa/amd_hsa_queue.h>
 #include <hsa/hsa_api_trace.h>
 
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 
 namespace {
 
@@ -558,7 +558,7 @@ void check_detector_on_rocr_table(const char *want_release, long queue_object_of
 		// What the detector says of this release, against what its ROCr binary does.
 		expect_eq("queue object offset of", "this release's ROCr", l.queue_desc_size,
 			  queue_object_offset);
-		// And a proxy queue holds NULL there (hsaqm/hsa_abi.h).
+		// And a proxy queue holds NULL there (hsaqm-hsa/hsa_abi.h).
 		expect(queue_object_offset >= (long)sizeof(hsaqm_amd_queue) &&
 			       queue_object_offset + 8 <= (long)HSAQM_PROXY_QUEUE_DESC_SIZE,
 		       "queue object offset inside a proxy's zero area", "(bytes 256 to its size)",

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 #include "t_cunit.h"
 #include "t_api_table.h"
 

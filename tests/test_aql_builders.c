@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "t_aql.h"
 #include "t_cunit.h"
 

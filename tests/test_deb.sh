@@ -47,7 +47,7 @@ check "dpkg-buildpackage -us -uc -b ($(($(date +%s) - t0)) s)" "[ $st -eq 0 ]"
 for p in libhsaqm0 libhsaqm-dev hsaqm-tools hsaqmd python3-hsaqm; do
 	check "package $p built" "ls '$work'/${p}_*.deb >/dev/null 2>&1"
 done
-check "libhsaqm-dev carries hsaqm.pc and no hsaqm/daemon_client.h" \
+check "libhsaqm-dev carries hsaqm.pc and no hsaqm-dclient/daemon_client.h" \
 	"dpkg-deb -c '$work'/libhsaqm-dev_*.deb | grep -q '/pkgconfig/hsaqm.pc' && ! dpkg-deb -c '$work'/libhsaqm-dev_*.deb | grep -q daemon_client.h"
 
 lintian --fail-on error --tag-display-limit 0 "$work"/hsaqm_*.changes >"$work/lintian.log" 2>&1

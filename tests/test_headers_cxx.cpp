@@ -7,20 +7,20 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/aql.h"
 #include "hsaqm/backend.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/daemon_client.h"
-#include "hsaqm/hsa_abi.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-dclient/daemon_client.h"
+#include "hsaqm-hsa/hsa_abi.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "hsaqm/process.h"
-#include "hsaqm/ring.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/ring.h"
+#include "hsaqm-sim/sim.h"
 
 static int failures;
 

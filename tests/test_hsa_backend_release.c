@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "t_cunit.h"
 #include "t_hsa.h"
 #include "t_hsa_backend.h"

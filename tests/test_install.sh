@@ -3,7 +3,7 @@
 # (prefix /usr/local, configured with Debian's python3) installed into a DESTDIR holds libhsaqm
 # with its public headers and hsaqm.pc, and a consumer builds and runs from
 # `pkg-config --cflags --libs hsaqm`; every function an installed header declares is exported
-# by an installed library (no header without its library: hsaqm/daemon_client.h is not
+# by an installed library (no header without its library: hsaqm-dclient/daemon_client.h is not
 # installed); the tool library is where the installed hsaqm-run looks, and with the build tree
 # moved away hsaqm-run names it and a real HSA program on the model runs scheduled under it;
 # the systemd unit starts the installed hsaqmd; the Python module lands in a directory the
@@ -54,7 +54,11 @@ D=$dest
 check "libhsaqm.so.0 and the libhsaqm.so link in $libdir" \
 	"[ -f '$D$libdir/libhsaqm.so.0' ] && [ -L '$D$libdir/libhsaqm.so' ]"
 check "public headers in $prefix/include/hsaqm" "[ -f '$D$prefix/include/hsaqm/hsaqm.h' ]"
-check "hsaqm/daemon_client.h is not installed" "[ ! -e '$D$prefix/include/hsaqm/daemon_client.h' ]"
+# The installed headers are lib's public ones and nothing else: no part's interface
+# (hsaqm-hsa/, hsaqm-dclient/, ...) nor common/'s (docs/style.md, "Layout").
+check "only the four public headers are installed" \
+	"[ \"\$(cd '$D$prefix/include' && find . ! -type d | sort | tr '\n' ' ')\" = \
+	'./hsaqm/backend.h ./hsaqm/common.h ./hsaqm/hsaqm.h ./hsaqm/process.h ' ]"
 check "hsaqm.pc in $libdir/pkgconfig" "[ -f '$D$libdir/pkgconfig/hsaqm.pc' ]"
 export PKG_CONFIG_SYSROOT_DIR="$D" PKG_CONFIG_PATH="$D$libdir/pkgconfig"
 pcflags=$(pkg-config --cflags --libs hsaqm)

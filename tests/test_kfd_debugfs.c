@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "t_cunit.h"
 
 static char *hqds_text, *rls_text;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd.h"
-#include "log_internal.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 
 /* Transports never opened here: only their identity and completeness matter. */

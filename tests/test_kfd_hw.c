@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "t_cunit.h"
 
 static struct hsaqm_kfd *kfd;

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
-#include "log_internal.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 #include "t_kfd_script.h"
 

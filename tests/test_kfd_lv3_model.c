@@ -12,10 +12,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "kfd_face_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 #include "t_sim.h"
 #include "t_kfd_lv3.h"

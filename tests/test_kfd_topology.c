@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd.h"
+#include "hsaqm-kfd/kfd.h"
 #include "t_cunit.h"
 
 #define NODES "class/kfd/kfd/topology/nodes"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "t_cunit.h"
 
 #ifdef HSAQM_HAVE_SYSTEM_KFD_IOCTL

@@ -18,7 +18,7 @@
 
 #include <drm.h>
 
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "t_cunit.h"
 
 /* The whole file at @path as a string (static buffer), or NULL. */

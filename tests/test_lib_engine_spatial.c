@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_backend.h"
 #include "t_cunit.h"
 #include "xq_internal.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hist_internal.h"
+#include "hsaqm-common/hist.h"
 #include "t_cunit.h"
 
 static void test_hist_every_value_lies_in_a_narrow_bucket(void)

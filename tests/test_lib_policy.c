@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "policy_internal.h"
+#include "hsaqm-common/policy.h"
 #include "t_cunit.h"
 
 #define MS 1000000ull

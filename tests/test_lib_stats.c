@@ -8,8 +8,8 @@
 
 #include "t_backend.h"
 #include "t_cunit.h"
-#include "json_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/log.h"
 #include "t_json.h"
 #include "t_time.h"
 #include "xq_internal.h"

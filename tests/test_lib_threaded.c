@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "t_backend.h"
 #include "t_cunit.h"
 #include "t_time.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 
 static char *capture(void (*emit)(void))

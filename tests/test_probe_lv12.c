@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
+#include "hsaqm-hsa/api_table.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "probe.h"
 #include "probe_internal.h"

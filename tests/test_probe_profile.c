@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-sim/sim.h"
 #include "probe.h"
 #include "probe_internal.h"
 #include "sim_internal.h"

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "probe.h"
 #include "probe_internal.h"
 #include "t_cunit.h"

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/ring.h"
 #include "ring_internal.h"
 #include "t_cunit.h"
 #include "t_time.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "hsaqm/hsa_abi.h"
+#include "hsaqm-hsa/hsa_abi.h"
 #include "t_cunit.h"
 #include "t_sim.h"
 #include "t_sim_aql.h"

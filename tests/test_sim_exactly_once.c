@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "engine_internal.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/ring.h"
 #include "t_cunit.h"
 #include "t_sim.h"
 #include "t_time.h"

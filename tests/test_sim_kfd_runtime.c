@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
 #include "t_time.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The model's numeric settings follow lib/text_internal.h's one rule: HSAQM_SIM_ARENA_MB and
+ * The model's numeric settings follow hsaqm-common/text.h's one rule: HSAQM_SIM_ARENA_MB and
  * HSAQM_SIM_ENGINE_SPIN_US in the environment, hsaqm-simd's --time-scale on its command line
  * (argv[1] is the hsaqm-simd binary). A refused value is named in the message and the default
  * (or exit 2) follows; the values taken before are taken as before.
@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hsaqm/sim.h"
-#include "log_internal.h"
+#include "hsaqm-sim/sim.h"
+#include "hsaqm-common/log.h"
 #include "t_cunit.h"
 
 static const char *simd_path;

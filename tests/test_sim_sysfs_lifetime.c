@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "t_cunit.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 
 static char tmpdir[] = "/tmp/hsaqm-t-sysfs-life-XXXXXX";
 /* Reachable at exit, so LeakSanitizer sees the model a child never destroys as still in use. */

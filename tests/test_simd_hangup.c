@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "hsa_face_internal.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/hsa_abi.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/hsa_abi.h"
+#include "hsaqm-sim/sim.h"
 #include "t_cunit.h"
 #include "t_time.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one rule for a socket's path before bind() (lib/sockfile_internal.h), and the two programs
+ * The one rule for a socket's path before bind() (hsaqm-common/sockfile.h), and the two programs
  * that follow it: a socket somebody listens on is never replaced, one nobody answers on (its
  * listener died) is, and a file, a directory or a symbolic link at the path is refused and left
  * as it was. hsaqmd and hsaqm-simd each start on a dead socket and refuse a live one.
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sockfile_internal.h"
+#include "hsaqm-common/sockfile.h"
 #include "t_cunit.h"
 #include "t_time.h"
 

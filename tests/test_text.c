@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/text_internal.h's one rule for numbers a person wrote: what it takes, what it refuses. */
+/* hsaqm-common/text.h's one rule for numbers a person wrote: what it takes, what it refuses. */
 #include <errno.h>
 #include <float.h>
 #include <stdint.h>
 
 #include "t_cunit.h"
-#include "text_internal.h"
+#include "hsaqm-common/text.h"
 
 static void test_uint_takes_decimal_octal_and_0x_hex_only_as_asked(void)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/kfd_transport.h"
+#include "hsaqm-kfd/kfd_transport.h"
 #include "t_cunit.h"
 #include "t_fill.h"
 #include "t_json.h"

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/kfd_transport.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_transport.h"
 #include "kfd_face_internal.h"
 #include "t_cunit.h"
 #include "t_fill.h"

@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/daemon_client.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-dclient/daemon_client.h"
 #include "bench_sort.h"
 
 #ifndef HSAQMD_PATH

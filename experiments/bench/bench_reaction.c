@@ -46,10 +46,10 @@
 #include <time.h>
 
 #include "hsaqm/backend.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/hsaqm.h"
 #include "bench_sort.h"
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 
 #include "hsa_backend_internal.h" /* the backend's gate hook, to time the last close */
 #include "t_hsa.h"               /* a client of the device model's HSA face */

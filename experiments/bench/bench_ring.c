@@ -30,11 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/ring.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/ring.h"
 #include "bench_sort.h"
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 
 #define RING_SIZE 256u
 #define MAX_PRODUCERS 4u

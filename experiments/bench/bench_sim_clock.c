@@ -23,9 +23,9 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
 #include "sim_internal.h"
 #include "bench_sort.h"
 

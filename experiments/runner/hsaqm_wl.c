@@ -39,13 +39,13 @@
 
 #include <dlfcn.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
-#include "json_internal.h"
-#include "text_internal.h"
-#include "time_internal.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/text.h"
+#include "hsaqm-common/time.h"
 #include "wl.h"
 
 #define NS_US 1000ull

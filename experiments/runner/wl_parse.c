@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/text.h"
 #include "wl.h"
 
 #define LINE_MAX_LEN 1024
@@ -72,7 +72,7 @@ static bool valid_name(const char *s)
 
 /* ---- Values ----------------------------------------------------------------------------- */
 
-/* The numbers of a workload file follow text_internal.h's rule; the messages name the key. */
+/* The numbers of a workload file follow hsaqm-common/text.h's rule; the messages name the key. */
 static int parse_u64(struct parser *p, const char *key, const char *v, uint64_t min, uint64_t max,
 		     uint64_t *out)
 {

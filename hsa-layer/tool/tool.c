@@ -21,17 +21,17 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd_lv3.h"
-#include "hsaqm/kfd_transport.h"
+#include "hsaqm-kfd/kfd_lv3.h"
+#include "hsaqm-kfd/kfd_transport.h"
 #include "hsaqm/process.h"
-#include "json_internal.h"
-#include "log_internal.h"
-#include "stats_internal.h"
-#include "time_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/stats_json.h"
+#include "hsaqm-common/time.h"
 #include "tool_internal.h"
 
 #define TOOL_EXPORT __attribute__((visibility("default")))

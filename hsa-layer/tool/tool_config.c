@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log_internal.h"
-#include "policy_text_internal.h"
-#include "text_internal.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/policy_text.h"
+#include "hsaqm-common/text.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "tool_internal.h"
 
 static const struct {
@@ -255,7 +255,7 @@ void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(co
 		}
 	}
 
-	/* One syntax with hsaqmd.conf and hsaqmctl (lib/policy_text_internal.h). */
+	/* One syntax with hsaqmd.conf and hsaqmctl (hsaqm-common/policy_text.h). */
 	s = get("HSAQM_POLICY");
 	if (s) {
 		struct hsaqm_policy_config p;

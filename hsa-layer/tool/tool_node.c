@@ -35,15 +35,15 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/daemon_client.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-dclient/daemon_client.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_transport.h"
-#include "json_internal.h"
-#include "log_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/rt.h"
 #include "tool_internal.h"
 
 /*
@@ -362,7 +362,7 @@ static void *watcher_main(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "hsaqm-idle", 0, 0, 0);
 	/* It tells the daemon a queue went idle, which lets the others run: under load it must
-	 * not wait for a time slice either (rt_internal.h). Quiet when refused: said once at
+	 * not wait for a time slice either (hsaqm-common/rt.h). Quiet when refused: said once at
 	 * the connection when HSAQM_REALTIME asked for it. */
 	hsaqm_rt_self(mode, prio);
 	pthread_mutex_lock(&n.lock);

@@ -35,12 +35,12 @@
 #include <unistd.h>
 
 #include "hsa_backend_internal.h"
-#include "hsaqm/api_table.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "log_internal.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-common/log.h"
 #include "record_format.h"
-#include "time_internal.h"
+#include "hsaqm-common/time.h"
 #include "tool_internal.h"
 
 /*

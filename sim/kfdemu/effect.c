@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "kfdemu_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* One argument list a kernel of that name has had. */
 struct sig {

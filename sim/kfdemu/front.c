@@ -51,14 +51,14 @@
 #include <hsa/amd_hsa_queue.h>
 #include <hsa/amd_hsa_signal.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "sim_internal.h"
 
 #define FRONT_POLL_ACTIVE_NS 50000ull  /* assumption, see above */

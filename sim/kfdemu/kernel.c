@@ -49,13 +49,13 @@
 
 #include <hsa/amd_hsa_kernel_code.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
-#include "log_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/log.h"
+#include "hsaqm-common/text.h"
 
 #ifndef EM_AMDGPU
 #define EM_AMDGPU 224

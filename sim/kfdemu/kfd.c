@@ -30,12 +30,12 @@
 #include <time.h>
 #include <sys/mman.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/kfd_transport.h"
-#include "hsaqm/kfd_uapi.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-kfd/kfd_transport.h"
+#include "hsaqm-kfd/kfd_uapi.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "shared_internal.h"
 
 /*

@@ -20,13 +20,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "sim_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/text.h"
 
 static struct {
 	pthread_mutex_t lock;   /* model creation, the report */

@@ -35,11 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
 #include "kfd_face_internal.h"
 #include "kfdemu_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "sim_internal.h"
 
 /* Assumption: a PCIe 5 x16 link's practical rate, 50 GB/s = 50 bytes per ns. */

@@ -25,7 +25,7 @@ check "hsaqm-wl --seed -1: exit 2" "[ \$? -eq 2 ]"
 check "hsaqm-wl --length 0: exit 2, named" "[ \$? -eq 2 ] && grep -q -- '--length \"0\"' '$tmp/err'"
 "$wl" "$file" --time-scale 3x >/dev/null 2>"$tmp/err"
 check "hsaqm-wl --time-scale 3x: exit 2" "[ \$? -eq 2 ] && grep -q -- '--time-scale' '$tmp/err'"
-# Fractional numbers follow lib/text_internal.h's one rule (hsaqm_parse_double): decimal,
+# Fractional numbers follow hsaqm-common/text.h's one rule (hsaqm_parse_double): decimal,
 # finite, the whole argument, no leading space or '+'; each refusal names the value.
 for v in " 5" "+5" "1e999" "nan" "inf" "0x2" "2x" "2.5.1"; do
   "$wl" "$file" --time-scale "$v" --check >/dev/null 2>"$tmp/err"

@@ -45,9 +45,9 @@
 
 #include "engine_internal.h"
 #include "fuzz_pp.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-sim/sim.h"
 #include "sim_internal.h"
 
 #define FZ_US 1000ull

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hsaqm/daemon_client.h"
+#include "hsaqm-dclient/daemon_client.h"
 #include "t_time.h"
 
 #define MAXQ 64

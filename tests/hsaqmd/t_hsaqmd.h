@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
-#include "hsaqm/barrier.h"
-#include "path_internal.h"
-#include "policy_internal.h"
-#include "policy_text_internal.h"
-#include "proto_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-dclient/path.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-common/policy_text.h"
+#include "hsaqm-dclient/proto.h"
+#include "hsaqm-common/rt.h"
 #include "t_cunit.h"
 #include "t_proc.h"
 #include "t_time.h"

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 #include "t_cunit.h"
 #include "t_proc.h"

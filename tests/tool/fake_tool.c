@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-common/barrier.h"
 #include "fake_tool.h"
 
 #define EXPORT __attribute__((visibility("default")))

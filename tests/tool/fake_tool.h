@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "hsaqm/hsa_abi.h"
+#include "hsaqm-hsa/hsa_abi.h"
 
 #define FAKE_TOOL_MAX_QUEUES 64
 

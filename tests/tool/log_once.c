@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "t_tool.h"
 
 static int fail(const char *why)

@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
 
 /*
  * Submit one packet image (its first word is the header | setup << 16 to publish). @fill,

@@ -14,7 +14,7 @@
 
 #include "arbitrate_internal.h"
 #include "daemon_log_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "registry_internal.h"
 
 /* Longer than this is no reaction: a stamp from another clock (a time namespace), or a bad one. */
@@ -22,7 +22,7 @@
 
 /*
  * Times a pending hold once the client acknowledged it. The stamps are the client's words
- * (proto_internal.h): a sample with a segment outside 0..1 s is dropped and counted, so a
+ * (hsaqm-dclient/proto.h): a sample with a segment outside 0..1 s is dropped and counted, so a
  * client can spoil only the statistics, never a decision. Return: true when it was acked.
  */
 static bool handoff_harvest(struct hsaqmd *d, struct dqueue *q)

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
-#include "policy_internal.h"
-#include "policy_text_internal.h"
-#include "rt_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-common/policy_text.h"
+#include "hsaqm-common/rt.h"
+#include "hsaqm-common/text.h"
 
 void hsaqmd_config_default(struct hsaqmd_config *cfg)
 {
@@ -73,7 +73,7 @@ static int seterr(char *err, size_t errlen, int line, const char *fmt, ...)
 static int parse_long(const char *s, int base, long min, long max, long *out)
 {
 	long long v;
-	int rc = hsaqm_parse_int(s, base, min, max, &v); /* the one rule: text_internal.h */
+	int rc = hsaqm_parse_int(s, base, min, max, &v); /* the one rule: hsaqm-common/text.h */
 
 	if (!rc)
 		*out = (long)v;
@@ -222,7 +222,7 @@ static int apply_line(struct hsaqmd_config *cfg, char *key, char *val, int ln, c
 		char why[128];
 		bool old;
 
-		/* One syntax with HSAQM_POLICY and hsaqmctl (lib/policy_text_internal.h). */
+		/* One syntax with HSAQM_POLICY and hsaqmctl (hsaqm-common/policy_text.h). */
 		if (hsaqm_policy_parse(val, &p, &old, why, sizeof(why)))
 			return seterr(err, errlen, ln,
 				      "\"%s\": %s (a policy is hpf, hpf PERIOD_US:SLICE_US, util, "

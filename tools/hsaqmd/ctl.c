@@ -28,11 +28,11 @@
 
 #include "ctl_internal.h"
 #include "hsaqm/hsaqm.h"
-#include "json_internal.h"
-#include "path_internal.h"
-#include "policy_text_internal.h"
-#include "proto_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/json.h"
+#include "hsaqm-dclient/path.h"
+#include "hsaqm-common/policy_text.h"
+#include "hsaqm-dclient/proto.h"
+#include "hsaqm-common/text.h"
 
 #define TIMEOUT_MS 3000
 #define MAX_ENTRIES (1 << 20)
@@ -54,7 +54,7 @@ static int ctl_connect(const char *path, bool named)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	/* Not a daemon another user could have put there (path_internal.h). */
+	/* Not a daemon another user could have put there (hsaqm-dclient/path.h). */
 	rc = hsaqm_sock_dir_check(path, named ? (uid_t)-1 : geteuid(), why, sizeof(why));
 	if (rc == -EPERM) {
 		fprintf(stderr, "hsaqmctl: not connecting to %s: %s\n", path, why);
@@ -452,7 +452,7 @@ static int cmd_policy_get(void)
 			.kind = (enum hsaqm_policy_kind)p->kind, .floor_period_us = p->floor_period_us,
 			.floor_slice_us = p->floor_slice_us, .util_period_us = p->util_period_us,
 		};
-		/* The syntax `policy` takes back (lib/policy_text_internal.h). */
+		/* The syntax `policy` takes back (hsaqm-common/policy_text.h). */
 		hsaqm_policy_format(&cfg, text, sizeof(text));
 		printf("%-12s %s", who, text);
 		if (p->gpu_id != HSAQMD_ALL_GPUS)
@@ -522,7 +522,7 @@ static int bad(const char *fmt, ...)
 
 /*
  * A whole decimal integer in [lo, hi], by the project's one rule for numbers a person writes
- * (lib/text_internal.h): no blanks, no '+', "010" is ten.
+ * (hsaqm-common/text.h): no blanks, no '+', "010" is ten.
  */
 static bool int_in(const char *s, long lo, long hi, long *out)
 {
@@ -600,7 +600,7 @@ static int parse_policy(int argc, char **argv, struct request *r)
 			   "util PERIOD_US or none)", argv[0]);
 	for (int i = 1; i < argc && n < sizeof(text) - 1; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", i > 1 ? " " : "", argv[i]);
-	/* One syntax with HSAQM_POLICY and hsaqmd.conf (lib/policy_text_internal.h). */
+	/* One syntax with HSAQM_POLICY and hsaqmd.conf (hsaqm-common/policy_text.h). */
 	if (hsaqm_policy_parse(text, &cfg, &old, why, sizeof(why)))
 		return bad("policy: \"%s\": %s", text, why);
 	if (old)
@@ -694,7 +694,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!path) {
-		/* The same search as every client's (path_internal.h). */
+		/* The same search as every client's (hsaqm-dclient/path.h). */
 		if (hsaqm_sock_find(pathbuf, sizeof(pathbuf), &named) < 0) {
 			fprintf(stderr, "hsaqmctl: HSAQM_DAEMON=%s: no daemon to ask\n",
 				getenv("HSAQM_DAEMON"));

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 /* Exit codes: 0 done; 1 the daemon refused or went away; 2 usage; 3 no daemon. */
 #define CTL_EXIT_REFUSED 1

@@ -5,7 +5,7 @@
  * One thread, one epoll: the listening socket, each client's socket and its "kick" eventfd,
  * a timerfd for the policies' deadlines, a signalfd. No locks: everything below runs on that
  * thread. Per device, the queues of all processes go through lib's pure policy function
- * (policy_internal.h), the very code a process runs for its own queues.
+ * (hsaqm-common/policy.h), the very code a process runs for its own queues.
  *
  * The hot path: a client stores a queue's state word in its shared memory and kicks; the
  * daemon reads the words of that client, decides the devices that changed, writes command
@@ -40,14 +40,14 @@
 #include "arbitrate_internal.h"
 #include "daemon_internal.h"
 #include "daemon_log_internal.h"
-#include "hist_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/hist.h"
+#include "hsaqm-common/barrier.h"
 #include "listen_internal.h"
-#include "path_internal.h"
-#include "policy_internal.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/path.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-dclient/proto.h"
 #include "registry_internal.h"
-#include "rt_internal.h"
+#include "hsaqm-common/rt.h"
 #include "session_internal.h"
 
 uint64_t hsaqmd_now_ns(void)

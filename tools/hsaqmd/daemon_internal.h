@@ -66,7 +66,7 @@ struct hsaqmd_config {
 	char topology[256];
 	bool busy_poll;         /* spin on the state words while two or more clients are connected */
 	unsigned int spin_us;   /* after a change, poll the state words this long before sleeping */
-	int realtime_mode;      /* enum hsaqm_rt_mode (rt_internal.h) */
+	int realtime_mode;      /* enum hsaqm_rt_mode (hsaqm-common/rt.h) */
 	int realtime_prio;
 	char metrics_listen[108]; /* "" off; "127.0.0.1:PORT", "[::1]:PORT" or an absolute socket path */
 	int deprecated_line;    /* the first line in a form the syntax only tolerates, 0 none */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * daemon_log_internal.h - how every operational message of hsaqmd is said (docs/daemon.md
- * "Messages"): one function over lib's one logger (log_internal.h), so all of them share its
+ * "Messages"): one function over lib's one logger (hsaqm-common/log.h), so all of them share its
  * sink (stderr, which the systemd unit hands to the journal), its one-line-at-a-time writes
  * and its level (HSAQM_LOG).
  *
@@ -15,7 +15,7 @@
 #ifndef HSAQM_HSAQMD_DAEMON_LOG_INTERNAL_H
 #define HSAQM_HSAQMD_DAEMON_LOG_INTERNAL_H
 
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 
 /* Said whatever HSAQM_LOG is, and not an error. Below lib's levels: HSAQM_LOG cannot mute it. */
 #define HSAQMD_LOG_NOTICE HSAQM_LOG_NONE

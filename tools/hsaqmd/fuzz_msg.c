@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "daemon_internal.h"
-#include "policy_internal.h"
-#include "proto_internal.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-dclient/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

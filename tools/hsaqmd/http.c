@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "daemon_log_internal.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "registry_internal.h"
-#include "sockfile_internal.h"
+#include "hsaqm-common/sockfile.h"
 
 #define HTTP_MAX_CONNS 8
 #define HTTP_REQUEST_MS 2000u
@@ -77,7 +77,7 @@ static int bind_unix(struct hsaqmd *d, const char *path)
 		return rc;
 	}
 	/* Only a socket nobody answers on is replaced (a daemon that died): lib's one rule
-	 * (sockfile_internal.h), the same as for the daemon's own socket. */
+	 * (hsaqm-common/sockfile.h), the same as for the daemon's own socket. */
 	rc = hsaqm_sockfile_clear(path, SOCK_STREAM, NULL);
 	if (rc == -EEXIST) {
 		hsaqmd_log_err("metrics_listen %s is not a socket: refusing to "

@@ -14,9 +14,9 @@
 
 #include "daemon_log_internal.h"
 #include "listen_internal.h"
-#include "path_internal.h"
+#include "hsaqm-dclient/path.h"
 #include "registry_internal.h"
-#include "sockfile_internal.h"
+#include "hsaqm-common/sockfile.h"
 
 /* The socket's directory: made when missing (one level), then checked like ssh-agent's. */
 static int socket_dir(const struct hsaqmd *d, const char *path)
@@ -82,7 +82,7 @@ static int socket_not_a_socket(const struct hsaqmd *d, const char *path)
 
 /*
  * A socket nobody answers on (a daemon that died) is removed, by lib's one rule
- * (sockfile_internal.h); a listening one is another daemon's, and this one refuses to start.
+ * (hsaqm-common/sockfile.h); a listening one is another daemon's, and this one refuses to start.
  */
 static int socket_clear(const struct hsaqmd *d, const char *path)
 {

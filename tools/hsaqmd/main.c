@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "daemon_internal.h"
-#include "log_internal.h"
+#include "hsaqm-common/log.h"
 #include "hsaqm/hsaqm.h"
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 
 #define DEFAULT_CONFIG "/etc/hsaqm/hsaqmd.conf"
 

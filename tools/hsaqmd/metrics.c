@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "hsaqm/hsaqm.h"
-#include "policy_text_internal.h"
+#include "hsaqm-common/policy_text.h"
 #include "registry_internal.h"
 
 /* Hand-off bounds: 10 us .. 100 ms, where a reaction lies on a busy or idle host. */

@@ -13,9 +13,9 @@
 #include <stdio.h>
 
 #include "daemon_internal.h"
-#include "hist_internal.h"
-#include "policy_internal.h"
-#include "proto_internal.h"
+#include "hsaqm-common/hist.h"
+#include "hsaqm-common/policy.h"
+#include "hsaqm-dclient/proto.h"
 
 /*
  * Replies a client has not read yet wait in its own buffer, never in the daemon's thread: at
@@ -76,7 +76,7 @@ struct dqueue {
 	/* A hold commanded for another process's ready queue, timed once its ack is seen. */
 	bool pend;
 	uint32_t pend_cmd;
-	uint32_t pend_ready; /* the ready queue's stamp (proto_internal.h: ns, low 32 bits) */
+	uint32_t pend_ready; /* the ready queue's stamp (hsaqm-dclient/proto.h: ns, low 32 bits) */
 	uint64_t pend_seen_ns;
 	uint64_t pend_sent_ns;
 	/* Liveness: a ready queue holds others only while its progress word moves. */

@@ -13,8 +13,8 @@
 
 #include "arbitrate_internal.h"
 #include "daemon_log_internal.h"
-#include "hist_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/hist.h"
+#include "hsaqm-common/barrier.h"
 #include "registry_internal.h"
 #include "session_internal.h"
 

@@ -18,7 +18,7 @@
 
 #include "arbitrate_internal.h"
 #include "daemon_log_internal.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-common/barrier.h"
 #include "registry_internal.h"
 #include "session_internal.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto_internal.h"
+#include "hsaqm-dclient/proto.h"
 #include "registry_internal.h"
 
 /* ---- session.c ---- */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * check_lv12.c - Lv1 (progressive launch) and Lv2 (guardian gate), measured through lib's HSA
- * backend (hsa-layer/include/hsaqm/hsa_backend.h): a proxy queue on the probe's HSA table, a
+ * backend (hsa-layer/include/hsaqm-hsa/hsa_backend.h): a proxy queue on the probe's HSA table, a
  * stream of in-order spin kernels submitted to it as an application would, and lib holding
  * the queue by hand at its level.
  *
@@ -57,9 +57,9 @@ void probe_check_lv2(struct probe_ctx *c, struct hsaqm_probe_gpu *g, struct hsaq
 
 #else /* HSAQM_PROBE_HAVE_HSA_BACKEND */
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
-#include "hsaqm/hsa_backend.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
+#include "hsaqm-hsa/hsa_backend.h"
 #include "hsaqm/hsaqm.h"
 
 #define MS 1000000ull

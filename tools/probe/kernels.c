@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hsaqm/sim.h"
+#include "hsaqm-sim/sim.h"
 #include "probe_internal.h"
 
 uint32_t probe_lcg_jump(uint32_t x, uint64_t n)

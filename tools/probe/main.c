@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "hsaqm/hsaqm.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/sim.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-sim/sim.h"
 #include "probe.h"
-#include "text_internal.h"
+#include "hsaqm-common/text.h"
 
 static void usage(FILE *f)
 {
@@ -66,7 +66,7 @@ static void usage(FILE *f)
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
 	unsigned long long v;
-	int rc = hsaqm_parse_uint(s, 10, 0, max, &v); /* the one rule: text_internal.h */
+	int rc = hsaqm_parse_uint(s, 10, 0, max, &v); /* the one rule: hsaqm-common/text.h */
 
 	if (!rc)
 		*out = (unsigned long)v;

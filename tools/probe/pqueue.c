@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hsaqm/aql.h"
-#include "hsaqm/barrier.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/barrier.h"
 #include "probe_internal.h"
 
 /* Doorbell pages: the process's 1024 8-byte doorbells of a GPU (kfd_doorbell.c, SOC15). */

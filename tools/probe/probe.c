@@ -15,7 +15,7 @@
 
 #include "hsaqm/hsaqm.h"
 #include "probe_internal.h"
-#include "text_internal.h"
+#include "hsaqm-common/text.h"
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
@@ -32,7 +32,7 @@ const char *probe_errname(int err)
 	char nbuf[24];
 	int e = err < 0 ? -err : err;
 
-	/* The name from the one errno namer (text_internal.h), the C library's words beside it. */
+	/* The name from the one errno namer (hsaqm-common/text.h), the C library's words beside it. */
 	snprintf(buf, sizeof(buf), "%s (%s)", hsaqm_errno_name(e, nbuf, sizeof(nbuf)), strerror(e));
 	return buf;
 }

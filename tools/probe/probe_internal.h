@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hsaqm/api_table.h"
-#include "hsaqm/hsa_abi.h"
-#include "hsaqm/kfd.h"
-#include "hsaqm/kfd_lv3.h"
+#include "hsaqm-hsa/api_table.h"
+#include "hsaqm-hsa/hsa_abi.h"
+#include "hsaqm-kfd/kfd.h"
+#include "hsaqm-kfd/kfd_lv3.h"
 #include "probe.h"
 
 /* ---- HSA values the probe uses that hsa_abi.h does not carry (hsa.h, hsa_ext_amd.h) ---- */

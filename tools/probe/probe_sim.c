@@ -14,8 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hsaqm/sim.h"
-#include "sim_internal.h"
+#include "hsaqm-sim/sim.h"
 #include "probe_internal.h"
 
 /*
@@ -29,7 +28,7 @@ static int sim_others(void *ctx, uint32_t gpu_id, struct hsaqm_probe_others *out
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = sim_proc_view_sync(sim);
+	err = hsaqm_sim_proc_view_sync(sim);
 	if (err) {
 		snprintf(out->source, sizeof(out->source), "unknown: model kfd/proc: %s",
 			 strerror(-err));

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_internal.h"
+#include "hsaqm-common/json.h"
 #include "probe_internal.h"
 
 #define C_RESET "\033[0m"
@@ -374,7 +374,7 @@ static void write_text(const struct out *o, const struct hsaqm_probe_report *r)
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
 /*
- * Through the project's one JSON writer (lib/json_internal.h), indented by two spaces; short
+ * Through the project's one JSON writer (hsaqm-common/json.h), indented by two spaces; short
  * lists stay on one line. Strings: NULL as "".
  */
 

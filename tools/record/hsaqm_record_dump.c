@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
-#include "json_internal.h"
+#include "hsaqm-hsa/aql.h"
+#include "hsaqm-common/json.h"
 #include "record_read.h"
 
 #define EXIT_USAGE 2

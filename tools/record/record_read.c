@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "record_read.h"
 
 /* @rc, with "PATH: WHY" in @err. */

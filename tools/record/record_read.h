@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "hsaqm/aql.h"
+#include "hsaqm-hsa/aql.h"
 #include "record_format.h"
 
 /* A packet record's packet, copied out (an AQL packet is 64-byte aligned, a record's body not). */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hsaqm/sim.h"
-#include "text_internal.h"
+#include "hsaqm-sim/sim.h"
+#include "hsaqm-common/text.h"
 
 static struct hsaqm_sim *g_sim;
 
