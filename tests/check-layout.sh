@@ -5,13 +5,14 @@
 #    public header includes nothing of hsaqm's but other public headers;
 #  - a private header (X_internal.h, beside its sources) is included only from its own folder
 #    and its subfolders, or from the tests and benches of what it holds (tests/,
-#    experiments/bench/, python/tests/).
-# Exceptions still to go are listed below, each with the file that has it.
+#    experiments/bench/, python/tests/);
+#  - a meson.build compiles only the sources of its own folder.
+# Exceptions (none now) would be listed below, each with the file that has it.
 # Usage: check-layout.sh SOURCE_ROOT
 set -eu
 cd "$1"
 files=$(git ls-files '*.c' '*.h' '*.cpp' 2>/dev/null || find . -name '*.[ch]' -o -name '*.cpp')
-exceptions='tools/run/hsaqm_run.c:tool_internal.h'
+exceptions=''
 bad=$(printf '%s\n' $files | xargs grep -H -o '^#include "[^"]*"' | sed 's/:#include "/ /; s/"$//' |
 	while read -r file inc; do
 		dir=${file%/*}
@@ -34,9 +35,14 @@ bad=$(printf '%s\n' $files | xargs grep -H -o '^#include "[^"]*"' | sed 's/:#inc
 			case $inc in hsaqm/*) ;; *) echo "$file: a public header includes $inc" ;; esac ;;
 		esac
 	done)
+# A folder's meson.build compiles only the sources it holds: no "../x.c", no source named
+# from the project's root.
+srcs=$(git ls-files '*meson.build' 2>/dev/null || find . -name meson.build)
+bad="$bad$(printf '%s\n' $srcs | xargs grep -HnE "'(\.\./)+[^']*\.(c|cpp|hip)'|project_source_root\(\)[^,]*\.(c|cpp|hip)'" |
+	sed 's/^/compiles another folder'"'"'s source: /')"
 if [ -n "$bad" ]; then
 	echo "includes that break the layout rule (docs/style.md, \"Layout\"):"
 	printf '%s\n' "$bad" | sed 's/^/  /'
 	exit 1
 fi
-echo "every include follows the layout rule"
+echo "every include, and every meson.build's sources, follow the layout rule"

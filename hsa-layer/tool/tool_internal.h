@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hsaqm-common/barrier.h"
+#include "hsaqm-tool/config.h"
 #include "hsaqm/hsaqm.h"
 
 struct hsaqm_hsa_proxy;
@@ -65,10 +66,7 @@ struct hsaqm_tool_config {
  */
 void hsaqm_tool_config_read(struct hsaqm_tool_config *cfg, const char *(*get)(const char *name));
 
-/* HSAQM_PRIORITY's syntax: a name or an integer. 0 and *out, or -EINVAL. */
-int hsaqm_tool_parse_priority(const char *text, int *out);
-/* HSAQM_LEVEL's syntax: none/lv1/lv2/lv3 or 0-3. 0 and *out, or -EINVAL. */
-int hsaqm_tool_parse_level(const char *text, enum hsaqm_level *out);
+/* hsaqm_tool_parse_priority(), hsaqm_tool_parse_level(): hsaqm-tool/config.h. */
 /* HSAQM_SPATIAL's syntax: off, or auto|static|dynamic[:PERMILLE] (1..999). 0 or -EINVAL. */
 int hsaqm_tool_parse_spatial(const char *text, enum hsaqm_spatial *mode, uint32_t *reserve);
 

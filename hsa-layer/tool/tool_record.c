@@ -9,7 +9,7 @@
  * one clock read per doorbell, and lets go. No syscall, no allocation: a full ring counts the
  * packets it could not hold (a LOST record says how many). A writer thread drains every
  * queue's ring every 100 ms, or sooner when a ring is a quarter full, into blocks of records
- * with a length and a CRC, one write() per block (record_format.h). A SIGKILL loses what the
+ * with a length and a CRC, one write() per block (hsaqm-tool/record_format.h). A SIGKILL loses what the
  * rings held since the last block; the file up to it reads whole. The writer also reads each
  * signalled kernel dispatch's start and end (TIMES records) once its signal is at 0, through
  * the runtime and without rec.lock (see rec.in_rt).
@@ -39,7 +39,7 @@
 #include "hsaqm-hsa/aql.h"
 #include "hsaqm-common/barrier.h"
 #include "hsaqm-common/log.h"
-#include "record_format.h"
+#include "hsaqm-tool/record_format.h"
 #include "hsaqm-common/time.h"
 #include "tool_internal.h"
 

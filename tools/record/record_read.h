@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_read.h - reading recordings (hsa-layer/tool/record_format.h; docs/replay.md,
+ * record_read.h - reading recordings (hsa-layer/tool/include/hsaqm-tool/record_format.h; docs/replay.md,
  * "Recording"): what hsaqm-record-dump prints and what a replay will read.
  */
 #ifndef HSAQM_RECORD_READ_H
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "hsaqm-hsa/aql.h"
-#include "record_format.h"
+#include "hsaqm-tool/record_format.h"
 
 /* A packet record's packet, copied out (an AQL packet is 64-byte aligned, a record's body not). */
 static inline union hsaqm_aql_packet hsaqm_record_packet(const struct hsaqm_rec_record *r)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tool_internal.h"
+#include "hsaqm-tool/config.h"
 
 #ifndef HSAQM_RUN_TOOL_BUILD
 #define HSAQM_RUN_TOOL_BUILD ""

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_format.h - the on-disk format of a recording (HSAQM_RECORD, hsaqm-run --record),
+ * hsaqm-tool/record_format.h - the on-disk format of a recording (HSAQM_RECORD, hsaqm-run --record),
  * shared by the writer (tool_record.c), the reader (tools/record/) and the tests.
  * docs/replay.md, "Recording", is the reference; this header is its code.
  *
