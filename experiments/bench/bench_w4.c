@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hsaqm-common/json.h"
 #include "t_hsa.h"
 #include "bench_sort.h"
 
@@ -718,39 +719,72 @@ int main(int argc, char **argv)
 		perror(path);
 		return 1;
 	}
-	fprintf(f, "{\"bench\":\"w4\",\"model_figures\":true,\"quick\":%s,"
-		   "\"host_loadavg\":[%.2f,%.2f],"
-		   "\"workload\":{\"low_kernel\":\"80 workgroups x 1 wave x T, barrier bit, 32 "
-		   "outstanding\",\"high_kernel\":\"1 workgroup x 32 waves x 20 us\","
-		   "\"first_wg_samples\":%d,\"drain_samples\":%d},\"T_ms\":[",
-		quick ? "true" : "false", load0, load1, n_first, n_drain);
+	/* Through the one JSON writer (hsaqm-common/json.h): names and details are escaped. */
+	struct hsaqm_json j;
+
+	hsaqm_json_init(&j, f);
+	hsaqm_json_begin_object(&j, NULL);
+	hsaqm_json_string(&j, "bench", "w4");
+	hsaqm_json_bool(&j, "model_figures", true);
+	hsaqm_json_bool(&j, "quick", quick);
+	hsaqm_json_begin_array(&j, "host_loadavg");
+	hsaqm_json_fixed(&j, NULL, load0, 2);
+	hsaqm_json_fixed(&j, NULL, load1, 2);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_object(&j, "workload");
+	hsaqm_json_string(&j, "low_kernel", "80 workgroups x 1 wave x T, barrier bit, 32 outstanding");
+	hsaqm_json_string(&j, "high_kernel", "1 workgroup x 32 waves x 20 us");
+	hsaqm_json_int(&j, "first_wg_samples", n_first);
+	hsaqm_json_int(&j, "drain_samples", n_drain);
+	hsaqm_json_end_object(&j);
+	hsaqm_json_begin_array(&j, "T_ms");
 	for (int i = 0; i < nt; i++)
-		fprintf(f, "%s%g", i ? "," : "", ts[i]);
-	fprintf(f, "],\"configs\":[");
+		hsaqm_json_number(&j, NULL, ts[i], 6);
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "configs");
 	for (size_t c = 0; c < NCFG; c++) {
-		fprintf(f, "%s{\"name\":\"%s\",\"label\":\"%s\",\"points\":[", c ? "," : "",
-			cfgs[c].name, cfgs[c].label);
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "name", cfgs[c].name);
+		hsaqm_json_string(&j, "label", cfgs[c].label);
+		hsaqm_json_begin_array(&j, "points");
 		for (int i = 0; i < nt; i++) {
 			const struct point *p = &g_res[c][i];
 
-			fprintf(f, "%s{\"T_ms\":%g,\"low_busy\":%.3f,\"skipped_instants\":%u,"
-				   "\"first_wg_us\":{\"median\":%.1f,\"p90\":%.1f,\"max\":%.1f,"
-				   "\"n\":%d}", i ? "," : "", ts[i], p->low_busy, p->skipped,
-				p->first.median, p->first.p90, p->first.max, p->first.n);
-			if (cfgs[c].kind != CFG_NATIVE)
-				fprintf(f, ",\"drain_us\":{\"median\":%.1f,\"p90\":%.1f,"
-					   "\"max\":%.1f,"
-					   "\"n\":%d}", p->drain.median, p->drain.p90, p->drain.max,
-					p->drain.n);
-			fprintf(f, "}");
+			hsaqm_json_begin_object(&j, NULL);
+			hsaqm_json_number(&j, "T_ms", ts[i], 6);
+			hsaqm_json_fixed(&j, "low_busy", p->low_busy, 3);
+			hsaqm_json_uint(&j, "skipped_instants", p->skipped);
+			hsaqm_json_begin_object(&j, "first_wg_us");
+			hsaqm_json_fixed(&j, "median", p->first.median, 1);
+			hsaqm_json_fixed(&j, "p90", p->first.p90, 1);
+			hsaqm_json_fixed(&j, "max", p->first.max, 1);
+			hsaqm_json_int(&j, "n", p->first.n);
+			hsaqm_json_end_object(&j);
+			if (cfgs[c].kind != CFG_NATIVE) {
+				hsaqm_json_begin_object(&j, "drain_us");
+				hsaqm_json_fixed(&j, "median", p->drain.median, 1);
+				hsaqm_json_fixed(&j, "p90", p->drain.p90, 1);
+				hsaqm_json_fixed(&j, "max", p->drain.max, 1);
+				hsaqm_json_int(&j, "n", p->drain.n);
+				hsaqm_json_end_object(&j);
+			}
+			hsaqm_json_end_object(&j);
 		}
-		fprintf(f, "]}");
+		hsaqm_json_end_array(&j);
+		hsaqm_json_end_object(&j);
 	}
-	fprintf(f, "],\"targets\":[");
-	for (int i = 0; i < nv; i++)
-		fprintf(f, "%s{\"what\":\"%s\",\"verdict\":\"%s\",\"detail\":\"%s\"}", i ? "," : "",
-			v[i].what, v[i].pass ? "PASS" : "MISS", v[i].detail);
-	fprintf(f, "]}\n");
+	hsaqm_json_end_array(&j);
+	hsaqm_json_begin_array(&j, "targets");
+	for (int i = 0; i < nv; i++) {
+		hsaqm_json_begin_object(&j, NULL);
+		hsaqm_json_string(&j, "what", v[i].what);
+		hsaqm_json_string(&j, "verdict", v[i].pass ? "PASS" : "MISS");
+		hsaqm_json_string(&j, "detail", v[i].detail);
+		hsaqm_json_end_object(&j);
+	}
+	hsaqm_json_end_array(&j);
+	hsaqm_json_end_object(&j);
+	fputc('\n', f);
 	fclose(f);
 
 	snprintf(path, sizeof(path), "%s/w4.md", out);
