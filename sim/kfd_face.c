@@ -1194,6 +1194,14 @@ struct kfd_proc *kfd_face_proc(struct kfd_face *f, int handle)
 	return hsaqm_load_acquire(&f->handles[slot]);
 }
 
+struct kfd_proc *kfd_face_proc_of_caller(struct kfd_face *f)
+{
+	for (unsigned int s = 0; s < KFD_MAX_PROCS; s++)
+		if (f->procs[s] && f->procs[s]->owner == getpid() && !f->procs[s]->closing)
+			return f->procs[s];
+	return NULL;
+}
+
 /*
  * A new KFD process of @pid (lock held). Its PASID: in shared mode the device process gives
  * it, so PASIDs stay distinct across client processes; in-process the face counts.

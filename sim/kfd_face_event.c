@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "hsaqm-common/barrier.h"
 #include "kfd_face_state_internal.h"
@@ -248,9 +247,7 @@ int sim_kfd_face_signal_interrupt(struct hsaqm_sim *sim, uint32_t event_id)
 	if (!f)
 		return -ENODEV;
 	kfd_face_lock(f);
-	for (unsigned int s = 0; s < KFD_MAX_PROCS && !p; s++)
-		if (f->procs[s] && f->procs[s]->owner == getpid() && !f->procs[s]->closing)
-			p = f->procs[s];
+	p = kfd_face_proc_of_caller(f);
 	ev = p ? find_event(p, event_id) : NULL;
 	if (!ev || event_id >= p->ev->nslots) {
 		err = -ENOENT;
@@ -278,9 +275,7 @@ int sim_kfd_face_event_waiters(struct hsaqm_sim *sim, uint32_t event_id)
 	if (!f)
 		return -ENODEV;
 	kfd_face_lock(f);
-	for (unsigned int s = 0; s < KFD_MAX_PROCS && !p; s++)
-		if (f->procs[s] && f->procs[s]->owner == getpid() && !f->procs[s]->closing)
-			p = f->procs[s];
+	p = kfd_face_proc_of_caller(f);
 	ev = p ? find_event(p, event_id) : NULL;
 	n = ev ? (int)ev->waiters : -ENOENT;
 	kfd_face_unlock(f);

@@ -415,9 +415,7 @@ void *sim_kfd_face_render_mmap(struct hsaqm_sim *sim, void *addr, size_t len, in
 	}
 	kfd_face_lock(f);
 	/* The render node is opened per process: the objects are the calling process's. */
-	for (unsigned int s = 0; s < KFD_MAX_PROCS && !p; s++)
-		if (f->procs[s] && f->procs[s]->owner == getpid() && !f->procs[s]->closing)
-			p = f->procs[s];
+	p = kfd_face_proc_of_caller(f);
 	kfd_face_unlock(f);
 	if (!p) {
 		errno = EINVAL;

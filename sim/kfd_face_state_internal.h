@@ -168,6 +168,8 @@ void kfd_face_unlock(struct kfd_face *f);
 int kfd_face_wait(struct kfd_face *f, const struct timespec *deadline);
 /* The process of @handle (lock held or not: the pointer is published with release). */
 struct kfd_proc *kfd_face_proc(struct kfd_face *f, int handle);
+/* The calling process's live KFD process, or NULL (lock held). */
+struct kfd_proc *kfd_face_proc_of_caller(struct kfd_face *f);
 /* The face of @sim, made on first use. */
 struct kfd_face *kfd_face_of(struct hsaqm_sim *sim);
 
