@@ -562,6 +562,13 @@ static void request_stalled(struct sim_device *dev, struct sim_req *req)
 	sim_device_stimulate(dev, req->time, &w->kicks);
 }
 
+static _Thread_local uint64_t tl_req_at;
+
+void sim_device_request_stamp(uint64_t model_ns)
+{
+	tl_req_at = model_ns;
+}
+
 int sim_device_request(struct sim_device *dev, struct sim_req *req)
 {
 	struct hsaqm_sim *sim = dev->sim;
@@ -571,6 +578,10 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req)
 	req->done = 0;
 	req->result = 0;
 	req->time = sim_clock_now(sim);
+	/* Never in the future (a client's clock is this one), never before the device's past:
+	 * the engine handles a stimulus no earlier than the instant it has reached. */
+	if (tl_req_at && tl_req_at < req->time)
+		req->time = tl_req_at;
 	/* S1..S4 of "Requests and wake-ups": in the list (under the lock) before flag and bump. */
 	pthread_mutex_lock(&dev->req_lock);
 	sim_list_add_tail(&dev->reqs, &req->link);

@@ -630,6 +630,12 @@ bool sim_device_idle(const struct sim_device *dev);
 
 /* Post @req to its device and wait until it is done (both modes). Return: req->result or -EDEADLK. */
 int sim_device_request(struct sim_device *dev, struct sim_req *req);
+/*
+ * The model time this thread's next requests were made at (shared mode: a client's call,
+ * stamped in the client; 0: now). A request is stamped with it when it is earlier than now,
+ * so it acts when its caller made it, not when the device process read the socket.
+ */
+void sim_device_request_stamp(uint64_t model_ns);
 
 /* VIRTUAL: run the loop until *@done is non-zero or nothing is left to happen. Return 0 or -EDEADLK. */
 int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done);

@@ -150,6 +150,14 @@ struct sim_msg {
 		} qs;
 		uint64_t handle;
 	} u;
+	/*
+	 * A call's model time when the client made it (after the hello). The device's request
+	 * acts at that time, not when the device process got round to reading the socket: the
+	 * socket and the connection thread's wake-up are the emulation's, which a KFD ioctl on
+	 * a GPU does not have (sim_device_request_stamp()). After the union, so that the hello
+	 * keeps its place across versions.
+	 */
+	uint64_t at;
 };
 
 /* A client as the device sees it. */
@@ -794,7 +802,9 @@ static void *conn_main(void *arg)
 				      (int)c->pid, n);
 			break;
 		}
+		sim_device_request_stamp(m->at);
 		m->result = conn_op(c, m);
+		sim_device_request_stamp(0);
 		if (msg_send(c->fd, m, NULL, 0))
 			break;
 	}
@@ -1087,6 +1097,8 @@ static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
 		return -ECONNRESET;
 	/* One call at a time on the socket: replies come back in order. */
 	pthread_mutex_lock(&sh->rpc_lock);
+	/* Stamped once the socket is ours: a client's calls act in the order they are sent. */
+	m->at = sim_clock_now(sim);
 	err = msg_send(sh->fd, m, NULL, 0);
 	if (!err) {
 		ssize_t n = msg_recv(sh->fd, m, NULL, 0);

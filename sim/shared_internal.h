@@ -13,7 +13,7 @@
 #include "hsaqm-sim/sim.h"
 
 /* Protocol version: a client of another version gets -EPROTO. */
-#define SIM_SHARED_PROTO_VERSION 2u
+#define SIM_SHARED_PROTO_VERSION 3u /* 3: every call carries the time it was made (sim_msg.at) */
 
 /*
  * Where the device process maps the memory it shares: the device page first (at the first
