@@ -42,6 +42,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
@@ -694,6 +695,13 @@ static int op_procs(struct sim_conn *self, struct sim_msg *m)
 	return 0;
 }
 
+static uint64_t test_delay_suspend_ns;
+
+void sim_shared_test_delay_suspend(uint64_t ns)
+{
+	test_delay_suspend_ns = ns;
+}
+
 static int conn_op(struct sim_conn *c, struct sim_msg *m)
 {
 	struct sim_hwq *q;
@@ -727,6 +735,12 @@ static int conn_op(struct sim_conn *c, struct sim_msg *m)
 			return -EINVAL;
 		return sim_hwq_set_cu_mask(q, m->u.mask.mask, m->u.mask.nbits);
 	case SIM_OP_SUSPEND:
+		if (test_delay_suspend_ns) {
+			struct timespec ts = { (time_t)(test_delay_suspend_ns / 1000000000ull),
+					       (long)(test_delay_suspend_ns % 1000000000ull) };
+
+			nanosleep(&ts, NULL);
+		}
 		return op_queues(c, m, true);
 	case SIM_OP_RESUME:
 		return op_queues(c, m, false);

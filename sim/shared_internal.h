@@ -40,6 +40,13 @@ int sim_shared_connect_version(const char *path, uint32_t version, struct hsaqm_
 bool sim_shared_lost(const struct hsaqm_sim *sim);
 uint64_t sim_shared_wait_until(const struct hsaqm_sim *sim, uint64_t abs_mono_ns);
 
+/*
+ * Tests: the device's connection threads sleep @ns before they perform a client's suspend
+ * (0: not), as a device process descheduled that long would: the call must still act at the
+ * time the client made it. Set before the device process forks or serves.
+ */
+void sim_shared_test_delay_suspend(uint64_t ns);
+
 /* Clients attached to a serving model now, and the queues they hold there (tests). */
 unsigned int sim_shared_client_count(struct hsaqm_sim *sim);
 unsigned int sim_shared_queue_count(struct hsaqm_sim *sim);
