@@ -562,11 +562,17 @@ static void request_stalled(struct sim_device *dev, struct sim_req *req)
 	sim_device_stimulate(dev, req->time, &w->kicks);
 }
 
-static _Thread_local uint64_t tl_req_at;
+static _Thread_local uint64_t tl_req_at, tl_req_done_at;
 
 void sim_device_request_stamp(uint64_t model_ns)
 {
 	tl_req_at = model_ns;
+	tl_req_done_at = 0;
+}
+
+uint64_t sim_device_request_done_at(void)
+{
+	return tl_req_done_at;
 }
 
 int sim_device_request(struct sim_device *dev, struct sim_req *req)
@@ -607,6 +613,8 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req)
 			}
 		}
 	}
+	if (req->done_at > tl_req_done_at)
+		tl_req_done_at = req->done_at;
 	return req->result;
 }
 

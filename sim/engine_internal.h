@@ -476,6 +476,7 @@ struct sim_req {
 	 */
 	struct sim_event ev_tail;
 	int result;
+	uint64_t done_at; /* model time the device finished it */
 	uint32_t done; /* futex word: 1 when the device finished it */
 };
 
@@ -636,6 +637,9 @@ int sim_device_request(struct sim_device *dev, struct sim_req *req);
  * so it acts when its caller made it, not when the device process read the socket.
  */
 void sim_device_request_stamp(uint64_t model_ns);
+/* The latest model time at which the device finished a request this thread made since its
+ * last sim_device_request_stamp() (0: none). */
+uint64_t sim_device_request_done_at(void);
 
 /* VIRTUAL: run the loop until *@done is non-zero or nothing is left to happen. Return 0 or -EDEADLK. */
 int sim_vloop_until(struct hsaqm_sim *sim, const uint32_t *done);

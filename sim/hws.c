@@ -242,9 +242,10 @@ static void unmap_done(struct sim_hwq *q, uint64_t t)
 /* ------------------------------------------------------------------------------------
  * Runlist updates (the KFD's execute_queues_cpsch).
  */
-static void req_complete(struct sim_req *req, int result)
+static void req_complete(struct sim_req *req, int result, uint64_t t)
 {
 	req->result = result;
+	req->done_at = t;
 	/* Release: the device's work on the request before the caller sees done. */
 	hsaqm_store_release(&req->done, 1u);
 	sim_futex_wake(&req->done, 1);
@@ -310,7 +311,7 @@ static void rl_finish(struct sim_device *dev, uint64_t t)
 		sim_ev_schedule(dev, &req->ev_tail, t + tail);
 		return; /* the next request may start from settle() meanwhile */
 	}
-	req_complete(req, 0); /* the next request starts from settle() */
+	req_complete(req, 0, t); /* the next request starts from settle() */
 }
 
 static void rl_progress(struct sim_device *dev, uint64_t t)
@@ -347,7 +348,7 @@ void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 		dev->nqueues++;
 		if (grow_cand(dev)) {
 			dev->nqueues--;
-			req_complete(req, -ENOMEM);
+			req_complete(req, -ENOMEM, t);
 			return;
 		}
 		sim_list_add_tail(&dev->queues, &q->link);
@@ -366,23 +367,27 @@ void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 	case SIM_REQ_SUSPEND:
 		if (req->grace_units != SIM_HWQ_GRACE_DEFAULT)
 			grace = req->grace_units;
+		/* late_ns: how long after its caller made it the request acted (the device was
+		 * busy with an earlier one, or its clock was past the call's stamp). */
+		snprintf(name, sizeof(name), "{\"late_ns\":%" PRIu64 "}", t - req->time);
 		for (uint32_t i = 0; i < req->n; i++) {
 			req->q[i]->suspended = true;
 			sim_trace_instant_at(sim, dev->index, SIM_TRACK_QUEUE(req->q[i]->queue_index),
-					     "suspend", t, NULL);
+					     "suspend", t, name);
 		}
 		break;
 	case SIM_REQ_RESUME:
 		for (uint32_t i = 0; i < req->n; i++) {
 			if (!req->q[i]->suspended) {
-				req_complete(req, -EINVAL);
+				req_complete(req, -EINVAL, t);
 				return;
 			}
 		}
+		snprintf(name, sizeof(name), "{\"late_ns\":%" PRIu64 "}", t - req->time);
 		for (uint32_t i = 0; i < req->n; i++) {
 			req->q[i]->suspended = false;
 			sim_trace_instant_at(sim, dev->index, SIM_TRACK_QUEUE(req->q[i]->queue_index),
-					     "resume", t, NULL);
+					     "resume", t, name);
 		}
 		break;
 	default:
@@ -515,7 +520,7 @@ void sim_hws_event(struct sim_device *dev, struct sim_event *ev, uint64_t t)
 		quantum_over(dev, t);
 		break;
 	case SIM_EV_REQ_TAIL:
-		req_complete(ev->obj, 0);
+		req_complete(ev->obj, 0, t);
 		break;
 	default:
 		break;

@@ -43,6 +43,7 @@
 #include "hsaqm-kfd/kfd_transport.h"
 #include "hsaqm-kfd/kfd_uapi.h"
 #include "kfd_face_state_internal.h"
+#include "shared_internal.h"
 #include "hsaqm-common/log.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -160,6 +161,9 @@ int kfd_face_wait(struct kfd_face *f, const struct timespec *deadline)
 {
 	if (!f->virtual_time) {
 		pthread_cond_wait(&f->cond, &f->lock);
+		/* What the ioctl does next is done now, not when it was made (a DESTROY_QUEUE
+		 * that waited for a resume). */
+		sim_shared_call_restamp(f->sim);
 		return 0;
 	}
 	return pthread_cond_timedwait(&f->cond, &f->lock, deadline) == ETIMEDOUT ? -ETIMEDOUT : 0;
@@ -311,8 +315,9 @@ static int resume_queues(struct kfd_face *f, struct kfd_proc *p, uint32_t n, uin
 			total += (int)handled;
 		}
 	}
-	/* wake_up_all(&dqm->destroy_wait) */
-	pthread_cond_broadcast(&f->cond);
+	/* wake_up_all(&dqm->destroy_wait): only destroys wait for a resume. */
+	if (f->destroy_waiters)
+		pthread_cond_broadcast(&f->cond);
 	if (ids) {
 		if (n)
 			memcpy(user_ids, ids, (size_t)n * sizeof(*ids));
@@ -356,6 +361,9 @@ static int dbg_disable(struct kfd_face *f, struct kfd_proc *p)
 		close(p->dbg_fd);
 	p->dbg_fd = -1;
 	p->dbg_enabled = false;
+	/* A destroy waiting for the resume waits no more once the debugger is gone. */
+	if (f->destroy_waiters)
+		pthread_cond_broadcast(&f->cond);
 	dbg_clean_exceptions(p);
 	return 0;
 }
@@ -976,12 +984,15 @@ static int destroy_queue(struct kfd_face *f, struct kfd_proc *p, void *arg)
 	q->being_destroyed = true;
 	deadline = virtual_deadline();
 	/* A queue suspended by the debugger is destroyed only once it is resumed. */
+	f->destroy_waiters++;
 	while (p->dbg_enabled && q->suspended) {
 		if (kfd_face_wait(f, &deadline) == -ETIMEDOUT && p->dbg_enabled && q->suspended) {
 			q->being_destroyed = false;
+			f->destroy_waiters--;
 			return -EINTR;
 		}
 	}
+	f->destroy_waiters--;
 	dev = q->dev;
 	err = retire_queue(f, p, q);
 	if (err) {
@@ -1442,15 +1453,20 @@ static int face_ioctl(void *ctx, int handle, unsigned long request, void *arg)
 
 		a->sdma_engine_id = 0;
 		a->metadata_ring_size = 0;
+		sim_shared_call_stamp(f->sim, true);
 		kfd_face_lock(f);
 		ret = d->fn(f, p, kdata);
 		kfd_face_unlock(f);
+		sim_shared_call_stamp(f->sim, false);
 		a->sdma_engine_id = keep[0];
 		a->metadata_ring_size = keep[1];
 	} else {
+		/* A shared client's control calls act when the ioctl was made (docs/sim.md). */
+		sim_shared_call_stamp(f->sim, true);
 		kfd_face_lock(f);
 		ret = d->fn(f, p, kdata);
 		kfd_face_unlock(f);
+		sim_shared_call_stamp(f->sim, false);
 	}
 	if (d->dir & _IOC_READ) {
 		if (usize && !arg)

@@ -147,6 +147,13 @@ struct kfd_face {
 	struct hsaqm_kfd_transport tp;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC: destroy and runtime waits, close */
+	/*
+	 * DESTROY_QUEUEs waiting for a debugger's resume (under lock). A resume wakes the cond
+	 * only when one waits: every WAIT_EVENTS sleeps on it too, and waking them all made the
+	 * runtime's event threads race the resuming call for the lock, tens of microseconds of
+	 * its length on two cores.
+	 */
+	unsigned int destroy_waiters;
 	struct kfd_proc *handles[KFD_MAX_HANDLES]; /* handle -> process; atomic */
 	struct kfd_proc *procs[KFD_MAX_PROCS]; /* atomic: doorbell_written reads them unlocked */
 	uint32_t next_pasid;

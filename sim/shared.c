@@ -152,11 +152,12 @@ struct sim_msg {
 		uint64_t handle;
 	} u;
 	/*
-	 * A call's model time when the client made it (after the hello). The device's request
-	 * acts at that time, not when the device process got round to reading the socket: the
-	 * socket and the connection thread's wake-up are the emulation's, which a KFD ioctl on
-	 * a GPU does not have (sim_device_request_stamp()). After the union, so that the hello
-	 * keeps its place across versions.
+	 * After the union, so that the hello keeps its place across versions. A call: its model
+	 * time when the client made it. The device's request acts at that time, not when the
+	 * device process got round to reading the socket: the socket and the connection
+	 * thread's wake-up are the emulation's, which a KFD ioctl on a GPU does not have
+	 * (sim_device_request_stamp()). A reply: the model time before which the client does
+	 * not return (the device finished plus call_return_ns; 0: return at once).
 	 */
 	uint64_t at;
 };
@@ -202,6 +203,7 @@ struct sim_shared {
 
 	/* Client role. */
 	int fd;
+	uint64_t late_returns;    /* replies that came after their return time (return_at) */
 	pthread_mutex_t rpc_lock;
 	pthread_mutex_t qlock;
 	struct sim_list queues;   /* client queues (sim_hwq.link) */
@@ -818,6 +820,8 @@ static void *conn_main(void *arg)
 		}
 		sim_device_request_stamp(m->at);
 		m->result = conn_op(c, m);
+		uint64_t done = sim_device_request_done_at();
+		m->at = done && sim->cfg.call_return_ns ? done + sim->cfg.call_return_ns : 0;
 		sim_device_request_stamp(0);
 		if (msg_send(c->fd, m, NULL, 0))
 			break;
@@ -1100,6 +1104,56 @@ void hsaqm_sim_serve_stop(struct hsaqm_sim *sim)
 /* ------------------------------------------------------------------------------------
  * Client role.
  */
+static _Thread_local uint64_t tl_call_at;
+
+void sim_shared_call_stamp(const struct hsaqm_sim *sim, bool begin)
+{
+	tl_call_at = begin && sim && sim->shared ? sim_clock_now(sim) : 0;
+}
+
+void sim_shared_call_restamp(const struct hsaqm_sim *sim)
+{
+	if (tl_call_at)
+		tl_call_at = sim_clock_now(sim);
+}
+
+/*
+ * A reply that names a return time (the device's call_return_ns): wait for it, sleeping to
+ * shortly before and spinning the rest, as the host's timers are tens of microseconds late.
+ * A reply that came after it is counted: that call's length carries the host's lateness.
+ */
+#define RETURN_SPIN_NS 200000ull
+
+static void return_at(struct hsaqm_sim *sim, uint64_t model_ns)
+{
+	uint64_t target = sim_clock_to_mono(sim, model_ns), now = sim_mono_ns();
+
+	if (now > target) {
+		hsaqm_fetch_add(&sim->shared->late_returns, 1ull);
+		static int once;
+
+		hsaqm_log_notice(&once, "a control call's reply came %llu us after its return time "
+				 "(hsaqm-simd --call-return-us): its length holds the host's lateness",
+				 (unsigned long long)((now - target) / 1000));
+		return;
+	}
+	if (target - now > RETURN_SPIN_NS) {
+		uint64_t wake = target - RETURN_SPIN_NS;
+		struct timespec ts = { (time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull) };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	while (sim_mono_ns() < target)
+		;
+}
+
+uint64_t sim_shared_late_returns(const struct hsaqm_sim *sim)
+{
+	/* Acquire: a plain counter read. */
+	return sim && sim->shared ? hsaqm_load_acquire(&sim->shared->late_returns) : 0;
+}
+
 static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
 {
 	struct sim_shared *sh = sim->shared;
@@ -1109,10 +1163,14 @@ static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
 	/* Acquire: pairs with the watcher's release; a device gone answers nothing more. */
 	if (hsaqm_load_acquire(&sh->lost))
 		return -ECONNRESET;
+	/*
+	 * Stamped with the KFD ioctl's time when one makes the call (sim_shared_call_stamp()),
+	 * else now, and before the socket is ours: a call waiting for another thread's is made
+	 * when its caller made it (the lock is the emulation's, not the KFD's).
+	 */
+	m->at = tl_call_at ? tl_call_at : sim_clock_now(sim);
 	/* One call at a time on the socket: replies come back in order. */
 	pthread_mutex_lock(&sh->rpc_lock);
-	/* Stamped once the socket is ours: a client's calls act in the order they are sent. */
-	m->at = sim_clock_now(sim);
 	err = msg_send(sh->fd, m, NULL, 0);
 	if (!err) {
 		ssize_t n = msg_recv(sh->fd, m, NULL, 0);
@@ -1125,6 +1183,9 @@ static int rpc(struct hsaqm_sim *sim, struct sim_msg *m)
 			err = -EPROTO;
 	}
 	pthread_mutex_unlock(&sh->rpc_lock);
+	/* After the socket is free again: another thread's call does not wait for this one's. */
+	if (!err && m->at)
+		return_at(sim, m->at);
 	if (err == -EPIPE || err == -ECONNRESET)
 		hsaqm_log_err("the device process is gone");
 	return err ? err : m->result;

@@ -47,6 +47,20 @@ uint64_t sim_shared_wait_until(const struct hsaqm_sim *sim, uint64_t abs_mono_ns
  */
 void sim_shared_test_delay_suspend(uint64_t ns);
 
+/*
+ * A client's KFD face around an ioctl's handler: @begin stamps this thread's next control
+ * calls with the model time now (the ioctl's), so they act when the ioctl was made, not after
+ * the face's own work and the socket's lock; false ends it. A no-op for a model that is not
+ * shared. sim_shared_call_restamp(): the handler waited (a destroy for a resume): what it
+ * calls next is made now.
+ */
+void sim_shared_call_stamp(const struct hsaqm_sim *sim, bool begin);
+void sim_shared_call_restamp(const struct hsaqm_sim *sim);
+
+/* A client's control calls whose reply came after the return time the device named
+ * (hsaqm_sim_config.call_return_ns): their length holds the host's lateness. 0 otherwise. */
+uint64_t sim_shared_late_returns(const struct hsaqm_sim *sim);
+
 /* Clients attached to a serving model now, and the queues they hold there (tests). */
 unsigned int sim_shared_client_count(struct hsaqm_sim *sim);
 unsigned int sim_shared_queue_count(struct hsaqm_sim *sim);

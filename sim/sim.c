@@ -81,6 +81,11 @@ static int check_config(const struct hsaqm_sim_config *in, struct hsaqm_sim_conf
 		hsaqm_log_err("cwsr_disable %d is not 0 or 1", out->cwsr_disable);
 		return -EINVAL;
 	}
+	if (out->call_return_ns > 100000000ull) {
+		hsaqm_log_err("call_return_ns %llu is over 100 ms",
+			      (unsigned long long)out->call_return_ns);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -108,9 +108,13 @@ static inline void *t_serve_thread(void *arg)
 	return (void *)(intptr_t)hsaqm_sim_serve(sim, NULL);
 }
 
+/* The next t_device_start()'s call_return_ns (a test sets it before; the fork inherits it). */
+static uint64_t t_device_call_return_ns;
+
 static inline void t_device_main(const char *path, int cmd, int reply, unsigned int ndev)
 {
-	struct hsaqm_sim_config cfg = { .num_devices = ndev, .time_mode = HSAQM_SIM_TIME_REAL, .seed = 7 };
+	struct hsaqm_sim_config cfg = { .num_devices = ndev, .time_mode = HSAQM_SIM_TIME_REAL, .seed = 7,
+					.call_return_ns = t_device_call_return_ns };
 	struct hsaqm_sim *sim;
 	pthread_t th;
 	int ok = 1;

@@ -8,6 +8,7 @@
  * stop or restart the probe measures through the emulated KFD carried the socket's latency
  * (issue 25 item 2).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,21 @@ static hsaqm_hsa_status_t first_gpu(struct hsaqm_hsa_agent a, void *data)
 	return HSAQM_HSA_STATUS_SUCCESS;
 }
 
+/* This process as a client of the device at @path, through the model's HSA face. */
+static bool client_open(struct t_face *h, const char *path)
+{
+	memset(h, 0, sizeof(*h));
+	if (hsaqm_sim_connect(path, &h->sim))
+		return false;
+	h->root = hsaqm_sim_hsa_table(h->sim);
+	h->core = h->root->core;
+	h->amd = h->root->amd_ext;
+	if (h->core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
+		return false;
+	h->core->hsa_iterate_agents_fn(first_gpu, h);
+	return h->ngpu == 1;
+}
+
 static void test_a_suspend_acts_when_the_client_made_it_not_when_the_device_read_it(void)
 {
 	struct t_device dev;
@@ -50,14 +66,7 @@ static void test_a_suspend_acts_when_the_client_made_it_not_when_the_device_read
 	sim_shared_test_delay_suspend(DELAY_NS); /* inherited by the device's fork */
 	CU_ASSERT_EQUAL_FATAL(t_device_start(&dev, "stamp.sock", 1), 0);
 	sim_shared_test_delay_suspend(0);
-	memset(&h, 0, sizeof(h));
-	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_connect(dev.path, &h.sim), 0);
-	h.root = hsaqm_sim_hsa_table(h.sim);
-	h.core = h.root->core;
-	h.amd = h.root->amd_ext;
-	CU_ASSERT_EQUAL_FATAL(h.core->hsa_init_fn(), HSAQM_HSA_STATUS_SUCCESS);
-	h.core->hsa_iterate_agents_fn(first_gpu, &h);
-	CU_ASSERT_EQUAL_FATAL(h.ngpu, 1);
+	CU_ASSERT_FATAL(client_open(&h, dev.path));
 
 	struct hsaqm_hsa_queue *q = t_face_queue(&h, 0, 64, NULL, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
@@ -102,8 +111,72 @@ static void test_a_suspend_acts_when_the_client_made_it_not_when_the_device_read
 	printf("\n  ");
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * With call_return_ns, a control call returns that long after the device finished it: its
+ * length is the device's work plus a constant, not the host's wake-ups. The device's work for
+ * a suspend and a resume of one queue with one wave (the default profile's unmap, save, map
+ * and DBG_TRAP tails) is well under a millisecond.
+ */
+#define RETURN_NS (3 * T_MS)
+#define ROUNDS 5
+
+static void test_a_call_returns_its_return_time_after_the_device_finished_it(void)
+{
+	struct t_device dev;
+	struct t_face h;
+	uint64_t sus[ROUNDS], res[ROUNDS];
+
+	t_device_call_return_ns = RETURN_NS;
+	CU_ASSERT_EQUAL_FATAL(t_device_start(&dev, "return.sock", 1), 0);
+	t_device_call_return_ns = 0;
+	CU_ASSERT_FATAL(client_open(&h, dev.path));
+
+	struct hsaqm_hsa_queue *q = t_face_queue(&h, 0, 64, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	struct sim_hwq *hw = t_face_hwq(q);
+	struct hsaqm_hsa_signal done = t_face_signal(&h, 1);
+	uint64_t k = t_face_kernel(&h, 10 * T_S, 1, NULL, NULL);
+	union hsaqm_aql_packet p = t_face_dispatch(k, 1, done.handle);
+
+	t_face_submit(&h, q, &p);
+	for (int i = 0; i < ROUNDS; i++) {
+		uint64_t t0 = hsaqm_sim_now_ns(h.sim);
+
+		CU_ASSERT_EQUAL(sim_hwq_suspend(&hw, 1, 0), 0);
+		uint64_t t1 = hsaqm_sim_now_ns(h.sim);
+		CU_ASSERT_EQUAL(sim_hwq_resume(&hw, 1), 0);
+		sus[i] = t1 - t0;
+		res[i] = hsaqm_sim_now_ns(h.sim) - t1;
+	}
+	uint64_t late = sim_shared_late_returns(h.sim);
+	qsort(sus, ROUNDS, sizeof(sus[0]), cmp_u64);
+	qsort(res, ROUNDS, sizeof(res[0]), cmp_u64);
+	printf("\n  return time %.1f ms: suspend %.3f..%.3f ms, resume %.3f..%.3f ms, %llu late",
+	       (double)RETURN_NS / 1e6, (double)sus[0] / 1e6, (double)sus[ROUNDS - 1] / 1e6,
+	       (double)res[0] / 1e6, (double)res[ROUNDS - 1] / 1e6, (unsigned long long)late);
+	/* Never sooner than the return time; the fastest of five no later than the device's
+	 * work past it (a slower one was descheduled after its return time: the host's). */
+	CU_ASSERT(sus[0] >= RETURN_NS && res[0] >= RETURN_NS);
+	CU_ASSERT(sus[0] < RETURN_NS + T_MS && res[0] < RETURN_NS + T_MS);
+
+	/* The kernel is 10 s long: destroying its queue ends it. */
+	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(q), HSAQM_HSA_STATUS_SUCCESS);
+	CU_ASSERT_EQUAL(h.core->hsa_signal_destroy_fn(done), HSAQM_HSA_STATUS_SUCCESS);
+	t_face_close(&h);
+	CU_ASSERT_EQUAL(t_device_stop(&dev), 0);
+	printf("\n  ");
+}
+
 static const struct t_case cases[] = {
 	T_CASE(test_a_suspend_acts_when_the_client_made_it_not_when_the_device_read_it),
+	T_CASE(test_a_call_returns_its_return_time_after_the_device_finished_it),
 	T_CASES_END,
 };
 

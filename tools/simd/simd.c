@@ -44,6 +44,11 @@ static void usage(FILE *out)
 		"      --sched-policy N     KFD sched_policy: 0 HWS (default), 1, 2 (no HWS)\n"
 		"      --no-cwsr            as module parameter cwsr_enable=0\n"
 		"      --seed N             PRNG seed of the kernels' duration distributions\n"
+		"      --call-return-us N   a client's control call (suspend, resume, update, ...) returns\n"
+		"                           N us of model time after the device finished it, however soon\n"
+		"                           the host delivered the reply (0..100000, default 0: at once);\n"
+		"                           a call's length is then the device's work plus N, not the\n"
+		"                           host's wake-ups (docs/sim.md, \"Shared mode\")\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"It prints the socket it listens on, then serves until SIGTERM or SIGINT; clients still\n"
@@ -65,6 +70,7 @@ int main(int argc, char **argv)
 		{ "sched-policy", required_argument, NULL, 'P' },
 		{ "no-cwsr", no_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "call-return-us", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,6 +122,11 @@ int main(int argc, char **argv)
 			if (hsaqm_parse_uint(optarg, 10, 0, UINT64_MAX, &v))
 				goto bad;
 			cfg.seed = v;
+			break;
+		case 'R':
+			if (hsaqm_parse_uint(optarg, 10, 0, 100000, &v))
+				goto bad;
+			cfg.call_return_ns = v * 1000ull;
 			break;
 		case 'h':
 			usage(stdout);

@@ -45,6 +45,14 @@ struct hsaqm_sim_config {
 	int sched_policy;              /* KFD sched_policy: 0 HWS (default), 1, or 2 (no HWS) */
 	int cwsr_disable;              /* 1 = module parameter cwsr_enable=0 */
 	uint64_t seed;                 /* PRNG seed for duration distributions; 0 = fixed default */
+	/*
+	 * Serving (shared mode): a client's control call (suspend, resume, update, create,
+	 * destroy, CU mask) returns this many model ns after the device finished it, however soon
+	 * the reply reached the client; 0 = as soon as it does. The emulation's return path, an
+	 * assumption, so that a call's length is the device's work plus a constant instead of the
+	 * host's wake-ups (docs/sim.md, "Shared mode"). At most 100 ms.
+	 */
+	uint64_t call_return_ns;
 };
 
 /**
