@@ -11,8 +11,8 @@
  * queue's ring every 100 ms, or sooner when a ring is a quarter full, into blocks of records
  * with a length and a CRC, one write() per block (hsaqm-tool/record_format.h). A SIGKILL loses what the
  * rings held since the last block; the file up to it reads whole. The writer also reads each
- * signalled kernel dispatch's start and end (TIMES records) once its signal is at 0, through
- * the runtime and without rec.lock (see rec.in_rt).
+ * signalled kernel dispatch's and barrier's start and end (TIMES records) once its signal is
+ * at 0, through the runtime and without rec.lock (see rec.in_rt).
  *
  * Why before the scan, and under the doorbell lock: proxy.c's scan reads each packet once and
  * may release it to the hardware queue at once (lib at Lv0 does), after which the slot is
@@ -324,9 +324,9 @@ static void pend_remove(struct rec_timer *tm, uint32_t i)
 
 /*
  * rec.lock held (the writer). @r, just copied to the block, waits for its times when it is a
- * kernel dispatch with a completion signal. A signal already waited on belongs to an earlier
- * dispatch the application has reused it after: that one's times can no longer be told
- * apart, so it is given up (it has none in the file).
+ * kernel dispatch or barrier with a completion signal. A signal already waited on belongs to
+ * an earlier dispatch the application has reused it after: that one's times can no longer be
+ * told apart, so it is given up (it has none in the file).
  */
 static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 		     const struct hsaqm_rec_record *r)
@@ -340,7 +340,16 @@ static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 	memcpy(&p, r->body, sizeof(p));
 	pk = &p;
 	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
-	if (type != HSAQM_AQL_TYPE_KERNEL_DISPATCH || !pk->dispatch.completion_signal)
+	/*
+	 * Kernel dispatches, and the barriers a host waits on: ROCclr signals the barrier-AND it
+	 * puts behind a stream's last kernel for a synchronisation, not the kernel, unless
+	 * GPU_FORCE_QUEUE_PROFILING is set (docs/replay.md); the packet processor stamps any
+	 * packet's completion signal, and ROCclr times its own markers so. The completion signal
+	 * is at the same offset in every AQL packet.
+	 */
+	if ((type != HSAQM_AQL_TYPE_KERNEL_DISPATCH && type != HSAQM_AQL_TYPE_BARRIER_AND &&
+	     type != HSAQM_AQL_TYPE_BARRIER_OR) ||
+	    !pk->dispatch.completion_signal)
 		return;
 	j = hash_slot(tm, pk->dispatch.completion_signal);
 	if (tm->hash[j])

@@ -6,9 +6,11 @@
 #  - every kernel dispatch has a kernel_name (the tool learnt it when HIP froze the executable);
 #  - per name, exactly the dispatches the program launched (and the emulation's own per-name
 #    counts agree);
-#  - every kernel dispatch has a times record with start <= end;
+#  - with GPU_FORCE_QUEUE_PROFILING=1 (ROCclr signals every kernel) every kernel dispatch has a
+#    times record; as HIP runs by default (ROCclr signals the barrier behind a stream's kernel
+#    that a synchronisation waits on) every signalled packet has one; start <= end;
 # then `hsaqm-experiment --replay REC --configs native`: replay.json lists, per queue, the same
-# kernels by name with the same dispatch counts recorded and replayed natively.
+# kernels by name with the same dispatch counts recorded and replayed natively. Both cases.
 #
 #   record_names_rocm.sh ROOT BUILD_DIR OUT_DIR [PYTHON]
 #
@@ -53,105 +55,59 @@ if ! t_root_run -- hipcc --offload-arch=gfx942 -O2 -o "$work/hip_names" \
 fi
 table=$work/kernels.txt
 printf '%s\n' "hsaqm_rec_alpha 20000" "hsaqm_rec_beta 50000" "hsaqm_rec_gamma 100000" > "$table"
-rec=$work/names.rec
-rep=$work/emulation.report
-t_root_run --env "LD_PRELOAD=$kfdemu" --env "HSAQM_KFDEMU_KERNELS=$table" \
-	--env "HSAQM_KFDEMU_REPORT=$rep" --env HSAQM_LOG= --env GPU_FORCE_QUEUE_PROFILING=1 -- \
-	timeout 240 "$run_tool" --daemon off --record "$rec" -- "$work/hip_names" \
-	>"$work/run.out" 2>"$work/run.err"
-status=$?
-echo "== hsaqm-run --record -- hip_names ($root): exit $status"
-cat "$work/run.out"
-if [ "$status" -ne 0 ] || ! grep -q '^PASS$' "$work/run.out"; then
-	cat "$work/run.err"
-	echo "FAIL: the program did not pass under hsaqm-run --record"
-	exit 1
-fi
-if ! "$dump" "$rec" >"$work/dump.jsonl" 2>"$work/dump.err"; then
-	cat "$work/dump.err"
-	echo "FAIL: hsaqm-record-dump could not read the recording"
-	exit 1
-fi
-# What was launched, what the recording says, what the emulation counted, by name.
-awk '$1 == "launched" { print $2, $3 }' "$work/run.out" | sort > "$work/launched.txt"
-awk '$1 == "kernel" { d[$2] += $4 } END { for (k in d) print k, d[k] }' "$rep" | sort \
-	> "$work/emulated.txt"
-"$py" - "$work/dump.jsonl" "$work/launched.txt" "$work/emulated.txt" <<'EOF' || fail=1
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-launched = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]) if l.strip())
-emulated = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[3]) if l.strip())
-ok = True
-def bad(msg):
-    global ok
-    ok = False
-    print("FAIL:", msg)
-disp = [r for r in recs if r.get("kind") == "kernel_dispatch"]
-times = {(r["pid"], r["queue"], r["index"]): r for r in recs if r.get("kind") == "times"}
-names = [r for r in recs if r.get("kind") == "kernel"]
-print("recording: %d kernel dispatches, %d times records, %d kernel names"
-      % (len(disp), len(times), len(names)))
-unnamed = [r for r in disp if "kernel_name" not in r]
-if unnamed:
-    bad("%d of %d kernel dispatches have no kernel_name, e.g. %s"
-        % (len(unnamed), len(disp), json.dumps(unnamed[0])))
-counts = {}
-for r in disp:
-    counts[r.get("kernel_name", r["kernel_object"])] = counts.get(r.get("kernel_name", r["kernel_object"]), 0) + 1
-print("recorded per name:", json.dumps(counts, sort_keys=True))
-print("launched:", json.dumps(launched, sort_keys=True))
-print("the emulation counted:", json.dumps(emulated, sort_keys=True))
-if counts != launched:
-    bad("the recorded dispatches per name %s are not what the program launched %s"
-        % (json.dumps(counts, sort_keys=True), json.dumps(launched, sort_keys=True)))
-for k, n in launched.items():
-    if emulated.get(k) != n:
-        bad("the emulation ran %s %s times, the program launched it %d times" % (k, emulated.get(k), n))
-untimed = [r for r in disp if (r["pid"], r["queue"], r["index"]) not in times]
-if untimed:
-    bad("%d kernel dispatches have no start/end times, e.g. %s" % (len(untimed), json.dumps(untimed[0])))
-for key, t in times.items():
-    if not (0 < t["start"] <= t["end"]):
-        bad("dispatch %s: start %s end %s" % (key, t["start"], t["end"]))
-sys.exit(0 if ok else 1)
-EOF
+check=$src/tests/replay/record_names_check.py
 
-# The replay: the same kernels, by name, as often natively as recorded.
-"$py" "$exp" --build "$build" --replay "$rec" --configs native --out "$work/replay" \
-	--no-png --no-progress >"$work/replay.out" 2>&1
-status=$?
-if [ "$status" -ne 0 ]; then
-	tail -n 30 "$work/replay.out"
-	bad "hsaqm-experiment --replay exited $status"
-else
-	"$py" - "$work/replay" "$work/launched.txt" <<'EOF' || fail=1
-import glob, json, os, sys
-docs = glob.glob(os.path.join(sys.argv[1], "replay-*", "replay.json"))
-launched = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[2]) if l.strip())
-if len(docs) != 1:
-    print("FAIL: %d replay.json files in %s" % (len(docs), sys.argv[1]))
-    sys.exit(1)
-ok = True
-rec, rep = {}, {}
-for q in json.load(open(docs[0]))["queues"]:
-    for k, n in q["recorded"]["dispatches"].items():
-        rec[k] = rec.get(k, 0) + n
-    if not q["replayed_native"]:
-        print("FAIL: queue %s was not replayed natively" % q["queue"])
-        ok = False
-        continue
-    for k, n in q["replayed_native"]["dispatches"].items():
-        rep[k] = rep.get(k, 0) + n
-print("replay.json recorded:", json.dumps(rec, sort_keys=True))
-print("replay.json replayed natively:", json.dumps(rep, sort_keys=True))
-if rec != launched:
-    print("FAIL: the replay's recorded dispatches per kernel are not the launched ones")
-    ok = False
-if rep != launched:
-    print("FAIL: the native replay did not run each kernel as often as it was launched")
-    ok = False
-sys.exit(0 if ok else 1)
-EOF
-fi
+# record CASE [VAR=VALUE]...: the program recorded in $work/CASE/ with that environment, the
+# recording checked and replayed (record_names_check.py says what each CASE must show).
+record() {
+	case_=$1
+	shift
+	d=$work/$case_
+	mkdir -p "$d"
+	rec=$d/names.rec
+	rep=$d/emulation.report
+	envs=
+	for e in "$@"; do
+		envs="$envs --env $e"
+	done
+	# shellcheck disable=SC2086 # $envs: one --env option per assignment
+	t_root_run --env "LD_PRELOAD=$kfdemu" --env "HSAQM_KFDEMU_KERNELS=$table" \
+		--env "HSAQM_KFDEMU_REPORT=$rep" --env HSAQM_LOG= $envs \
+		-- timeout 240 "$run_tool" --daemon off --record "$rec" -- "$work/hip_names" \
+		>"$d/run.out" 2>"$d/run.err"
+	status=$?
+	echo "== $case_ ($root $*): hsaqm-run --record -- hip_names: exit $status"
+	cat "$d/run.out"
+	if [ "$status" -ne 0 ] || ! grep -q '^PASS$' "$d/run.out"; then
+		cat "$d/run.err"
+		bad "$case_: the program did not pass under hsaqm-run --record"
+		return
+	fi
+	if ! "$dump" "$rec" >"$d/dump.jsonl" 2>"$d/dump.err"; then
+		cat "$d/dump.err"
+		bad "$case_: hsaqm-record-dump could not read the recording"
+		return
+	fi
+	awk '$1 == "launched" { print $2, $3 }' "$d/run.out" > "$d/launched.txt"
+	awk '$1 == "kernel" { n[$2] += $4 } END { for (k in n) print k, n[k] }' "$rep" \
+		> "$d/emulated.txt"
+	"$py" "$check" recording "$case_" "$d/dump.jsonl" "$d/launched.txt" "$d/emulated.txt" ||
+		fail=1
+	# The replay: the same kernels, by name, as often natively as recorded.
+	"$py" "$exp" --build "$build" --replay "$rec" --configs native --out "$d/replay" \
+		--no-png --no-progress >"$d/replay.out" 2>&1
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		tail -n 30 "$d/replay.out"
+		bad "$case_: hsaqm-experiment --replay exited $status"
+		return
+	fi
+	"$py" "$check" replay "$case_" "$d/replay" "$d/launched.txt" || fail=1
+}
+
+# GPU_FORCE_QUEUE_PROFILING=1: ROCclr gives every kernel its own completion signal.
+record profiled GPU_FORCE_QUEUE_PROFILING=1
+# As HIP runs by default: a synchronisation's barrier is signalled, not the kernel before it.
+record default
 [ "$fail" -eq 0 ] && echo "PASS"
 exit "$fail"
