@@ -47,11 +47,12 @@ struct kname {
 
 static struct kname *ktab;
 
-/* Which kernel object a dispatch ran (pid, queue, index), for its TIMES record's slice. */
+/* What packet (pid, queue, index) was, for its TIMES record's slice: its kind, its kernel. */
 struct kdisp {
 	uint64_t index;
 	uint32_t pid, queue;
-	uint64_t object; /* 0: empty */
+	const char *kind; /* NULL: empty */
+	uint64_t object;  /* a kernel dispatch's kernel object, else 0 */
 };
 
 static struct kdisp *dtab;
@@ -71,7 +72,7 @@ static struct kdisp *kdisp_slot(uint32_t pid, uint32_t queue, uint64_t index)
 			    0x9e3779b97f4a7c15ull);
 
 	for (size_t i = h & pmask;; i = (i + 1) & pmask)
-		if (!dtab[i].object ||
+		if (!dtab[i].kind ||
 		    (dtab[i].index == index && dtab[i].pid == pid && dtab[i].queue == queue))
 			return &dtab[i];
 }
@@ -95,14 +96,13 @@ static bool kernel_note(const struct item *it)
 	uint32_t pid = it->f->hdr.pid, off, k;
 	struct kname *s;
 
-	if (r->kind == HSAQM_REC_PACKET && !strcmp(hsaqm_record_packet_kind(r), "kernel_dispatch")) {
+	if (r->kind == HSAQM_REC_PACKET) {
 		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r);
-		struct kdisp *d;
+		const char *kind = hsaqm_record_packet_kind(r);
+		struct kdisp *d = kdisp_slot(pid, r->queue, r->index);
 
-		if (pkt.dispatch.kernel_object) {
-			d = kdisp_slot(pid, r->queue, r->index);
-			*d = (struct kdisp){ r->index, pid, r->queue, pkt.dispatch.kernel_object };
-		}
+		*d = (struct kdisp){ r->index, pid, r->queue, kind,
+				     strcmp(kind, "kernel_dispatch") ? 0 : pkt.dispatch.kernel_object };
 		return false;
 	}
 	if (r->kind != HSAQM_REC_KERNEL || !r->index)
@@ -438,15 +438,17 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 			hsaqm_json_begin_object(&j, NULL);
 			hsaqm_json_string(&j, "ph", "X");
 			{
-				/* Named by its kernel when the recording says it. */
+				/* Named by its kernel when the recording says it, else by its kind. */
 				struct kdisp *d = kdisp_slot(pid, r->queue, r->index);
 
 				kn = d->object ? kname_of(pid, d->object) : NULL;
+				if (kn)
+					snprintf(name, sizeof(name), "%s", kn);
+				else if (d->kind && strcmp(d->kind, "kernel_dispatch"))
+					snprintf(name, sizeof(name), "%s %" PRIu64, d->kind, r->index);
+				else
+					snprintf(name, sizeof(name), "dispatch %" PRIu64, r->index);
 			}
-			if (kn)
-				snprintf(name, sizeof(name), "%s", kn);
-			else
-				snprintf(name, sizeof(name), "dispatch %" PRIu64, r->index);
 			hsaqm_json_string(&j, "name", name);
 			hsaqm_json_uint(&j, "pid", items[i].f->hdr.pid);
 			hsaqm_json_uint(&j, "tid", r->queue);
