@@ -5,7 +5,8 @@
       every kernel dispatch has a kernel_name; the dispatches per name are the launched ones
       (LAUNCHED: "NAME COUNT" lines from the program) and the emulation's (EMULATED: the same
       from its report); CASE "profiled": every kernel dispatch has a times record; "default":
-      every signalled packet (kernel or barrier) has one; each start <= end.
+      every kernel dispatch's request is timed (the first signalled packet of its queue at or
+      after it, a kernel or ROCclr's synchronisation barrier, has one); each start <= end.
   record_names_check.py replay CASE OUT_DIR LAUNCHED
       OUT_DIR/replay-*/replay.json: per kernel name, recorded and replayed natively exactly the
       launched counts.
@@ -64,8 +65,22 @@ def recording(case, dump, launched_path, emulated_path):
         if emulated.get(k) != n:
             bad(case, "the emulation ran %s %s times, the program launched it %d times"
                 % (k, emulated.get(k), n))
-    must = disp if case == "profiled" else signalled
-    what = "kernel dispatches" if case == "profiled" else "signalled packets"
+    if case == "profiled":
+        must, what = disp, "kernel dispatches"
+    else:
+        # The packet that ends each kernel's request: the first signalled one at or after it.
+        ends = {}
+        for r in signalled:
+            ends.setdefault((r["pid"], r["queue"]), []).append(r)
+        must = []
+        for r in disp:
+            later = sorted((x for x in ends.get((r["pid"], r["queue"]), []) if x["index"] >= r["index"]),
+                           key=lambda x: x["index"])
+            if not later:
+                bad(case, "kernel dispatch %s has no signalled packet after it" % json.dumps(r))
+            elif later[0] not in must:
+                must.append(later[0])
+        what = "packets ending a kernel's request"
     if not must:
         bad(case, "no %s to time" % what)
     untimed = [r for r in must if (r["pid"], r["queue"], r["index"]) not in times]

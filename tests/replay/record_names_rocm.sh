@@ -1,6 +1,6 @@
 #!/bin/sh
 # A recording through the real stack names every dispatch, times each, and replays them (issue 26
-# items 1 and 3): in a Debian root (rocm-6.4, rocm-7.2), tests/replay/hip_names.hip, built with
+# items 1 and 3): in a Debian root (rocm-6.1, -6.4, -7.2), tests/replay/hip_names.hip, built with
 # the root's own hipcc, runs under `hsaqm-run --record` on the device model through the emulated
 # /dev/kfd (sim/kfdemu/). Asserted on the recording (hsaqm-record-dump):
 #  - every kernel dispatch has a kernel_name (the tool learnt it when HIP froze the executable);
