@@ -891,19 +891,24 @@ static void write_header_only(const char *path, uint32_t version)
 	fclose(out);
 }
 
-/* Version 2 added records: a version 1 file (before dispatch times) still reads; a later
- * version, which may change a record, is refused with a sentence naming the file. */
+/* Versions 2 and 3 added records: a version 1 file (before dispatch times) and a version 2
+ * file (before kernel names) still read; a later version, which may change a record, is
+ * refused with a sentence naming the file. */
 static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 {
 	struct hsaqm_record_file f;
 	char path[512], err[600];
 
 	path_in_dir(path, sizeof(path), "v.rec");
-	write_header_only(path, 1);
-	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(f.nrecs, 0u);
-	CU_ASSERT_FALSE(f.torn);
-	hsaqm_record_file_free(&f);
+	for (uint32_t v = 1; v <= 2; v++) {
+		write_header_only(path, v);
+		CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(f.hdr.version, v);
+		CU_ASSERT_EQUAL(f.nrecs, 0u);
+		CU_ASSERT_FALSE(f.torn);
+		hsaqm_record_file_free(&f);
+	}
+	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 3u);
 	write_header_only(path, HSAQM_REC_VERSION + 1);
 	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));
