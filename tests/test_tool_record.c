@@ -9,7 +9,9 @@
  * it and writes a trace Perfetto opens (valid JSON); HSAQM_RECORD_MAX_MB stops the recording
  * with one message and the program goes on; a recording cut by SIGKILL reads, without error,
  * up to its last flushed block, and a torn or corrupted last block is where the reader stops;
- * bad HSAQM_RECORD / HSAQM_RECORD_MAX_MB values are said once and nothing is recorded.
+ * bad HSAQM_RECORD / HSAQM_RECORD_MAX_MB values are said once and nothing is recorded; each
+ * dispatch of a kernel whose executable was frozen is named by its symbol (a name longer than a
+ * record's piece included), one of no executable has no name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -336,6 +338,162 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_EQUAL(t_count(out, "\"name\":\"thread_name\""), 3u);
 	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 15u + k.clocks);
 	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\""), 3u); /* the timed dispatches as slices */
+	free(out);
+	unlink(path);
+}
+
+/* ---- Kernel names ------------------------------------------------------------------------ */
+
+/*
+ * The model runs kernels it registered by name but has no code objects, so its HSA face has no
+ * executables: the test gives the table ROCr's executable entries for one executable whose
+ * kernel symbols are the model's kernels (ROCr's contract: TYPE, NAME_LENGTH, NAME without a
+ * terminator, KERNEL_OBJECT; a kernel symbol named "<kernel>.kd"), and one variable symbol.
+ */
+#define T_EXEC 0x5eed0001u
+#define T_LONG_NAME                                                                        \
+	"_ZN5hsaqm4test27a_kernel_whose_name_is_longerIfLi128EEEvPKT_PS1_"                   \
+	"mN6detail14with_a_templateIiEE"
+
+static struct t_sym {
+	uint32_t type; /* 0 variable, 1 kernel */
+	const char *name;
+	uint64_t object;
+} g_syms[3];
+static unsigned int g_freezes;
+
+static hsaqm_hsa_status_t t_exec_freeze(struct tool_hsa_executable exec, const char *options)
+{
+	(void)options;
+	g_freezes++;
+	return exec.handle == T_EXEC ? HSAQM_HSA_STATUS_SUCCESS : HSAQM_HSA_STATUS_ERROR;
+}
+
+static hsaqm_hsa_status_t t_exec_iterate(struct tool_hsa_executable exec,
+					 hsaqm_hsa_status_t (*cb)(struct tool_hsa_executable,
+								  struct tool_hsa_executable_symbol,
+								  void *),
+					 void *data)
+{
+	for (uint64_t i = 0; i < 3 && exec.handle == T_EXEC; i++) {
+		hsaqm_hsa_status_t st = cb(exec, (struct tool_hsa_executable_symbol){ i + 1 }, data);
+
+		if (st != HSAQM_HSA_STATUS_SUCCESS)
+			return st;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+static hsaqm_hsa_status_t t_sym_info(struct tool_hsa_executable_symbol sym, uint32_t attr,
+				     void *value)
+{
+	const struct t_sym *s = sym.handle >= 1 && sym.handle <= 3 ? &g_syms[sym.handle - 1] : NULL;
+	uint32_t len;
+
+	if (!s)
+		return HSAQM_HSA_STATUS_ERROR;
+	len = (uint32_t)strlen(s->name);
+	switch (attr) {
+	case 0: /* TYPE */
+		memcpy(value, &s->type, 4);
+		return HSAQM_HSA_STATUS_SUCCESS;
+	case 1: /* NAME_LENGTH */
+		memcpy(value, &len, 4);
+		return HSAQM_HSA_STATUS_SUCCESS;
+	case 2: /* NAME: its bytes, no terminator */
+		memcpy(value, s->name, len);
+		return HSAQM_HSA_STATUS_SUCCESS;
+	case 22: /* KERNEL_OBJECT: kernels only */
+		if (s->type != 1)
+			return HSAQM_HSA_STATUS_ERROR;
+		memcpy(value, &s->object, 8);
+		return HSAQM_HSA_STATUS_SUCCESS;
+	default:
+		return HSAQM_HSA_STATUS_ERROR;
+	}
+}
+
+static void test_record_names_each_dispatch_by_its_kernel_symbol(void)
+{
+	char path[512], env_rec[600], cmd[1400], needle[512], *out;
+	struct hsaqm_sim *sim;
+	struct hsaqm_hsa_queue *q;
+	struct hsaqm_hsa_signal cs[6];
+	union hsaqm_aql_packet pk;
+	uint64_t ka, kb, kc;
+	struct t_hsa h;
+
+	path_in_dir(path, sizeof(path), "names.rec");
+	snprintf(env_rec, sizeof(env_rec), "%s", path);
+	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &sim), 0);
+	{
+		struct hsaqm_api_root_v3 *root = hsaqm_sim_hsa_table(sim);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+		root->core->hsa_executable_freeze_fn = (hsaqm_api_fn)t_exec_freeze;
+		root->core->hsa_executable_iterate_symbols_fn = (hsaqm_api_fn)t_exec_iterate;
+		root->core->hsa_executable_symbol_get_info_fn = (hsaqm_api_fn)t_sym_info;
+	}
+	setenv("HSAQM_RECORD", path, 1);
+	setenv("HSA_TOOLS_LIB", t_tool_path(), 1);
+	memset(&h, 0, sizeof(h));
+	CU_ASSERT_EQUAL_FATAL(t_hsa_attach(&h, sim), 0);
+	ka = t_hsa_kernel(&h, "alpha", 10 * T_US, 1, NULL);
+	kb = t_hsa_kernel(&h, "beta", 10 * T_US, 1, NULL);
+	kc = t_hsa_kernel(&h, "gamma", 10 * T_US, 1, NULL);
+	CU_ASSERT_FATAL(ka && kb && kc);
+	g_syms[0] = (struct t_sym){ 1, "hsaqm_t_alpha.kd", ka };
+	g_syms[1] = (struct t_sym){ 0, "hsaqm_t_variable", 0 };
+	g_syms[2] = (struct t_sym){ 1, T_LONG_NAME ".kd", kb };
+	/* Through the table, as HIP freezes what it loaded: the tool's wrapper, then the runtime. */
+	CU_ASSERT_EQUAL(((tool_executable_freeze_fn)h.core->hsa_executable_freeze_fn)(
+				(struct tool_hsa_executable){ T_EXEC }, ""),
+			HSAQM_HSA_STATUS_SUCCESS);
+	CU_ASSERT_EQUAL(g_freezes, 1u);
+	q = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	/* alpha 3 times, beta twice, gamma (in no executable) once: each with its own signal. */
+	for (int i = 0; i < 6; i++) {
+		cs[i] = t_hsa_signal(&h, 1);
+		pk = t_hsa_dispatch(i < 3 ? ka : i < 5 ? kb : kc, 1, cs[i].handle, true, NULL);
+		submit(&h, q, &pk);
+		CU_ASSERT(t_hsa_wait_le(&h, cs[i], 0, 10 * T_S));
+	}
+	CU_ASSERT(T_UNTIL_EVERY(times_in(path) >= 6, 5 * T_S, 10 * T_MS));
+	CU_ASSERT_EQUAL(h.core->hsa_queue_destroy_fn(q), HSAQM_HSA_STATUS_SUCCESS);
+	{
+		const char *env[] = { "HSAQM_RECORD=x", NULL };
+
+		shut_down(&h, env);
+	}
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
+	out = run_capture(cmd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"kernel_dispatch\""), 6u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kernel_name\":\"hsaqm_t_alpha\",\"grid\""), 3u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kernel_name\":\"" T_LONG_NAME "\",\"grid\""), 2u);
+	/* gamma's dispatch: its object, and no name. */
+	snprintf(needle, sizeof(needle), "\"kernel_object\":\"0x%llx\",\"grid\"",
+		 (unsigned long long)kc);
+	CU_ASSERT_EQUAL(t_count(out, needle), 1u);
+	/* One "kernel" line per kernel symbol (not the variable), however many pieces. */
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"kernel\""), 2u);
+	CU_ASSERT_EQUAL(t_count(out, "hsaqm_t_variable"), 0u);
+	CU_ASSERT_EQUAL(t_count(out, ".kd\""), 0u);
+	if (t_count(out, "\"kernel_name\":\"hsaqm_t_alpha\",\"grid\"") != 3u)
+		fprintf(stderr, "the dump of %s:\n%s", path, out);
+	free(out);
+	/* Perfetto: the dispatches' instants and slices are named by their kernels. */
+	snprintf(cmd, sizeof(cmd), "'%s' --perfetto '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
+	out = run_capture(cmd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT(t_json_valid(out));
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\",\"name\":\"hsaqm_t_alpha\""), 3u);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\",\"name\":\"" T_LONG_NAME "\""), 2u);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\",\"s\":\"t\",\"name\":\"hsaqm_t_alpha\""), 3u);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\",\"s\":\"t\",\"name\":\"" T_LONG_NAME "\""),
+			2u);
 	free(out);
 	unlink(path);
 }
@@ -733,19 +891,24 @@ static void write_header_only(const char *path, uint32_t version)
 	fclose(out);
 }
 
-/* Version 2 added records: a version 1 file (before dispatch times) still reads; a later
- * version, which may change a record, is refused with a sentence naming the file. */
+/* Versions 2 and 3 added records: a version 1 file (before dispatch times) and a version 2
+ * file (before kernel names) still read; a later version, which may change a record, is
+ * refused with a sentence naming the file. */
 static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 {
 	struct hsaqm_record_file f;
 	char path[512], err[600];
 
 	path_in_dir(path, sizeof(path), "v.rec");
-	write_header_only(path, 1);
-	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(f.nrecs, 0u);
-	CU_ASSERT_FALSE(f.torn);
-	hsaqm_record_file_free(&f);
+	for (uint32_t v = 1; v <= 2; v++) {
+		write_header_only(path, v);
+		CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(f.hdr.version, v);
+		CU_ASSERT_EQUAL(f.nrecs, 0u);
+		CU_ASSERT_FALSE(f.torn);
+		hsaqm_record_file_free(&f);
+	}
+	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 3u);
 	write_header_only(path, HSAQM_REC_VERSION + 1);
 	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));
@@ -761,6 +924,7 @@ int main(void)
 		/* First: the child of the fork is made before this process ran any model. */
 		T_CASE(test_record_cut_by_sigkill_reads_to_the_last_flush),
 		T_CASE(test_record_lists_exactly_the_known_work),
+		T_CASE(test_record_names_each_dispatch_by_its_kernel_symbol),
 		T_CASE(test_record_limit_stops_with_one_message_and_the_program_goes_on),
 		T_CASE(test_record_bad_values_are_said_once_and_nothing_is_recorded),
 		T_CASE(test_record_reader_takes_older_versions_and_refuses_newer),

@@ -10,8 +10,10 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
 
   requests  the packets up to and including each one with a completion signal (what a host
             waits on: HIP's stream and event synchronisation, a framework's step end);
-  model     the queue's most frequent request shape (kernel objects, workgroups, waves per
-            workgroup, in order); requests of other shapes are counted and said, not replayed;
+  model     the queue's most frequent request shape (kernels, workgroups, waves per
+            workgroup, in order); requests of other shapes are counted and said, not replayed.
+            A kernel is its name when the recording has it (format version 3: the dump's
+            kernel_name), else its kernel object;
   times     a request's service time is its end minus the later of its submission and the
             previous request's end (the queue ran it then); the model's per-workgroup times
             make its standalone time on the model equal to the 10th percentile of those
@@ -129,11 +131,13 @@ def analyse(records):
                 if cur is None:
                     cur = {"submit": to_ts(r["t_ns"]), "kernels": [], "end": None, "last": None}
                 if r["kind"] == "kernel_dispatch":
+                    # By name where recorded: what a person reads, and the same for every
+                    # executable a kernel was loaded in.
+                    kid = r.get("kernel_name") or r["kernel_object"]
                     q.setdefault("recorded_dispatches", {})
-                    q["recorded_dispatches"][r["kernel_object"]] = \
-                        q["recorded_dispatches"].get(r["kernel_object"], 0) + 1
+                    q["recorded_dispatches"][kid] = q["recorded_dispatches"].get(kid, 0) + 1
                     wgs, waves = wgs_waves(r)
-                    cur["kernels"].append((r["kernel_object"], wgs, waves))
+                    cur["kernels"].append((kid, wgs, waves))
                 if r.get("completion_signal", "0x0") != "0x0":
                     t = p["times"].get((qid, r["index"]))
                     if t:
@@ -290,8 +294,10 @@ def write_wl(pl, path, name, configs_text):
             lines += ["[model %s]" % q["model"], "batch = 1",
                       "note = replayed: service %.1f us, %d requests of this shape"
                       % (q["service_ns"] / 1e3, q["replayed"])]
-            lines += ["kernel = count=%d wg=%d waves=%d time=%dns" % (k["count"], k["wg"], k["waves"],
-                                                                   k["time_ns"]) for k in q["kernels"]]
+            for k in q["kernels"]:
+                lines += ["# %s" % k["kobj"],
+                          "kernel = count=%d wg=%d waves=%d time=%dns" % (k["count"], k["wg"],
+                                                                          k["waves"], k["time_ns"])]
             lines.append("")
     # A workload process per recorded process and role: a process with both serving and batch
     # queues becomes two (the report compares roles; the hsaqm configurations then schedule

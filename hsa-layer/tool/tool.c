@@ -918,6 +918,22 @@ static hsaqm_hsa_status_t w_profiling_enable(struct hsaqm_hsa_queue *queue, int 
 	return st;
 }
 
+/*
+ * Every executable an application can dispatch from is frozen through the table after OnLoad
+ * (OnLoad runs inside the first hsa_init, and no executable exists before it): the recorder
+ * learns its kernels' names here, once per executable, off the doorbell path.
+ */
+static hsaqm_hsa_status_t w_executable_freeze(struct tool_hsa_executable exec,
+					      const char *options)
+{
+	hsaqm_hsa_status_t st = NEXT(HSAQM_API_EXECUTABLE_FREEZE,
+				     tool_executable_freeze_fn)(exec, options);
+
+	if (st == HSAQM_HSA_STATUS_SUCCESS)
+		tool_record_executable(exec);
+	return st;
+}
+
 static hsaqm_hsa_status_t w_intercept_register(struct hsaqm_hsa_queue *queue,
 					       hsaqm_hsa_amd_queue_intercept_handler cb,
 					       void *data)
@@ -996,6 +1012,7 @@ static const struct {
 	{ HSAQM_API_AMD_QUEUE_CU_SET_MASK, FN(w_cu_set_mask), false },
 	{ HSAQM_API_AMD_QUEUE_CU_GET_MASK, FN(w_cu_get_mask), false },
 	{ HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED, FN(w_profiling_enable), false },
+	{ HSAQM_API_EXECUTABLE_FREEZE, FN(w_executable_freeze), false },
 	{ HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER, FN(w_intercept_register), false },
 	{ HSAQM_API_AMD_QUEUE_GET_INFO, FN(w_queue_get_info), false },
 	{ HSAQM_API_AMD_QUEUE_CREATE, FN(w_amd_queue_create), false },

@@ -181,6 +181,25 @@ static inline void tool_record_doorbell(struct hsaqm_hsa_proxy *p)
 		tool_record_doorbell_proxy(p);
 }
 
+/*
+ * Kernel names (docs/replay.md "Kernel names"). hsa_executable_t and hsa_executable_symbol_t
+ * as ROCr passes them: a struct of one 64-bit handle, by value.
+ */
+struct tool_hsa_executable {
+	uint64_t handle;
+};
+struct tool_hsa_executable_symbol {
+	uint64_t handle;
+};
+typedef uint32_t (*tool_executable_freeze_fn)(struct tool_hsa_executable exec,
+					      const char *options);
+/*
+ * After the application's hsa_executable_freeze succeeded: one KERNEL record per kernel
+ * symbol of @exec (its kernel object and name) into the recording. On the application's
+ * thread, never the doorbell's; does nothing unless recording.
+ */
+void tool_record_executable(struct tool_hsa_executable exec);
+
 /* tool.c: call @fn for every live queue under the tool's lock (the node registers them). */
 void tool_queues_foreach(void (*fn)(struct tool_queue *tq, void *arg), void *arg);
 

@@ -11,8 +11,8 @@
  * queue's ring every 100 ms, or sooner when a ring is a quarter full, into blocks of records
  * with a length and a CRC, one write() per block (hsaqm-tool/record_format.h). A SIGKILL loses what the
  * rings held since the last block; the file up to it reads whole. The writer also reads each
- * signalled kernel dispatch's start and end (TIMES records) once its signal is at 0, through
- * the runtime and without rec.lock (see rec.in_rt).
+ * signalled kernel dispatch's and barrier's start and end (TIMES records) once its signal is
+ * at 0, through the runtime and without rec.lock (see rec.in_rt).
  *
  * Why before the scan, and under the doorbell lock: proxy.c's scan reads each packet once and
  * may release it to the hardware queue at once (lib at Lv0 does), after which the slot is
@@ -102,6 +102,13 @@ struct rec_pend {
 	uint16_t hsa_prio;
 };
 
+typedef hsaqm_hsa_status_t (*rec_symbol_cb)(struct tool_hsa_executable exec,
+					    struct tool_hsa_executable_symbol sym, void *data);
+typedef hsaqm_hsa_status_t (*rec_iterate_symbols_fn)(struct tool_hsa_executable exec,
+						     rec_symbol_cb cb, void *data);
+typedef hsaqm_hsa_status_t (*rec_symbol_get_info_fn)(struct tool_hsa_executable_symbol sym,
+						     uint32_t attribute, void *value);
+
 static struct {
 	pthread_mutex_t lock;        /* queues, the file, everything below */
 	pthread_cond_t wake;         /* the writer's (CLOCK_MONOTONIC) */
@@ -125,6 +132,9 @@ static struct {
 	 * sees its generation over and leaves; its state is its own, so nothing it holds is freed).
 	 */
 	hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time;
+	/* Kernel names: the runtime's executable entries (tool_record_executable()). */
+	rec_iterate_symbols_fn iterate_symbols;
+	rec_symbol_get_info_fn symbol_get_info;
 	pthread_cond_t idle;         /* the writer left (exited) or entered the runtime */
 	bool in_rt, exited;
 	uint64_t gen;                /* one per tool_record_open(): the writer's is its own */
@@ -314,9 +324,9 @@ static void pend_remove(struct rec_timer *tm, uint32_t i)
 
 /*
  * rec.lock held (the writer). @r, just copied to the block, waits for its times when it is a
- * kernel dispatch with a completion signal. A signal already waited on belongs to an earlier
- * dispatch the application has reused it after: that one's times can no longer be told
- * apart, so it is given up (it has none in the file).
+ * kernel dispatch or barrier with a completion signal. A signal already waited on belongs to
+ * an earlier dispatch the application has reused it after: that one's times can no longer be
+ * told apart, so it is given up (it has none in the file).
  */
 static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 		     const struct hsaqm_rec_record *r)
@@ -330,7 +340,16 @@ static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 	memcpy(&p, r->body, sizeof(p));
 	pk = &p;
 	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
-	if (type != HSAQM_AQL_TYPE_KERNEL_DISPATCH || !pk->dispatch.completion_signal)
+	/*
+	 * Kernel dispatches, and the barriers a host waits on: ROCclr signals the barrier-AND it
+	 * puts behind a stream's last kernel for a synchronisation, not the kernel, unless
+	 * GPU_FORCE_QUEUE_PROFILING is set (docs/replay.md); the packet processor stamps any
+	 * packet's completion signal, and ROCclr times its own markers so. The completion signal
+	 * is at the same offset in every AQL packet.
+	 */
+	if ((type != HSAQM_AQL_TYPE_KERNEL_DISPATCH && type != HSAQM_AQL_TYPE_BARRIER_AND &&
+	     type != HSAQM_AQL_TYPE_BARRIER_OR) ||
+	    !pk->dispatch.completion_signal)
 		return;
 	j = hash_slot(tm, pk->dispatch.completion_signal);
 	if (tm->hash[j])
@@ -720,9 +739,156 @@ void tool_record_bind(void *root_table, const struct hsaqm_api_layout *layout)
 	void **slot = hsaqm_api_table_slot(root_table, layout,
 					   HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME);
 
+	void **iter = hsaqm_api_table_slot(root_table, layout, HSAQM_API_EXECUTABLE_ITERATE_SYMBOLS);
+	void **info = hsaqm_api_table_slot(root_table, layout,
+					   HSAQM_API_EXECUTABLE_SYMBOL_GET_INFO);
+
 	pthread_mutex_lock(&rec.lock);
 	rec.dispatch_time = slot ? (hsaqm_hsa_amd_profiling_dispatch_time_fn)*slot : NULL;
+	/* Read once, here: the entries as the runtime (or a tool before hsaqm) installed them. */
+	rec.iterate_symbols = iter ? (rec_iterate_symbols_fn)*iter : NULL;
+	rec.symbol_get_info = info ? (rec_symbol_get_info_fn)*info : NULL;
 	pthread_mutex_unlock(&rec.lock);
+}
+
+/* ---- Kernel names ------------------------------------------------------------------------ */
+
+/* hsa_executable_symbol_info_t and hsa_symbol_kind_t (hsa.h), the values ROCr has always had. */
+#define REC_SYM_INFO_TYPE 0u
+#define REC_SYM_INFO_NAME_LENGTH 1u
+#define REC_SYM_INFO_NAME 2u
+#define REC_SYM_INFO_KERNEL_OBJECT 22u
+#define REC_SYM_KIND_KERNEL 1u
+/* A symbol name longer than this is not a kernel's anyone reads: skipped, not allocated. */
+#define REC_SYM_NAME_LIMIT (64u * 1024)
+
+/* One executable's kernels, gathered by the symbol callback (no lock held: inside the runtime). */
+struct rec_names {
+	rec_symbol_get_info_fn info;
+	char *buf;                   /* entries: object u64, length u32, the name's bytes */
+	size_t len, cap;
+	char *scratch;               /* the NAME query's buffer, grown to the longest name */
+	uint32_t scratch_cap;
+	bool nomem;
+};
+
+static bool names_put(struct rec_names *n, const void *p, size_t len)
+{
+	if (n->len + len > n->cap) {
+		size_t cap = n->cap ? n->cap * 2 : 4096;
+		char *b;
+
+		while (cap < n->len + len)
+			cap *= 2;
+		b = realloc(n->buf, cap);
+		if (!b)
+			return false;
+		n->buf = b;
+		n->cap = cap;
+	}
+	memcpy(n->buf + n->len, p, len);
+	n->len += len;
+	return true;
+}
+
+static hsaqm_hsa_status_t names_symbol_cb(struct tool_hsa_executable exec,
+					  struct tool_hsa_executable_symbol sym, void *data)
+{
+	struct rec_names *n = data;
+	uint32_t type = UINT32_MAX, len = 0, rlen;
+	uint64_t object = 0;
+	size_t mark = n->len;
+
+	(void)exec;
+	if (n->info(sym, REC_SYM_INFO_TYPE, &type) != HSAQM_HSA_STATUS_SUCCESS ||
+	    type != REC_SYM_KIND_KERNEL ||
+	    n->info(sym, REC_SYM_INFO_KERNEL_OBJECT, &object) != HSAQM_HSA_STATUS_SUCCESS ||
+	    !object ||
+	    n->info(sym, REC_SYM_INFO_NAME_LENGTH, &len) != HSAQM_HSA_STATUS_SUCCESS || !len ||
+	    len > REC_SYM_NAME_LIMIT)
+		return HSAQM_HSA_STATUS_SUCCESS; /* not a kernel, or no name to give it */
+	if (len + 1 > n->scratch_cap) {
+		char *b = realloc(n->scratch, len + 1);
+
+		if (!b) {
+			n->nomem = true;
+			return HSAQM_HSA_STATUS_SUCCESS;
+		}
+		n->scratch = b;
+		n->scratch_cap = len + 1;
+	}
+	/* NAME copies NAME_LENGTH bytes, without a terminator. */
+	memset(n->scratch, 0, len + 1);
+	if (n->info(sym, REC_SYM_INFO_NAME, n->scratch) != HSAQM_HSA_STATUS_SUCCESS)
+		return HSAQM_HSA_STATUS_SUCCESS;
+	rlen = (uint32_t)strnlen(n->scratch, len);
+	/* A code object's kernel symbol is the descriptor, "<kernel>.kd": the kernel's name is
+	 * before it (what the source and a profiler call it). */
+	if (rlen > 3 && !memcmp(n->scratch + rlen - 3, ".kd", 3))
+		rlen -= 3;
+	if (rlen > HSAQM_REC_KERNEL_NAME_MAX)
+		rlen = HSAQM_REC_KERNEL_NAME_MAX;
+	if (!rlen)
+		return HSAQM_HSA_STATUS_SUCCESS;
+	if (!names_put(n, &object, sizeof(object)) || !names_put(n, &rlen, sizeof(rlen)) ||
+	    !names_put(n, n->scratch, rlen)) {
+		n->len = mark;
+		n->nomem = true;
+	}
+	return HSAQM_HSA_STATUS_SUCCESS;
+}
+
+static int names_once;
+
+void tool_record_executable(struct tool_hsa_executable exec)
+{
+	struct rec_names n = { 0 };
+	rec_iterate_symbols_fn iterate;
+	uint64_t t;
+
+	if (!HSAQM_READ_ONCE(tool_record_on))
+		return;
+	pthread_mutex_lock(&rec.lock);
+	iterate = rec.iterate_symbols;
+	n.info = rec.symbol_get_info;
+	pthread_mutex_unlock(&rec.lock);
+	if (!iterate || !n.info)
+		return;
+	/* Into the runtime without rec.lock (OnLoad and OnUnload take it under the runtime's). */
+	iterate(exec, names_symbol_cb, &n);
+	free(n.scratch);
+	if (n.nomem)
+		hsaqm_log_notice(&names_once, "HSAQM_RECORD: out of memory reading an executable's "
+				 "kernel names: some dispatches are recorded without a name");
+	t = hsaqm_mono_ns();
+	pthread_mutex_lock(&rec.lock);
+	for (size_t off = 0; rec.running && !rec.stopped && off < n.len;) {
+		struct hsaqm_rec_record r;
+		uint64_t object;
+		uint32_t len;
+
+		memcpy(&object, n.buf + off, sizeof(object));
+		memcpy(&len, n.buf + off + sizeof(object), sizeof(len));
+		off += sizeof(object) + sizeof(len);
+		for (uint32_t piece = 0; piece < len && !rec.stopped; piece += HSAQM_REC_KERNEL_PIECE) {
+			uint32_t k = len - piece < HSAQM_REC_KERNEL_PIECE ? len - piece
+									 : HSAQM_REC_KERNEL_PIECE;
+
+			memset(&r, 0, sizeof(r));
+			r.t_ns = t;
+			r.index = object;
+			r.kind = HSAQM_REC_KERNEL;
+			r.priority = (int32_t)piece;
+			r.aux = len;
+			memcpy(r.body, n.buf + off + piece, k);
+			block_add(&r);
+		}
+		off += len;
+	}
+	/* Written now: a dispatch of these kernels can follow at once, and a crash keeps them. */
+	block_emit();
+	pthread_mutex_unlock(&rec.lock);
+	free(n.buf);
 }
 
 struct agent_find {

@@ -34,6 +34,104 @@ struct producer {
 static struct producer *ptab;
 static size_t pmask;
 
+/*
+ * Kernel names by (pid, kernel object), from KERNEL records in time order: name is the one in
+ * force, next the one being assembled from its pieces (docs/replay.md, "Kernel names").
+ */
+struct kname {
+	uint64_t object; /* 0: empty */
+	uint32_t pid;
+	uint32_t len, have; /* of next */
+	char *name, *next;
+};
+
+static struct kname *ktab;
+
+/* What packet (pid, queue, index) was, for its TIMES record's slice: its kind, its kernel. */
+struct kdisp {
+	uint64_t index;
+	uint32_t pid, queue;
+	const char *kind; /* NULL: empty */
+	uint64_t object;  /* a kernel dispatch's kernel object, else 0 */
+};
+
+static struct kdisp *dtab;
+
+static struct kname *kname_slot(uint32_t pid, uint64_t object)
+{
+	size_t h = (size_t)((object ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull);
+
+	for (size_t i = h & pmask;; i = (i + 1) & pmask)
+		if (!ktab[i].object || (ktab[i].object == object && ktab[i].pid == pid))
+			return &ktab[i];
+}
+
+static struct kdisp *kdisp_slot(uint32_t pid, uint32_t queue, uint64_t index)
+{
+	size_t h = (size_t)((index ^ ((uint64_t)pid << 40) ^ ((uint64_t)queue << 20)) *
+			    0x9e3779b97f4a7c15ull);
+
+	for (size_t i = h & pmask;; i = (i + 1) & pmask)
+		if (!dtab[i].kind ||
+		    (dtab[i].index == index && dtab[i].pid == pid && dtab[i].queue == queue))
+			return &dtab[i];
+}
+
+/* The name of @object in process @pid now, or NULL. */
+static const char *kname_of(uint32_t pid, uint64_t object)
+{
+	struct kname *k = object ? kname_slot(pid, object) : NULL;
+
+	return k && k->object ? k->name : NULL;
+}
+
+/*
+ * Take @it in (in time order) before it is printed: a KERNEL piece goes into its name (true
+ * while the name is not whole: that piece is not printed on its own); a kernel dispatch is
+ * remembered for its times.
+ */
+static bool kernel_note(const struct item *it)
+{
+	const struct hsaqm_rec_record *r = it->r;
+	uint32_t pid = it->f->hdr.pid, off, k;
+	struct kname *s;
+
+	if (r->kind == HSAQM_REC_PACKET) {
+		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r);
+		const char *kind = hsaqm_record_packet_kind(r);
+		struct kdisp *d = kdisp_slot(pid, r->queue, r->index);
+
+		*d = (struct kdisp){ r->index, pid, r->queue, kind,
+				     strcmp(kind, "kernel_dispatch") ? 0 : pkt.dispatch.kernel_object };
+		return false;
+	}
+	if (r->kind != HSAQM_REC_KERNEL || !r->index)
+		return false;
+	s = kname_slot(pid, r->index);
+	s->object = r->index;
+	s->pid = pid;
+	off = (uint32_t)r->priority;
+	if (off == 0) {
+		free(s->next);
+		s->next = r->aux && r->aux <= HSAQM_REC_KERNEL_NAME_MAX ? calloc(1, r->aux + 1u)
+									 : NULL;
+		s->len = s->next ? r->aux : 0;
+		s->have = 0;
+	}
+	/* A piece of another length or out of order (a file cut inside a name): no name. */
+	if (!s->next || r->aux != s->len || off != s->have || off >= s->len)
+		return true;
+	k = s->len - off < HSAQM_REC_KERNEL_PIECE ? s->len - off : HSAQM_REC_KERNEL_PIECE;
+	memcpy(s->next + off, r->body, k);
+	s->have += k;
+	if (s->have < s->len)
+		return true;
+	free(s->name);
+	s->name = s->next;
+	s->next = NULL;
+	return false;
+}
+
 static struct producer *producer_slot(uint32_t pid, uint64_t signal)
 {
 	size_t h = (size_t)((signal ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull);
@@ -107,6 +205,16 @@ static void members(struct hsaqm_json *j, const struct item *it)
 		hsaqm_json_uint(j, "read_ns", cb.read_ns);
 		return;
 	}
+	if (r->kind == HSAQM_REC_KERNEL) {
+		/* Of the process: the name in force from now on for this kernel object. */
+		const char *name = kname_of(pid, r->index);
+
+		hsaqm_json_string(j, "kind", "kernel");
+		hex(j, "kernel_object", r->index);
+		if (name)
+			hsaqm_json_string(j, "kernel_name", name);
+		return;
+	}
 	hsaqm_json_uint(j, "queue", r->queue);
 	hsaqm_json_int(j, "priority", r->priority);
 	hsaqm_json_string(j, "hsa_priority", hsa_prio_name(r->hsa_prio));
@@ -146,8 +254,12 @@ static void members(struct hsaqm_json *j, const struct item *it)
 	if (!strcmp(pk, "kernel_dispatch")) {
 		const struct hsaqm_aql_dispatch *d = &p->dispatch;
 
-		/* The handle: kernel names are not recorded yet (docs/replay.md). */
+		const char *name = kname_of(pid, d->kernel_object);
+
 		hex(j, "kernel_object", d->kernel_object);
+		/* Absent when the recording has no name for it (before version 3, or not known). */
+		if (name)
+			hsaqm_json_string(j, "kernel_name", name);
 		hsaqm_json_begin_array(j, "grid");
 		hsaqm_json_uint(j, NULL, d->grid_size_x);
 		hsaqm_json_uint(j, NULL, d->grid_size_y);
@@ -262,8 +374,12 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 	for (size_t i = 0; i < n; i++) {
 		const struct hsaqm_rec_record *r = items[i].r;
 		const union hsaqm_aql_packet pkt = hsaqm_record_packet(r), *p = &pkt;
-		char name[64];
+		uint32_t pid = items[i].f->hdr.pid;
+		const char *kn;
+		char name[HSAQM_REC_KERNEL_NAME_MAX + 64];
 
+		if (kernel_note(&items[i]))
+			continue; /* a piece of a name not yet whole */
 		if (r->kind == HSAQM_REC_QUEUE) {
 			struct hsaqm_rec_queue_body q;
 
@@ -281,6 +397,10 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 			hsaqm_json_end_object(&j);
 		}
 		if (r->kind == HSAQM_REC_PACKET &&
+		    !strcmp(hsaqm_record_packet_kind(r), "kernel_dispatch") &&
+		    (kn = kname_of(pid, p->dispatch.kernel_object)))
+			snprintf(name, sizeof(name), "%s", kn);
+		else if (r->kind == HSAQM_REC_PACKET &&
 		    !strcmp(hsaqm_record_packet_kind(r), "kernel_dispatch"))
 			snprintf(name, sizeof(name), "kernel 0x%" PRIx64, p->dispatch.kernel_object);
 		else if (r->kind == HSAQM_REC_PACKET)
@@ -317,7 +437,18 @@ static void perfetto(FILE *out, struct hsaqm_record_file *files, int nfiles, str
 			     ((double)tb.start - (double)c->system_ts) * 1e9 / hz;
 			hsaqm_json_begin_object(&j, NULL);
 			hsaqm_json_string(&j, "ph", "X");
-			snprintf(name, sizeof(name), "dispatch %" PRIu64, r->index);
+			{
+				/* Named by its kernel when the recording says it, else by its kind. */
+				struct kdisp *d = kdisp_slot(pid, r->queue, r->index);
+
+				kn = d->object ? kname_of(pid, d->object) : NULL;
+				if (kn)
+					snprintf(name, sizeof(name), "%s", kn);
+				else if (d->kind && strcmp(d->kind, "kernel_dispatch"))
+					snprintf(name, sizeof(name), "%s %" PRIu64, d->kind, r->index);
+				else
+					snprintf(name, sizeof(name), "dispatch %" PRIu64, r->index);
+			}
 			hsaqm_json_string(&j, "name", name);
 			hsaqm_json_uint(&j, "pid", items[i].f->hdr.pid);
 			hsaqm_json_uint(&j, "tid", r->queue);
@@ -411,8 +542,10 @@ int main(int argc, char **argv)
 	for (pmask = 16; pmask < 2 * total; pmask *= 2)
 		;
 	ptab = calloc(pmask, sizeof(*ptab));
+	ktab = calloc(pmask, sizeof(*ktab));
+	dtab = calloc(pmask, sizeof(*dtab));
 	pmask--;
-	if (!items || !ptab) {
+	if (!items || !ptab || !ktab || !dtab) {
 		fprintf(stderr, "hsaqm-record-dump: out of memory\n");
 		return 1;
 	}
@@ -433,6 +566,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			struct hsaqm_json j;
 
+			if (kernel_note(&items[i]))
+				continue; /* a piece of a name not yet whole */
 			hsaqm_json_init(&j, out);
 			hsaqm_json_begin_object(&j, NULL);
 			members(&j, &items[i]);
@@ -450,5 +585,11 @@ int main(int argc, char **argv)
 	free(files);
 	free(items);
 	free(ptab);
+	for (size_t i = 0; i <= pmask; i++) {
+		free(ktab[i].name);
+		free(ktab[i].next);
+	}
+	free(ktab);
+	free(dtab);
 	return rc;
 }

@@ -124,6 +124,8 @@ const char *hsaqm_record_kind_name(uint16_t kind)
 		return "times";
 	case HSAQM_REC_CLOCK:
 		return "clock";
+	case HSAQM_REC_KERNEL:
+		return "kernel";
 	default:
 		return "?";
 	}

@@ -47,7 +47,7 @@ int hsaqm_record_file_read(const char *path, struct hsaqm_record_file *f, char *
 void hsaqm_record_file_free(struct hsaqm_record_file *f);
 
 /* "queue", "packet" (see hsaqm_record_packet_kind), "lost", "queue_gone", "limit", "times",
- * "clock", "?". */
+ * "clock", "kernel", "?". */
 const char *hsaqm_record_kind_name(uint16_t kind);
 /* A packet record's AQL type: "kernel_dispatch", "barrier_and", "barrier_or",
  * "barrier_value" (AMD vendor), "agent_dispatch", "vendor", "invalid". */

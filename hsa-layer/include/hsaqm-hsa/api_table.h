@@ -741,6 +741,13 @@ enum hsaqm_api_entry {
 	HSAQM_API_SIGNAL_CAS_SCACQUIRE,
 	HSAQM_API_SIGNAL_CAS_SCRELEASE,
 	HSAQM_API_SIGNAL_CAS_SCACQ_SCREL,
+	/*
+	 * Executables: the recorder (HSAQM_RECORD) wraps freeze to learn each kernel object's
+	 * name from the executable's symbols (docs/replay.md "Kernel names").
+	 */
+	HSAQM_API_EXECUTABLE_FREEZE,
+	HSAQM_API_EXECUTABLE_SYMBOL_GET_INFO,
+	HSAQM_API_EXECUTABLE_ITERATE_SYMBOLS,
 	/* AmdExtTable, in every known layout */
 	HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED,
 	HSAQM_API_AMD_PROFILING_GET_DISPATCH_TIME,

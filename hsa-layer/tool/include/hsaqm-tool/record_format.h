@@ -24,10 +24,11 @@
 #define HSAQM_REC_MAGIC "HSAQMREC" /* 8 bytes, no terminator in the file */
 /*
  * 2: TIMES and CLOCK records added (version 1 files are read the same way: they have none).
- * Readers accept every version up to theirs; a change to an existing record's layout would
- * need a version they refuse.
+ * 3: KERNEL records added (versions 1 and 2 are read the same way: their dispatches have no
+ * names). Readers accept every version up to theirs; a change to an existing record's layout
+ * would need a version they refuse.
  */
-#define HSAQM_REC_VERSION 2u
+#define HSAQM_REC_VERSION 3u
 #define HSAQM_REC_HEADER_SIZE 256u
 #define HSAQM_REC_BLOCK_MAGIC 0x42525148u /* "HQRB" little-endian */
 #define HSAQM_REC_RECORD_SIZE 96u
@@ -41,7 +42,20 @@ enum hsaqm_rec_kind {
 	HSAQM_REC_LIMIT = 5,  /* HSAQM_RECORD_MAX_MB reached: nothing follows */
 	HSAQM_REC_TIMES = 6,  /* a recorded dispatch's start and end: body is times_body */
 	HSAQM_REC_CLOCK = 7,  /* the profiling clock against t_ns: body is clock_body */
+	HSAQM_REC_KERNEL = 8, /* a piece of a kernel object's name (see below) */
 };
+
+/*
+ * HSAQM_REC_KERNEL: the name of the kernel object `index` (the code object's kernel symbol,
+ * without its ".kd"), learnt when its executable was frozen (t_ns). `aux` is the name's
+ * length in bytes (at most HSAQM_REC_KERNEL_NAME_MAX: a longer name is cut there), `priority`
+ * the offset of this piece in it (0, 64, 128...), the body up to 64 bytes of it from there
+ * (zero-padded, no terminator when full); `queue` 0. The pieces of one name are consecutive
+ * records with one t_ns. A kernel object named again later (an executable destroyed and
+ * another loaded at its address) takes the later name from then on.
+ */
+#define HSAQM_REC_KERNEL_NAME_MAX 1024u
+#define HSAQM_REC_KERNEL_PIECE 64u
 
 /* The file header. crc is the CRC-32 of the bytes before it. */
 struct hsaqm_rec_file_header {
