@@ -28,6 +28,7 @@ root=${ROOT:-rocm-6.4}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
+t_root_uninstrumented "$lib"
 t_root_ready
 t_root_binds "$(dirname "$lib")" "$(dirname "$probe")" "$work"
 
