@@ -425,6 +425,9 @@ static void test_record_names_each_dispatch_by_its_kernel_symbol(void)
 
 	path_in_dir(path, sizeof(path), "names.rec");
 	snprintf(env_rec, sizeof(env_rec), "%s", path);
+	/* Before the model's engine threads start: they read the environment (getenv races setenv). */
+	setenv("HSAQM_RECORD", path, 1);
+	setenv("HSA_TOOLS_LIB", t_tool_path(), 1);
 	CU_ASSERT_EQUAL_FATAL(hsaqm_sim_create(&g_cfg, &sim), 0);
 	{
 		struct hsaqm_api_root_v3 *root = hsaqm_sim_hsa_table(sim);
@@ -434,8 +437,6 @@ static void test_record_names_each_dispatch_by_its_kernel_symbol(void)
 		root->core->hsa_executable_iterate_symbols_fn = (hsaqm_api_fn)t_exec_iterate;
 		root->core->hsa_executable_symbol_get_info_fn = (hsaqm_api_fn)t_sym_info;
 	}
-	setenv("HSAQM_RECORD", path, 1);
-	setenv("HSA_TOOLS_LIB", t_tool_path(), 1);
 	memset(&h, 0, sizeof(h));
 	CU_ASSERT_EQUAL_FATAL(t_hsa_attach(&h, sim), 0);
 	ka = t_hsa_kernel(&h, "alpha", 10 * T_US, 1, NULL);
