@@ -341,8 +341,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	CU_ASSERT_EQUAL(t_count(out, "\"grid\":[192,1,1],\"workgroup\":[64,1,1]"), 2u);
 	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"times\""), 3u);
-	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"untimed\",\"waiting\":0,\"reused\":1,\"full\":0"),
-			1u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"untimed\",\"waiting\":0,\"reused\":1,\"full\":0,"
+				     "\"destroyed\":0"), 1u);
 	snprintf(needle, sizeof(needle), "\"index\":0,\"start\":");
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	free(out);
@@ -372,18 +372,21 @@ static const struct hsaqm_rec_record *times_of(const struct hsaqm_record_file *f
 }
 
 /*
- * A program that ends right after its last synchronisation: a kernel waited for, a kernel still
- * running, and a dispatch whose signal never reaches 0 (counted from 2, one dispatch), then
- * hsa_shut_down at once. The first two have their TIMES records (the writer would have
- * polled them only 5-105 ms later), a CLOCK record follows the last TIMES, and the third is
- * counted in the UNTIMED record the close writes; the shut-down waited a bounded time.
+ * A program that ends right after its last synchronisation: a kernel waited for and its signal
+ * destroyed at once (as hipStreamDestroy does), a kernel still running, and two dispatches
+ * whose signals never reach 0 (counted from 2, one dispatch each), one of those signals
+ * destroyed, then hsa_shut_down at once. The first two have their TIMES records (the writer
+ * would have polled them only 5-105 ms later, the first after its signal was gone), a CLOCK
+ * record follows the last TIMES, and the other two are counted in the UNTIMED record the close
+ * writes (one waiting, one destroyed), which the dump prints; the shut-down waited a bounded
+ * time.
  */
 static void test_record_times_the_last_dispatches_before_shut_down(void)
 {
-	char path[512], env_rec[600], err[256];
+	char path[512], env_rec[600], err[256], cmd[1200], *out;
 	const char *env[] = { env_rec, NULL };
 	const struct hsaqm_rec_record *ta, *tb;
-	struct hsaqm_hsa_signal cs_a, cs_b, cs_c;
+	struct hsaqm_hsa_signal cs_a, cs_b, cs_c, cs_d;
 	struct hsaqm_rec_untimed_body ub;
 	struct hsaqm_record_file f;
 	struct hsaqm_hsa_queue *q;
@@ -404,15 +407,21 @@ static void test_record_times_the_last_dispatches_before_shut_down(void)
 	cs_a = t_hsa_signal(&h, 1);
 	cs_b = t_hsa_signal(&h, 1);
 	cs_c = t_hsa_signal(&h, 2);
+	cs_d = t_hsa_signal(&h, 2);
 	/* Let the writer's first poll pass: what follows must be timed by the shut-down. */
 	usleep(20 * 1000);
 	pk = t_hsa_dispatch(k, 1, cs_a.handle, true, NULL);
 	submit(&h, q, &pk);
 	CU_ASSERT(t_hsa_wait_le(&h, cs_a, 0, 5 * T_S));
+	CU_ASSERT_EQUAL(h.core->hsa_signal_destroy_fn(cs_a), HSAQM_HSA_STATUS_SUCCESS);
 	pk = t_hsa_dispatch(k_long, 1, cs_b.handle, true, NULL); /* still running at the shut-down */
 	submit(&h, q, &pk);
 	pk = t_hsa_dispatch(k, 1, cs_c.handle, true, NULL);
 	submit(&h, q, &pk);
+	pk = t_hsa_dispatch(k, 1, cs_d.handle, true, NULL);
+	submit(&h, q, &pk);
+	CU_ASSERT(t_hsa_wait_le(&h, cs_d, 1, 5 * T_S));
+	CU_ASSERT_EQUAL(h.core->hsa_signal_destroy_fn(cs_d), HSAQM_HSA_STATUS_SUCCESS);
 	t0 = t_mono_ns();
 	shut_down(&h, env);
 	took = t_mono_ns() - t0;
@@ -442,6 +451,7 @@ static void test_record_times_the_last_dispatches_before_shut_down(void)
 	CU_ASSERT_PTR_NOT_NULL(ta);
 	CU_ASSERT_PTR_NOT_NULL(tb);
 	CU_ASSERT_PTR_NULL(times_of(&f, qid, 2));
+	CU_ASSERT_PTR_NULL(times_of(&f, qid, 3));
 	if (tb) {
 		struct hsaqm_rec_times_body b;
 
@@ -450,12 +460,19 @@ static void test_record_times_the_last_dispatches_before_shut_down(void)
 	}
 	/* A CLOCK record read with the last times places them on the records' clock. */
 	CU_ASSERT(last_clock_t && last_clock_t >= last_times_t);
-	/* Said once: one dispatch still waiting for its signal, none given up. */
+	/* Said once: one dispatch still waiting for its signal, one whose signal was destroyed. */
 	CU_ASSERT_EQUAL(untimed, 1u);
 	CU_ASSERT_EQUAL(ub.waiting, 1u);
+	CU_ASSERT_EQUAL(ub.destroyed, 1u);
 	CU_ASSERT_EQUAL(ub.reused, 0u);
 	CU_ASSERT_EQUAL(ub.full, 0u);
 	hsaqm_record_file_free(&f);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
+	out = run_capture(cmd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"untimed\",\"waiting\":1,\"reused\":0,"
+				     "\"full\":0,\"destroyed\":1"), 1u);
+	free(out);
 	unlink(path);
 }
 

@@ -946,6 +946,17 @@ static hsaqm_hsa_status_t w_shut_down(void)
 	return NEXT(HSAQM_API_HSA_SHUT_DOWN, tool_shut_down_fn)();
 }
 
+/*
+ * hsa_signal_destroy: a recorded dispatch's signal is read before the runtime frees it (ROCclr
+ * destroys a stream's signals at hipStreamDestroy, right after its last synchronisation; a
+ * debug ROCr asserts on a load of a destroyed signal, a release one reads freed memory).
+ */
+static hsaqm_hsa_status_t w_signal_destroy(struct hsaqm_hsa_signal signal)
+{
+	tool_record_signal_destroy(signal.handle);
+	return NEXT(HSAQM_API_SIGNAL_DESTROY, hsaqm_hsa_signal_destroy_fn)(signal);
+}
+
 static hsaqm_hsa_status_t w_intercept_register(struct hsaqm_hsa_queue *queue,
 					       hsaqm_hsa_amd_queue_intercept_handler cb,
 					       void *data)
@@ -1026,6 +1037,7 @@ static const struct {
 	{ HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED, FN(w_profiling_enable), false },
 	{ HSAQM_API_EXECUTABLE_FREEZE, FN(w_executable_freeze), false },
 	{ HSAQM_API_HSA_SHUT_DOWN, FN(w_shut_down), false },
+	{ HSAQM_API_SIGNAL_DESTROY, FN(w_signal_destroy), false },
 	{ HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER, FN(w_intercept_register), false },
 	{ HSAQM_API_AMD_QUEUE_GET_INFO, FN(w_queue_get_info), false },
 	{ HSAQM_API_AMD_QUEUE_CREATE, FN(w_amd_queue_create), false },

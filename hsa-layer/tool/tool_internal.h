@@ -177,6 +177,12 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p);
  * writer at most 500 ms. Recording goes on afterwards.
  */
 void tool_record_finish(void);
+/*
+ * The application's thread, before the runtime destroys @signal (no runtime lock held): when a
+ * recorded dispatch may wait on a signal, the writer drains and polls once (times read while
+ * the signals are valid) and no longer waits on @signal. Waits for the writer at most 500 ms.
+ */
+void tool_record_signal_destroy(uint64_t signal);
 /* Flush, stop the writer, close (exit, OnUnload). Recording is off afterwards. */
 void tool_record_close(void);
 /* The doorbell of @p rang: record the packets its scan is about to read (before the scan). */

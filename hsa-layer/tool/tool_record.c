@@ -148,7 +148,12 @@ static struct {
 				      * runtime, or finished a tool_record_finish() */
 	bool in_rt, exited;
 	uint64_t gen;                /* one per tool_record_open(): the writer's is its own */
-	uint64_t finish_req, finish_done; /* tool_record_finish()'s asked and done */
+	/*
+	 * Rounds asked of the writer (rec_request()) and done; the one asked last: how long it
+	 * waits for the waiting dispatches, and the signal it must forget (about to be destroyed).
+	 */
+	uint64_t finish_req, finish_done;
+	uint64_t req_wait_ns, req_forget;
 	/*
 	 * What the UNTIMED record at close says: the writer's counts as of when it last held
 	 * rec.lock (what it times after that, inside the runtime while close() goes on without
@@ -164,7 +169,7 @@ struct rec_timer {
 	const struct hsaqm_hsa_runtime *rt; /* the runtime of the last dispatch added */
 	uint64_t last_clock_ns;
 	uint32_t npend, nout;
-	uint64_t reused, full;       /* dispatches given up (UNTIMED record) */
+	uint64_t reused, full, destroyed; /* dispatches given up (UNTIMED record) */
 	uint32_t hash[REC_HASH];     /* pend index + 1 by signal, 0 empty (linear probing) */
 	struct rec_pend pend[REC_PEND];
 	struct hsaqm_rec_record out[REC_OUT]; /* TIMES and CLOCK records read, not yet in a block */
@@ -172,6 +177,7 @@ struct rec_timer {
 
 uint32_t tool_record_on;
 static int slot_once, limit_once, write_once, fork_registered;
+static bool conds_made; /* rec.wake and rec.idle (under rec.lock) */
 
 static void rec_queue_fill(struct rec_queue *rq, struct hsaqm_rec_record *r, uint16_t kind,
 			   uint64_t t)
@@ -503,6 +509,7 @@ static void timer_publish(const struct rec_timer *tm)
 	rec.untimed.waiting = tm->npend;
 	rec.untimed.reused = tm->reused;
 	rec.untimed.full = tm->full;
+	rec.untimed.destroyed = tm->destroyed;
 }
 
 /* CLOCK_MONOTONIC @ns from now, for a timed wait on rec.wake or rec.idle. */
@@ -521,16 +528,18 @@ static struct timespec mono_after(uint64_t ns)
 }
 
 /*
- * rec.lock held (the writer), for tool_record_finish(): the rings drained, then the waiting
- * dispatches polled every REC_FINISH_POLL_NS until none waits or REC_FINISH_NS passed, and a
- * CLOCK record read after the last times (the next one would be up to REC_CLOCK_NS later, or
- * never). Into the runtime without rec.lock, as the polls of writer_main. false: the recording
- * was closed meanwhile (the writer leaves).
+ * rec.lock held (the writer), a round rec_request() asked for: the rings drained, then the
+ * waiting dispatches polled, every REC_FINISH_POLL_NS until none waits or @wait_ns passed (0:
+ * once), then @forget (a signal about to be destroyed) no longer waited on. A wait of more than
+ * 0 (the finish) reads a CLOCK record after the last times (the next one would be up to
+ * REC_CLOCK_NS later, or never). Into the runtime without rec.lock, as the polls of
+ * writer_main. false: the recording was closed meanwhile (the writer leaves).
  */
 static bool writer_finish(struct rec_timer *tm,
-			  hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time, uint64_t gen)
+			  hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time, uint64_t gen,
+			  uint64_t wait_ns, uint64_t forget)
 {
-	uint64_t end = hsaqm_mono_ns() + REC_FINISH_NS;
+	uint64_t end = hsaqm_mono_ns() + wait_ns;
 
 	flush_locked(false, tm);
 	timer_publish(tm);
@@ -545,7 +554,7 @@ static bool writer_finish(struct rec_timer *tm,
 		pthread_mutex_unlock(&rec.lock);
 		pend_poll(tm, dispatch_time);
 		last = !tm->npend || hsaqm_mono_ns() >= end;
-		if (last && tm->rt && tm->nout < REC_OUT)
+		if (last && wait_ns && tm->rt && tm->nout < REC_OUT)
 			clock_read(tm, tm->rt);
 		pthread_mutex_lock(&rec.lock);
 		rec.in_rt = false;
@@ -555,9 +564,18 @@ static bool writer_finish(struct rec_timer *tm,
 			block_add(&tm->out[i]);
 		tm->nout = 0;
 		block_emit();
-		timer_publish(tm);
-		if (last)
+		if (last) {
+			uint32_t j = forget ? hash_slot(tm, forget) : 0;
+
+			/* Its value after the destruction would be another signal's (or a fault). */
+			if (forget && tm->hash[j]) {
+				pend_remove(tm, tm->hash[j] - 1);
+				tm->destroyed++;
+			}
+			timer_publish(tm);
 			return true;
+		}
+		timer_publish(tm);
 		ts = mono_after(REC_FINISH_POLL_NS);
 		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
 		if (rec.stopping)
@@ -602,7 +620,7 @@ static void *writer_main(void *arg)
 		if (rec.finish_done != rec.finish_req) {
 			uint64_t req = rec.finish_req;
 
-			if (!writer_finish(tm, dispatch_time, gen))
+			if (!writer_finish(tm, dispatch_time, gen, rec.req_wait_ns, rec.req_forget))
 				break;
 			rec.finish_done = req;
 			pthread_cond_broadcast(&rec.idle);
@@ -645,6 +663,7 @@ static void rec_atfork_child(void)
 	rec.fd = -1;
 	rec.running = false;
 	rec.queues = NULL; /* the parent's (freed by the parent; leaked here, on purpose) */
+	conds_made = false; /* the parent's writer may have been waiting on them */
 	memset(rec.table, 0, sizeof(rec.table));
 }
 
@@ -774,12 +793,19 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 		rec.untimed_close = 0;
 		rc = write_header(cfg, priority);
 	}
-	if (!rc) {
+	if (!rc && !conds_made) {
+		/*
+		 * Once, never destroyed: an application thread in rec_request() (a signal's
+		 * destruction) may still wait on rec.idle while another closes the recording.
+		 */
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 		pthread_cond_init(&rec.wake, &ca);
 		pthread_cond_init(&rec.idle, &ca);
 		pthread_condattr_destroy(&ca);
+		conds_made = true;
+	}
+	if (!rc) {
 		rc = -pthread_create(&rec.thread, NULL, writer_main, NULL);
 		rec.running = rc == 0;
 	}
@@ -801,28 +827,65 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 	return 0;
 }
 
-void tool_record_finish(void)
+/* rec.lock held: the writer of this generation can take a round (rec_request()). */
+static bool writer_alive(uint64_t gen)
+{
+	return rec.gen == gen && rec.running && !rec.stopped && !rec.stopping && !rec.exited;
+}
+
+/*
+ * rec.lock held. A round of the writer (writer_finish(@wait_ns, @forget)), waited for at most
+ * REC_FINISH_WAIT_NS. The caller holds no runtime lock (the application's thread, outside the
+ * runtime), so waiting while the writer is inside the runtime cannot deadlock; bounded all the
+ * same: a writer without a CPU must not hold the program up. What a round could not do is
+ * counted in the UNTIMED record at close.
+ */
+static void rec_request(uint64_t wait_ns, uint64_t forget)
 {
 	struct timespec until = mono_after(REC_FINISH_WAIT_NS);
-	uint64_t req, gen;
+	uint64_t req, gen = rec.gen;
 
-	pthread_mutex_lock(&rec.lock);
-	if (!rec.running || rec.stopped || rec.stopping) {
-		pthread_mutex_unlock(&rec.lock);
+	/* One round at a time: its parameters are the writer's until it is done. */
+	while (writer_alive(gen) && rec.finish_done != rec.finish_req)
+		if (pthread_cond_timedwait(&rec.idle, &rec.lock, &until) == ETIMEDOUT)
+			return;
+	if (!writer_alive(gen))
 		return;
-	}
+	rec.req_wait_ns = wait_ns;
+	rec.req_forget = forget;
 	req = ++rec.finish_req;
-	gen = rec.gen;
 	pthread_cond_signal(&rec.wake);
-	/*
-	 * The caller holds no runtime lock (the application's thread, before hsa_shut_down or at
-	 * exit), so waiting while the writer is inside the runtime cannot deadlock; bounded all
-	 * the same: a writer without a CPU must not hold the program's exit. What it could not do
-	 * is counted in the UNTIMED record at close.
-	 */
-	while (rec.gen == gen && rec.running && !rec.exited && rec.finish_done < req)
+	while (writer_alive(gen) && rec.finish_done < req)
 		if (pthread_cond_timedwait(&rec.idle, &rec.lock, &until) == ETIMEDOUT)
 			break;
+}
+
+void tool_record_finish(void)
+{
+	pthread_mutex_lock(&rec.lock);
+	if (rec.running)
+		rec_request(REC_FINISH_NS, 0);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+void tool_record_signal_destroy(uint64_t signal)
+{
+	bool waiting;
+
+	if (!HSAQM_READ_ONCE(tool_record_on))
+		return;
+	pthread_mutex_lock(&rec.lock);
+	/*
+	 * Only when a dispatch may wait on a signal: one the writer waits for, or a timed queue's
+	 * records not drained yet. ROCclr destroys a stream's signals together, after its last
+	 * synchronisation: the first destruction's round times them all, the others find nothing.
+	 */
+	waiting = rec.running && rec.untimed.waiting;
+	for (struct rec_queue *rq = rec.queues; rec.running && !waiting && rq; rq = rq->next)
+		/* Acquire: pairs with the producer's release of head. */
+		waiting = rq->timed && hsaqm_load_acquire(&rq->head) != rq->tail;
+	if (waiting)
+		rec_request(0, signal);
 	pthread_mutex_unlock(&rec.lock);
 }
 
@@ -852,6 +915,7 @@ void tool_record_close(void)
 	}
 	rec.gen++;
 	rec.running = false;
+	pthread_cond_broadcast(&rec.idle); /* a rec_request() waiting leaves */
 	/* The last records (the writer's last drain may have come before them). */
 	flush_locked(true, NULL);
 	/* Then what has no times, said once: nothing is left out silently (docs/replay.md). */
@@ -886,8 +950,6 @@ void tool_record_close(void)
 	}
 	close(rec.fd);
 	rec.fd = -1;
-	pthread_cond_destroy(&rec.wake);
-	pthread_cond_destroy(&rec.idle);
 	pthread_mutex_unlock(&rec.lock);
 }
 

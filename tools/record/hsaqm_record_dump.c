@@ -214,6 +214,7 @@ static void members(struct hsaqm_json *j, const struct item *it)
 		hsaqm_json_uint(j, "waiting", ub.waiting);
 		hsaqm_json_uint(j, "reused", ub.reused);
 		hsaqm_json_uint(j, "full", ub.full);
+		hsaqm_json_uint(j, "destroyed", ub.destroyed);
 		return;
 	}
 	if (r->kind == HSAQM_REC_KERNEL) {

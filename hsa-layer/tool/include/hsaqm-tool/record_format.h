@@ -132,7 +132,8 @@ struct hsaqm_rec_untimed_body {
 	uint64_t waiting;    /* their signal was not yet at 0 when the recording closed */
 	uint64_t reused;     /* given up: the application reused the signal before it was seen at 0 */
 	uint64_t full;       /* not waited for: REC_PEND dispatches were waiting already */
-	uint64_t reserved[5];
+	uint64_t destroyed;  /* the application destroyed their signal before it was seen at 0 */
+	uint64_t reserved[4];
 };
 
 /*
