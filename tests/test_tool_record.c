@@ -70,7 +70,7 @@ struct known {
 	uint64_t hsa_id[3];
 	unsigned int packets[3];
 	unsigned int queues, gone, other;
-	unsigned int times[3], clocks;
+	unsigned int times[3], clocks, untimed;
 };
 
 /* TIMES records in @path so far (the file is read while it is written: whole blocks only). */
@@ -232,6 +232,19 @@ static void test_record_lists_exactly_the_known_work(void)
 			k.clocks++;
 			continue;
 		}
+		if (r->kind == HSAQM_REC_UNTIMED) {
+			struct hsaqm_rec_untimed_body ub;
+
+			/*
+			 * The close says what has no times: low's first kernel, whose signal its
+			 * second took over before it reached 0 (given up as "reused").
+			 */
+			memcpy(&ub, r->body, sizeof(ub));
+			CU_ASSERT(ub.waiting == 0 && ub.reused == 1 && ub.full == 0 && r->aux == 0);
+			CU_ASSERT_EQUAL(i, f.nrecs - 1);
+			k.untimed++;
+			continue;
+		}
 		CU_ASSERT(q >= 0);
 		if (r->kind == HSAQM_REC_TIMES && q >= 0) {
 			struct hsaqm_rec_times_body tb;
@@ -304,14 +317,15 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_EQUAL(k.other, 0u); /* nothing lost, no limit */
 	CU_ASSERT(k.times[0] == 1 && k.times[1] == 1 && k.times[2] == 1);
 	CU_ASSERT(k.clocks >= 1);
-	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u + 3u + k.clocks);
+	CU_ASSERT_EQUAL(k.untimed, 1u);
+	CU_ASSERT_EQUAL(f.nrecs, 3u + 6u + 3u + 3u + k.clocks + 1u);
 	hsaqm_record_file_free(&f);
 
 	/* The dump: a valid object a line, the barrier-AND's dependency resolved to high's packet. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
 	out = run_capture(cmd);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 15u + k.clocks);
+	CU_ASSERT_EQUAL(t_count(out, "\n"), 1u + 16u + k.clocks);
 	for (char *save = NULL, *s = out; (line = strtok_r(s, "\n", &save)); s = NULL)
 		CU_ASSERT(t_json_valid(line));
 	free(out);
@@ -327,6 +341,8 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	CU_ASSERT_EQUAL(t_count(out, "\"grid\":[192,1,1],\"workgroup\":[64,1,1]"), 2u);
 	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"times\""), 3u);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"untimed\",\"waiting\":0,\"reused\":1,\"full\":0,"
+				     "\"destroyed\":0"), 1u);
 	snprintf(needle, sizeof(needle), "\"index\":0,\"start\":");
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, needle));
 	free(out);
@@ -336,8 +352,126 @@ static void test_record_lists_exactly_the_known_work(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT(t_json_valid(out));
 	CU_ASSERT_EQUAL(t_count(out, "\"name\":\"thread_name\""), 3u);
-	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 15u + k.clocks);
+	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"i\""), 16u + k.clocks);
 	CU_ASSERT_EQUAL(t_count(out, "\"ph\":\"X\""), 3u); /* the timed dispatches as slices */
+	free(out);
+	unlink(path);
+}
+
+/* ---- The last dispatches, timed before hsa_shut_down ------------------------------------- */
+
+/* The TIMES record of packet @index of queue @queue in @f, or NULL. */
+static const struct hsaqm_rec_record *times_of(const struct hsaqm_record_file *f, uint32_t queue,
+					       uint64_t index)
+{
+	for (size_t i = 0; i < f->nrecs; i++)
+		if (f->recs[i].kind == HSAQM_REC_TIMES && f->recs[i].queue == queue &&
+		    f->recs[i].index == index)
+			return &f->recs[i];
+	return NULL;
+}
+
+/*
+ * A program that ends right after its last synchronisation: a kernel waited for and its signal
+ * destroyed at once (as hipStreamDestroy does), a kernel still running, and two dispatches
+ * whose signals never reach 0 (counted from 2, one dispatch each), one of those signals
+ * destroyed, then hsa_shut_down at once. The first two have their TIMES records (the writer
+ * would have polled them only 5-105 ms later, the first after its signal was gone), a CLOCK
+ * record follows the last TIMES, and the other two are counted in the UNTIMED record the close
+ * writes (one waiting, one destroyed), which the dump prints; the shut-down waited a bounded
+ * time.
+ */
+static void test_record_times_the_last_dispatches_before_shut_down(void)
+{
+	char path[512], env_rec[600], err[256], cmd[1200], *out;
+	const char *env[] = { env_rec, NULL };
+	const struct hsaqm_rec_record *ta, *tb;
+	struct hsaqm_hsa_signal cs_a, cs_b, cs_c, cs_d;
+	struct hsaqm_rec_untimed_body ub;
+	struct hsaqm_record_file f;
+	struct hsaqm_hsa_queue *q;
+	union hsaqm_aql_packet pk;
+	unsigned int untimed = 0;
+	uint64_t k, k_long, t0, took, last_times_t = 0, last_clock_t = 0;
+	uint32_t qid = 0;
+	struct t_hsa h;
+
+	memset(&ub, 0, sizeof(ub));
+	path_in_dir(path, sizeof(path), "last.rec");
+	snprintf(env_rec, sizeof(env_rec), "HSAQM_RECORD=%s", path);
+	CU_ASSERT_EQUAL_FATAL(t_tool_open(&h, t_tool_path(), env, &g_cfg), 0);
+	k = t_hsa_kernel(&h, "k", 2 * T_MS, 1, NULL);
+	k_long = t_hsa_kernel(&h, "long", 30 * T_MS, 1, NULL);
+	q = queue(&h, 256, HSAQM_HSA_AMD_QUEUE_PRIORITY_NORMAL);
+	CU_ASSERT_FATAL(q && k && k_long);
+	cs_a = t_hsa_signal(&h, 1);
+	cs_b = t_hsa_signal(&h, 1);
+	cs_c = t_hsa_signal(&h, 2);
+	cs_d = t_hsa_signal(&h, 2);
+	/* Let the writer's first poll pass: what follows must be timed by the shut-down. */
+	usleep(20 * 1000);
+	pk = t_hsa_dispatch(k, 1, cs_a.handle, true, NULL);
+	submit(&h, q, &pk);
+	CU_ASSERT(t_hsa_wait_le(&h, cs_a, 0, 5 * T_S));
+	CU_ASSERT_EQUAL(h.core->hsa_signal_destroy_fn(cs_a), HSAQM_HSA_STATUS_SUCCESS);
+	pk = t_hsa_dispatch(k_long, 1, cs_b.handle, true, NULL); /* still running at the shut-down */
+	submit(&h, q, &pk);
+	pk = t_hsa_dispatch(k, 1, cs_c.handle, true, NULL);
+	submit(&h, q, &pk);
+	pk = t_hsa_dispatch(k, 1, cs_d.handle, true, NULL);
+	submit(&h, q, &pk);
+	CU_ASSERT(t_hsa_wait_le(&h, cs_d, 1, 5 * T_S));
+	CU_ASSERT_EQUAL(h.core->hsa_signal_destroy_fn(cs_d), HSAQM_HSA_STATUS_SUCCESS);
+	t0 = t_mono_ns();
+	shut_down(&h, env);
+	took = t_mono_ns() - t0;
+	/* The wait for dispatches still running is bounded (docs/replay.md): 250 ms, and margin. */
+	CU_ASSERT(took < 2 * T_S);
+
+	CU_ASSERT_EQUAL_FATAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
+	for (size_t i = 0; i < f.nrecs; i++) {
+		const struct hsaqm_rec_record *r = &f.recs[i];
+
+		if (r->kind == HSAQM_REC_QUEUE)
+			qid = r->queue;
+		if (r->kind == HSAQM_REC_TIMES)
+			last_times_t = r->t_ns;
+		if (r->kind == HSAQM_REC_CLOCK)
+			last_clock_t = r->t_ns;
+		if (r->kind == HSAQM_REC_UNTIMED) {
+			untimed++;
+			memcpy(&ub, r->body, sizeof(ub));
+		}
+	}
+	ta = times_of(&f, qid, 0);
+	tb = times_of(&f, qid, 1);
+	if (!ta || !tb)
+		fprintf(stderr, "last dispatches: times of the waited one %s, of the running one %s\n",
+			ta ? "recorded" : "MISSING", tb ? "recorded" : "MISSING");
+	CU_ASSERT_PTR_NOT_NULL(ta);
+	CU_ASSERT_PTR_NOT_NULL(tb);
+	CU_ASSERT_PTR_NULL(times_of(&f, qid, 2));
+	CU_ASSERT_PTR_NULL(times_of(&f, qid, 3));
+	if (tb) {
+		struct hsaqm_rec_times_body b;
+
+		memcpy(&b, tb->body, sizeof(b));
+		CU_ASSERT(b.end > b.start && b.end - b.start >= 30 * T_MS);
+	}
+	/* A CLOCK record read with the last times places them on the records' clock. */
+	CU_ASSERT(last_clock_t && last_clock_t >= last_times_t);
+	/* Said once: one dispatch still waiting for its signal, one whose signal was destroyed. */
+	CU_ASSERT_EQUAL(untimed, 1u);
+	CU_ASSERT_EQUAL(ub.waiting, 1u);
+	CU_ASSERT_EQUAL(ub.destroyed, 1u);
+	CU_ASSERT_EQUAL(ub.reused, 0u);
+	CU_ASSERT_EQUAL(ub.full, 0u);
+	hsaqm_record_file_free(&f);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("HSAQM_TEST_RECORD_DUMP"), path);
+	out = run_capture(cmd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(t_count(out, "\"kind\":\"untimed\",\"waiting\":1,\"reused\":0,"
+				     "\"full\":0,\"destroyed\":1"), 1u);
 	free(out);
 	unlink(path);
 }
@@ -892,16 +1026,16 @@ static void write_header_only(const char *path, uint32_t version)
 	fclose(out);
 }
 
-/* Versions 2 and 3 added records: a version 1 file (before dispatch times) and a version 2
- * file (before kernel names) still read; a later version, which may change a record, is
- * refused with a sentence naming the file. */
+/* Versions 2, 3 and 4 added records: a version 1 file (before dispatch times), a version 2
+ * file (before kernel names) and a version 3 file (before the UNTIMED record) still read; a
+ * later version, which may change a record, is refused with a sentence naming the file. */
 static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 {
 	struct hsaqm_record_file f;
 	char path[512], err[600];
 
 	path_in_dir(path, sizeof(path), "v.rec");
-	for (uint32_t v = 1; v <= 2; v++) {
+	for (uint32_t v = 1; v <= 3; v++) {
 		write_header_only(path, v);
 		CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(f.hdr.version, v);
@@ -909,7 +1043,7 @@ static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 		CU_ASSERT_FALSE(f.torn);
 		hsaqm_record_file_free(&f);
 	}
-	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 3u);
+	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 4u);
 	write_header_only(path, HSAQM_REC_VERSION + 1);
 	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));
@@ -926,6 +1060,7 @@ int main(void)
 		T_CASE(test_record_cut_by_sigkill_reads_to_the_last_flush),
 		T_CASE(test_record_lists_exactly_the_known_work),
 		T_CASE(test_record_names_each_dispatch_by_its_kernel_symbol),
+		T_CASE(test_record_times_the_last_dispatches_before_shut_down),
 		T_CASE(test_record_limit_stops_with_one_message_and_the_program_goes_on),
 		T_CASE(test_record_bad_values_are_said_once_and_nothing_is_recorded),
 		T_CASE(test_record_reader_takes_older_versions_and_refuses_newer),

@@ -934,6 +934,29 @@ static hsaqm_hsa_status_t w_executable_freeze(struct tool_hsa_executable exec,
 	return st;
 }
 
+/*
+ * hsa_shut_down: the last one runs OnUnload under the runtime's lock, where the recorder can no
+ * longer wait for its writer inside the runtime (tool_record.c): the last dispatches' times are
+ * read here first, on the application's thread, while the runtime is whole. An earlier one
+ * (a library's hsa_init / hsa_shut_down pair) costs a poll: the recording goes on.
+ */
+static hsaqm_hsa_status_t w_shut_down(void)
+{
+	tool_record_finish();
+	return NEXT(HSAQM_API_HSA_SHUT_DOWN, tool_shut_down_fn)();
+}
+
+/*
+ * hsa_signal_destroy: a recorded dispatch's signal is read before the runtime frees it (ROCclr
+ * destroys a stream's signals at hipStreamDestroy, right after its last synchronisation; a
+ * debug ROCr asserts on a load of a destroyed signal, a release one reads freed memory).
+ */
+static hsaqm_hsa_status_t w_signal_destroy(struct hsaqm_hsa_signal signal)
+{
+	tool_record_signal_destroy(signal.handle);
+	return NEXT(HSAQM_API_SIGNAL_DESTROY, hsaqm_hsa_signal_destroy_fn)(signal);
+}
+
 static hsaqm_hsa_status_t w_intercept_register(struct hsaqm_hsa_queue *queue,
 					       hsaqm_hsa_amd_queue_intercept_handler cb,
 					       void *data)
@@ -1013,6 +1036,8 @@ static const struct {
 	{ HSAQM_API_AMD_QUEUE_CU_GET_MASK, FN(w_cu_get_mask), false },
 	{ HSAQM_API_AMD_PROFILING_SET_PROFILER_ENABLED, FN(w_profiling_enable), false },
 	{ HSAQM_API_EXECUTABLE_FREEZE, FN(w_executable_freeze), false },
+	{ HSAQM_API_HSA_SHUT_DOWN, FN(w_shut_down), false },
+	{ HSAQM_API_SIGNAL_DESTROY, FN(w_signal_destroy), false },
 	{ HSAQM_API_AMD_QUEUE_INTERCEPT_REGISTER, FN(w_intercept_register), false },
 	{ HSAQM_API_AMD_QUEUE_GET_INFO, FN(w_queue_get_info), false },
 	{ HSAQM_API_AMD_QUEUE_CREATE, FN(w_amd_queue_create), false },
@@ -1035,7 +1060,12 @@ static void inactive(const char *why, const char *what)
 
 static void tool_atexit(void)
 {
-	/* lib's own exit path has let go of every queue already (it registered later). */
+	/*
+	 * lib's own exit path has let go of every queue already (it registered later). A HIP
+	 * program reaches here before HIP's static destructor calls hsa_shut_down (registered
+	 * before this, at HIP's load): the runtime is whole, so the last times are read now.
+	 */
+	tool_record_finish();
 	write_stats_file();
 	tool_record_close(); /* the last records, to the file */
 }

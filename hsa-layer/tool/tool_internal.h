@@ -170,6 +170,19 @@ void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const cha
 void tool_record_queue_priority(struct hsaqm_hsa_proxy *p, int priority, int hsa_prio);
 /* The queue is being destroyed: what it recorded is still written. */
 void tool_record_queue_remove(struct hsaqm_hsa_proxy *p);
+/*
+ * The application's thread, holding no runtime lock, the runtime alive (before hsa_shut_down,
+ * at exit): the rings drained and the dispatches still waiting for their times polled until
+ * they are all timed or REC_FINISH_NS (250 ms) passed, a CLOCK record after them. Waits for the
+ * writer at most 500 ms. Recording goes on afterwards.
+ */
+void tool_record_finish(void);
+/*
+ * The application's thread, before the runtime destroys @signal (no runtime lock held): when a
+ * recorded dispatch may wait on a signal, the writer drains and polls once (times read while
+ * the signals are valid) and no longer waits on @signal. Waits for the writer at most 500 ms.
+ */
+void tool_record_signal_destroy(uint64_t signal);
 /* Flush, stop the writer, close (exit, OnUnload). Recording is off afterwards. */
 void tool_record_close(void);
 /* The doorbell of @p rang: record the packets its scan is about to read (before the scan). */
@@ -193,6 +206,8 @@ struct tool_hsa_executable_symbol {
 };
 typedef uint32_t (*tool_executable_freeze_fn)(struct tool_hsa_executable exec,
 					      const char *options);
+/* hsa_shut_down's entry (tool.c wraps it: tool_record_finish() before the runtime's). */
+typedef uint32_t (*tool_shut_down_fn)(void);
 /*
  * After the application's hsa_executable_freeze succeeded: one KERNEL record per kernel
  * symbol of @exec (its kernel object and name) into the recording. On the application's

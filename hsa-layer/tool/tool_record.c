@@ -66,6 +66,15 @@
 #define REC_HASH (2 * REC_PEND)
 #define REC_POLL_NS (5ull * 1000 * 1000)
 #define REC_CLOCK_NS (1000ull * 1000 * 1000)
+/*
+ * The last times (tool_record_finish(): before hsa_shut_down, at exit): the dispatches still
+ * waiting are polled every REC_FINISH_POLL_NS for at most REC_FINISH_NS, which a program that
+ * synchronised before it ends never waits (its signals are at 0 at the first poll); the caller
+ * waits at most REC_FINISH_WAIT_NS for the writer (it may not get a CPU at once).
+ */
+#define REC_FINISH_NS (250ull * 1000 * 1000)
+#define REC_FINISH_POLL_NS (1000ull * 1000)
+#define REC_FINISH_WAIT_NS (REC_FINISH_NS + 250ull * 1000 * 1000)
 
 struct rec_queue {
 	struct rec_queue *next;      /* rec.queues, under rec.lock */
@@ -135,9 +144,23 @@ static struct {
 	/* Kernel names: the runtime's executable entries (tool_record_executable()). */
 	rec_iterate_symbols_fn iterate_symbols;
 	rec_symbol_get_info_fn symbol_get_info;
-	pthread_cond_t idle;         /* the writer left (exited) or entered the runtime */
+	pthread_cond_t idle;         /* (CLOCK_MONOTONIC) the writer left (exited), entered the
+				      * runtime, or finished a tool_record_finish() */
 	bool in_rt, exited;
 	uint64_t gen;                /* one per tool_record_open(): the writer's is its own */
+	/*
+	 * Rounds asked of the writer (rec_request()) and done; the one asked last: how long it
+	 * waits for the waiting dispatches, and the signal it must forget (about to be destroyed).
+	 */
+	uint64_t finish_req, finish_done;
+	uint64_t req_wait_ns, req_forget;
+	/*
+	 * What the UNTIMED record at close says: the writer's counts as of when it last held
+	 * rec.lock (what it times after that, inside the runtime while close() goes on without
+	 * it, never reaches the file), and the signalled packets close() drained itself.
+	 */
+	struct hsaqm_rec_untimed_body untimed;
+	uint64_t untimed_close;
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 /* The writer's dispatch-time state (its thread's only; allocated by it). */
@@ -146,6 +169,7 @@ struct rec_timer {
 	const struct hsaqm_hsa_runtime *rt; /* the runtime of the last dispatch added */
 	uint64_t last_clock_ns;
 	uint32_t npend, nout;
+	uint64_t reused, full, destroyed; /* dispatches given up (UNTIMED record) */
 	uint32_t hash[REC_HASH];     /* pend index + 1 by signal, 0 empty (linear probing) */
 	struct rec_pend pend[REC_PEND];
 	struct hsaqm_rec_record out[REC_OUT]; /* TIMES and CLOCK records read, not yet in a block */
@@ -153,6 +177,7 @@ struct rec_timer {
 
 uint32_t tool_record_on;
 static int slot_once, limit_once, write_once, fork_registered;
+static bool conds_made; /* rec.wake and rec.idle (under rec.lock) */
 
 static void rec_queue_fill(struct rec_queue *rq, struct hsaqm_rec_record *r, uint16_t kind,
 			   uint64_t t)
@@ -322,21 +347,16 @@ static void pend_remove(struct rec_timer *tm, uint32_t i)
 	}
 }
 
-/*
- * rec.lock held (the writer). @r, just copied to the block, waits for its times when it is a
- * kernel dispatch or barrier with a completion signal. A signal already waited on belongs to
- * an earlier dispatch the application has reused it after: that one's times can no longer be
- * told apart, so it is given up (it has none in the file).
- */
-static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
-		     const struct hsaqm_rec_record *r)
+/* The completion signal @r waits on for its times (a timed queue's kernel dispatch or barrier
+ * AND/OR that has one), or 0. */
+static uint64_t pend_signal(const struct rec_queue *rq, const struct hsaqm_rec_record *r)
 {
 	const union hsaqm_aql_packet *pk;
 	union hsaqm_aql_packet p;
-	uint32_t type, j;
+	uint32_t type;
 
-	if (!tm || !rq->timed || r->kind != HSAQM_REC_PACKET)
-		return;
+	if (!rq->timed || r->kind != HSAQM_REC_PACKET)
+		return 0;
 	memcpy(&p, r->body, sizeof(p));
 	pk = &p;
 	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
@@ -347,23 +367,43 @@ static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 	 * packet's completion signal, and ROCclr times its own markers so. The completion signal
 	 * is at the same offset in every AQL packet.
 	 */
-	if ((type != HSAQM_AQL_TYPE_KERNEL_DISPATCH && type != HSAQM_AQL_TYPE_BARRIER_AND &&
-	     type != HSAQM_AQL_TYPE_BARRIER_OR) ||
-	    !pk->dispatch.completion_signal)
+	if (type != HSAQM_AQL_TYPE_KERNEL_DISPATCH && type != HSAQM_AQL_TYPE_BARRIER_AND &&
+	    type != HSAQM_AQL_TYPE_BARRIER_OR)
+		return 0;
+	return pk->dispatch.completion_signal;
+}
+
+/*
+ * rec.lock held (the writer). @r, just copied to the block, waits for its times when it is a
+ * kernel dispatch or barrier with a completion signal (pend_signal()). A signal already waited
+ * on belongs to an earlier dispatch the application has reused it after: that one's times can
+ * no longer be told apart, so it is given up (it has none in the file; counted as reused).
+ */
+static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
+		     const struct hsaqm_rec_record *r)
+{
+	uint64_t signal = pend_signal(rq, r);
+	uint32_t j;
+
+	if (!signal)
 		return;
-	j = hash_slot(tm, pk->dispatch.completion_signal);
-	if (tm->hash[j])
+	j = hash_slot(tm, signal);
+	if (tm->hash[j]) {
 		pend_remove(tm, tm->hash[j] - 1);
-	if (tm->npend == REC_PEND)
+		tm->reused++;
+	}
+	if (tm->npend == REC_PEND) {
+		tm->full++;
 		return;
+	}
 	tm->pend[tm->npend] = (struct rec_pend){
-		.rt = rq->rt, .agent = rq->agent, .signal = pk->dispatch.completion_signal,
+		.rt = rq->rt, .agent = rq->agent, .signal = signal,
 		.index = r->index, .queue = r->queue, .priority = r->priority,
 		.hsa_prio = r->hsa_prio,
 	};
 	tm->npend++;
 	/* Looked up again: the removal above may have moved the run's entries. */
-	tm->hash[hash_slot(tm, pk->dispatch.completion_signal)] = tm->npend;
+	tm->hash[hash_slot(tm, signal)] = tm->npend;
 	tm->rt = rq->rt;
 }
 
@@ -433,8 +473,13 @@ static void flush_locked(bool last, struct rec_timer *tm)
 
 		for (; tail != head; tail++)
 			if (!rec.stopped) {
-				block_add(&rq->ring[tail & (REC_RING - 1)]);
-				pend_add(tm, rq, &rq->ring[tail & (REC_RING - 1)]);
+				const struct hsaqm_rec_record *r = &rq->ring[tail & (REC_RING - 1)];
+
+				block_add(r);
+				if (tm)
+					pend_add(tm, rq, r);
+				else if (pend_signal(rq, r))
+					rec.untimed_close++; /* close(): no poll follows */
 			}
 		if (last && HSAQM_READ_ONCE(rq->lost) != HSAQM_READ_ONCE(rq->lost_said) &&
 		    !rec.stopped) {
@@ -454,6 +499,88 @@ static void flush_locked(bool last, struct rec_timer *tm)
 		}
 	}
 	block_emit();
+}
+
+/* rec.lock held (the writer, its generation current): what the UNTIMED record would say now. */
+static void timer_publish(const struct rec_timer *tm)
+{
+	if (!tm)
+		return;
+	rec.untimed.waiting = tm->npend;
+	rec.untimed.reused = tm->reused;
+	rec.untimed.full = tm->full;
+	rec.untimed.destroyed = tm->destroyed;
+}
+
+/* CLOCK_MONOTONIC @ns from now, for a timed wait on rec.wake or rec.idle. */
+static struct timespec mono_after(uint64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000ull);
+	ts.tv_nsec += (long)(ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/*
+ * rec.lock held (the writer), a round rec_request() asked for: the rings drained, then the
+ * waiting dispatches polled, every REC_FINISH_POLL_NS until none waits or @wait_ns passed (0:
+ * once), then @forget (a signal about to be destroyed) no longer waited on. A wait of more than
+ * 0 (the finish) reads a CLOCK record after the last times (the next one would be up to
+ * REC_CLOCK_NS later, or never). Into the runtime without rec.lock, as the polls of
+ * writer_main. false: the recording was closed meanwhile (the writer leaves).
+ */
+static bool writer_finish(struct rec_timer *tm,
+			  hsaqm_hsa_amd_profiling_dispatch_time_fn dispatch_time, uint64_t gen,
+			  uint64_t wait_ns, uint64_t forget)
+{
+	uint64_t end = hsaqm_mono_ns() + wait_ns;
+
+	flush_locked(false, tm);
+	timer_publish(tm);
+	if (!tm || !tm->npend)
+		return true;
+	for (;;) {
+		struct timespec ts;
+		bool last;
+
+		rec.in_rt = true;
+		pthread_cond_broadcast(&rec.idle);
+		pthread_mutex_unlock(&rec.lock);
+		pend_poll(tm, dispatch_time);
+		last = !tm->npend || hsaqm_mono_ns() >= end;
+		if (last && wait_ns && tm->rt && tm->nout < REC_OUT)
+			clock_read(tm, tm->rt);
+		pthread_mutex_lock(&rec.lock);
+		rec.in_rt = false;
+		if (rec.gen != gen || rec.stopping)
+			return false; /* closed meanwhile: what was read goes nowhere */
+		for (uint32_t i = 0; i < tm->nout && !rec.stopped; i++)
+			block_add(&tm->out[i]);
+		tm->nout = 0;
+		block_emit();
+		if (last) {
+			uint32_t j = forget ? hash_slot(tm, forget) : 0;
+
+			/* Its value after the destruction would be another signal's (or a fault). */
+			if (forget && tm->hash[j]) {
+				pend_remove(tm, tm->hash[j] - 1);
+				tm->destroyed++;
+			}
+			timer_publish(tm);
+			return true;
+		}
+		timer_publish(tm);
+		ts = mono_after(REC_FINISH_POLL_NS);
+		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
+		if (rec.stopping)
+			return false;
+	}
 }
 
 /* rec.lock held: the writer of generation @gen is done; close() may go on without it. */
@@ -483,17 +610,24 @@ static void *writer_main(void *arg)
 	while (!rec.stopping) {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		/* Sooner while dispatches wait for their times: a signal is soon reused. */
-		ts.tv_nsec += (long)(tm && tm->npend ? REC_POLL_NS : REC_FLUSH_NS);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		if (rec.finish_done == rec.finish_req) {
+			/* Sooner while dispatches wait for their times: a signal is soon reused. */
+			ts = mono_after(tm && tm->npend ? REC_POLL_NS : REC_FLUSH_NS);
+			pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
+			if (rec.stopping)
+				break;
 		}
-		pthread_cond_timedwait(&rec.wake, &rec.lock, &ts);
-		if (rec.stopping)
-			break;
+		if (rec.finish_done != rec.finish_req) {
+			uint64_t req = rec.finish_req;
+
+			if (!writer_finish(tm, dispatch_time, gen, rec.req_wait_ns, rec.req_forget))
+				break;
+			rec.finish_done = req;
+			pthread_cond_broadcast(&rec.idle);
+			continue;
+		}
 		flush_locked(false, tm);
+		timer_publish(tm);
 		if (!tm || !tm->npend)
 			continue;
 		/* Into the runtime without rec.lock (see rec.in_rt); close() need not wait. */
@@ -509,6 +643,7 @@ static void *writer_main(void *arg)
 			block_add(&tm->out[i]);
 		tm->nout = 0;
 		block_emit();
+		timer_publish(tm);
 	}
 	writer_leave(gen);
 	pthread_mutex_unlock(&rec.lock);
@@ -528,6 +663,7 @@ static void rec_atfork_child(void)
 	rec.fd = -1;
 	rec.running = false;
 	rec.queues = NULL; /* the parent's (freed by the parent; leaked here, on purpose) */
+	conds_made = false; /* the parent's writer may have been waiting on them */
 	memset(rec.table, 0, sizeof(rec.table));
 }
 
@@ -652,14 +788,24 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 		rec.stopped = rec.stopping = false;
 		rec.exited = rec.in_rt = false;
 		rec.gen++;
+		rec.finish_done = rec.finish_req;
+		memset(&rec.untimed, 0, sizeof(rec.untimed));
+		rec.untimed_close = 0;
 		rc = write_header(cfg, priority);
 	}
-	if (!rc) {
+	if (!rc && !conds_made) {
+		/*
+		 * Once, never destroyed: an application thread in rec_request() (a signal's
+		 * destruction) may still wait on rec.idle while another closes the recording.
+		 */
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 		pthread_cond_init(&rec.wake, &ca);
+		pthread_cond_init(&rec.idle, &ca);
 		pthread_condattr_destroy(&ca);
-		pthread_cond_init(&rec.idle, NULL);
+		conds_made = true;
+	}
+	if (!rc) {
 		rc = -pthread_create(&rec.thread, NULL, writer_main, NULL);
 		rec.running = rc == 0;
 	}
@@ -679,6 +825,68 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 	pthread_mutex_unlock(&rec.lock);
 	hsaqm_log_info("recording to %s (at most %u MB)", rec.path, rec.max_mb);
 	return 0;
+}
+
+/* rec.lock held: the writer of this generation can take a round (rec_request()). */
+static bool writer_alive(uint64_t gen)
+{
+	return rec.gen == gen && rec.running && !rec.stopped && !rec.stopping && !rec.exited;
+}
+
+/*
+ * rec.lock held. A round of the writer (writer_finish(@wait_ns, @forget)), waited for at most
+ * REC_FINISH_WAIT_NS. The caller holds no runtime lock (the application's thread, outside the
+ * runtime), so waiting while the writer is inside the runtime cannot deadlock; bounded all the
+ * same: a writer without a CPU must not hold the program up. What a round could not do is
+ * counted in the UNTIMED record at close.
+ */
+static void rec_request(uint64_t wait_ns, uint64_t forget)
+{
+	struct timespec until = mono_after(REC_FINISH_WAIT_NS);
+	uint64_t req, gen = rec.gen;
+
+	/* One round at a time: its parameters are the writer's until it is done. */
+	while (writer_alive(gen) && rec.finish_done != rec.finish_req)
+		if (pthread_cond_timedwait(&rec.idle, &rec.lock, &until) == ETIMEDOUT)
+			return;
+	if (!writer_alive(gen))
+		return;
+	rec.req_wait_ns = wait_ns;
+	rec.req_forget = forget;
+	req = ++rec.finish_req;
+	pthread_cond_signal(&rec.wake);
+	while (writer_alive(gen) && rec.finish_done < req)
+		if (pthread_cond_timedwait(&rec.idle, &rec.lock, &until) == ETIMEDOUT)
+			break;
+}
+
+void tool_record_finish(void)
+{
+	pthread_mutex_lock(&rec.lock);
+	if (rec.running)
+		rec_request(REC_FINISH_NS, 0);
+	pthread_mutex_unlock(&rec.lock);
+}
+
+void tool_record_signal_destroy(uint64_t signal)
+{
+	bool waiting;
+
+	if (!HSAQM_READ_ONCE(tool_record_on))
+		return;
+	pthread_mutex_lock(&rec.lock);
+	/*
+	 * Only when a dispatch may wait on a signal: one the writer waits for, or a timed queue's
+	 * records not drained yet. ROCclr destroys a stream's signals together, after its last
+	 * synchronisation: the first destruction's round times them all, the others find nothing.
+	 */
+	waiting = rec.running && rec.untimed.waiting;
+	for (struct rec_queue *rq = rec.queues; rec.running && !waiting && rq; rq = rq->next)
+		/* Acquire: pairs with the producer's release of head. */
+		waiting = rq->timed && hsaqm_load_acquire(&rq->head) != rq->tail;
+	if (waiting)
+		rec_request(0, signal);
+	pthread_mutex_unlock(&rec.lock);
 }
 
 void tool_record_close(void)
@@ -707,8 +915,23 @@ void tool_record_close(void)
 	}
 	rec.gen++;
 	rec.running = false;
+	pthread_cond_broadcast(&rec.idle); /* a rec_request() waiting leaves */
 	/* The last records (the writer's last drain may have come before them). */
 	flush_locked(true, NULL);
+	/* Then what has no times, said once: nothing is left out silently (docs/replay.md). */
+	if (!rec.stopped) {
+		struct hsaqm_rec_untimed_body ub = rec.untimed;
+		struct hsaqm_rec_record r;
+
+		ub.waiting += rec.untimed_close;
+		memset(&r, 0, sizeof(r));
+		r.t_ns = hsaqm_mono_ns();
+		r.kind = HSAQM_REC_UNTIMED;
+		r.aux = ub.waiting > UINT32_MAX ? UINT32_MAX : (uint32_t)ub.waiting;
+		memcpy(r.body, &ub, sizeof(ub));
+		block_add(&r);
+		block_emit();
+	}
 	for (unsigned int i = 0; i < REC_TABLE; i++)
 		HSAQM_WRITE_ONCE(rec.table[i], NULL);
 	while (rec.queues) {
@@ -727,8 +950,6 @@ void tool_record_close(void)
 	}
 	close(rec.fd);
 	rec.fd = -1;
-	pthread_cond_destroy(&rec.wake);
-	pthread_cond_destroy(&rec.idle);
 	pthread_mutex_unlock(&rec.lock);
 }
 

@@ -2,19 +2,18 @@
 //
 // The real-stack recording test's program (tests/replay/record_names_rocm.sh): three kernels of
 // different names, each on its own stream, launched a known number of times, the host waiting
-// for each launch (so that ROCclr gives every dispatch a completion signal, and the recorder
-// times each). Built with a Debian root's own hipcc, run by that release's HIP and ROCr over the
-// device model through the emulated /dev/kfd. No memory operation: HIP dispatches none of its
-// own kernels, so the recording holds exactly these. Run with GPU_FORCE_QUEUE_PROFILING=1:
-// without it ROCclr signals the barrier after each kernel that a synchronisation waits on,
-// not the kernel itself, and the recorder times kernel dispatches only.
+// for each launch, then exiting at once: every dispatch's request ends in a signalled packet
+// (the kernel with GPU_FORCE_QUEUE_PROFILING=1, else the barrier ROCclr puts behind it for the
+// synchronisation), and the recorder must time each, the last ones included. Built with a
+// Debian root's own hipcc, run by that release's HIP and ROCr over the device model through the
+// emulated /dev/kfd. No memory operation: HIP dispatches none of its own kernels, so the
+// recording holds exactly these.
 //
 // Output: "launched NAME COUNT" per kernel, then "PASS" (exit 0) or a FAIL line (exit 1).
 #include <hip/hip_runtime.h>
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define N_ALPHA 6
 #define N_BETA 4
@@ -74,10 +73,9 @@ int main(void)
 			n[2]++;
 		}
 	}
-	// The recorder reads dispatch times on its writer thread, within a drain (100 ms) and a poll
-	// (5 ms) of a dispatch: those of a program's last 105 ms are not (docs/replay.md). The whole
-	// run here takes milliseconds: it waits, as a longer program's last dispatches would not.
-	usleep(300 * 1000);
+	// No wait before the end: the program exits right after its last synchronisation (its
+	// whole run takes milliseconds), and every dispatch must still be timed: the recorder
+	// reads the last times at exit, before HIP's teardown shuts the runtime down.
 	for (int i = 0; i < 3; i++)
 		CHECK(hipStreamDestroy(s[i]));
 	printf("launched hsaqm_rec_alpha %d\nlaunched hsaqm_rec_beta %d\nlaunched hsaqm_rec_gamma %d\n",

@@ -6,7 +6,9 @@
       (LAUNCHED: "NAME COUNT" lines from the program) and the emulation's (EMULATED: the same
       from its report); CASE "profiled": every kernel dispatch has a times record; "default":
       every kernel dispatch's request is timed (the first signalled packet of its queue at or
-      after it, a kernel or ROCclr's synchronisation barrier, has one); each start <= end.
+      after it, a kernel or ROCclr's synchronisation barrier, has one); each start <= end; the
+      program exits right after its last synchronisation, so this proves the last dispatches
+      are timed too; one "untimed" line (the close's count), nothing waiting for its times.
   record_names_check.py replay CASE OUT_DIR LAUNCHED
       OUT_DIR/replay-*/replay.json: per kernel name, recorded and replayed natively exactly the
       launched counts.
@@ -90,6 +92,13 @@ def recording(case, dump, launched_path, emulated_path):
     for key, t in times.items():
         if not 0 < t["start"] <= t["end"]:
             bad(case, "packet %s: start %s end %s" % (key, t["start"], t["end"]))
+    untimed = [r for r in recs if r.get("kind") == "untimed"]
+    print("%s: untimed at close: %s" % (case, json.dumps(untimed)))
+    if len(untimed) != 1:
+        bad(case, "%d untimed records, not one (the recording was not closed?)" % len(untimed))
+    elif untimed[0]["waiting"] != 0:
+        bad(case, "%d signalled packets were still waiting for their times at close"
+            % untimed[0]["waiting"])
 
 
 def replay(case, out, launched_path):

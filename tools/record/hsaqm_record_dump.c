@@ -205,6 +205,18 @@ static void members(struct hsaqm_json *j, const struct item *it)
 		hsaqm_json_uint(j, "read_ns", cb.read_ns);
 		return;
 	}
+	if (r->kind == HSAQM_REC_UNTIMED) {
+		/* Of the process, at its close: the signalled dispatches that have no times. */
+		struct hsaqm_rec_untimed_body ub;
+
+		memcpy(&ub, r->body, sizeof(ub));
+		hsaqm_json_string(j, "kind", "untimed");
+		hsaqm_json_uint(j, "waiting", ub.waiting);
+		hsaqm_json_uint(j, "reused", ub.reused);
+		hsaqm_json_uint(j, "full", ub.full);
+		hsaqm_json_uint(j, "destroyed", ub.destroyed);
+		return;
+	}
 	if (r->kind == HSAQM_REC_KERNEL) {
 		/* Of the process: the name in force from now on for this kernel object. */
 		const char *name = kname_of(pid, r->index);

@@ -126,6 +126,8 @@ const char *hsaqm_record_kind_name(uint16_t kind)
 		return "clock";
 	case HSAQM_REC_KERNEL:
 		return "kernel";
+	case HSAQM_REC_UNTIMED:
+		return "untimed";
 	default:
 		return "?";
 	}

@@ -25,10 +25,11 @@
 /*
  * 2: TIMES and CLOCK records added (version 1 files are read the same way: they have none).
  * 3: KERNEL records added (versions 1 and 2 are read the same way: their dispatches have no
- * names). Readers accept every version up to theirs; a change to an existing record's layout
- * would need a version they refuse.
+ * names). 4: the UNTIMED record added (older versions are read the same way: they do not say
+ * which dispatches went untimed). Readers accept every version up to theirs; a change to an
+ * existing record's layout would need a version they refuse.
  */
-#define HSAQM_REC_VERSION 3u
+#define HSAQM_REC_VERSION 4u
 #define HSAQM_REC_HEADER_SIZE 256u
 #define HSAQM_REC_BLOCK_MAGIC 0x42525148u /* "HQRB" little-endian */
 #define HSAQM_REC_RECORD_SIZE 96u
@@ -43,6 +44,7 @@ enum hsaqm_rec_kind {
 	HSAQM_REC_TIMES = 6,  /* a recorded dispatch's start and end: body is times_body */
 	HSAQM_REC_CLOCK = 7,  /* the profiling clock against t_ns: body is clock_body */
 	HSAQM_REC_KERNEL = 8, /* a piece of a kernel object's name (see below) */
+	HSAQM_REC_UNTIMED = 9, /* at close: signalled dispatches without times: untimed_body */
 };
 
 /*
@@ -118,6 +120,20 @@ struct hsaqm_rec_clock_body {
 	uint64_t system_hz;  /* its frequency */
 	uint64_t read_ns;    /* the two monotonic reads' distance: the pair's uncertainty */
 	uint64_t reserved[5];
+};
+
+/*
+ * The body of a HSAQM_REC_UNTIMED record, written once when the recording closes (queue 0, aux
+ * the same as waiting, at most UINT32_MAX): the signalled kernel dispatches and barriers whose
+ * times the file does not have. A file without one was not closed (SIGKILL, a crash) or
+ * stopped at its limit.
+ */
+struct hsaqm_rec_untimed_body {
+	uint64_t waiting;    /* their signal was not yet at 0 when the recording closed */
+	uint64_t reused;     /* given up: the application reused the signal before it was seen at 0 */
+	uint64_t full;       /* not waited for: REC_PEND dispatches were waiting already */
+	uint64_t destroyed;  /* the application destroyed their signal before it was seen at 0 */
+	uint64_t reserved[4];
 };
 
 /*
