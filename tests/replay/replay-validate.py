@@ -142,8 +142,8 @@ def main():
                 name = os.path.splitext(os.path.basename(f))[0]
                 table.setdefault((name, what, c, m), []).append((lv, rv, late))
     lines = ["| workload | queue | configuration | metric | live (per run) | replay (per run) | error (per run) "
-             "| median error | within | host late, live / replay (model ms) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| median error | within | live spread | host late per run: live, replay (model ms) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     # The host's lateness of a configuration's run: its online requests' (a closed loop has no
     # planned instants; a host that starved it was late for the online ones too).
     cfg_late = {}
@@ -174,10 +174,14 @@ def main():
                 name, what, c, short[m], ", ".join("%.4g" % rv for _, rv, _ in pairs),
                 ", ".join("%.4g" % lv for lv, _, _ in pairs), ", ".join("%+.1f %%" % (100 * e) for e in errs),
                 100 * tol[m]))
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %+.1f %% | %s | %s |" % (
+        # The live runs' own spread, (max - min) / median: the noise floor no comparison can beat.
+        lvs = [lv for lv, _, _ in pairs]
+        spread = "%.1f %%" % (100 * (max(lvs) - min(lvs)) / statistics.median(lvs)) if len(lvs) > 1 and \
+            statistics.median(lvs) else "-"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %+.1f %% | %s | %s | %s |" % (
             name, what, c, short[m], " / ".join("%.3f" % lv if m != "throughput_rps" else "%.1f" % lv for lv, _, _ in pairs),
             " / ".join("%.3f" % rv if m != "throughput_rps" else "%.1f" % rv for _, rv, _ in pairs),
-            " / ".join("%+.1f %%" % (100 * e) for e in errs), 100 * med, verdict,
+            " / ".join("%+.1f %%" % (100 * e) for e in errs), 100 * med, verdict, spread,
             " / ".join("%s, %s" % tuple("-" if x is None else "%.3f" % x for x in late) for _, _, late in pairs)))
     head = ("MODEL FIGURES (device model, no GPU). Time scale %s; configurations %s; %d run(s) each." %
             ("%g" % args.time_scale if args.time_scale else "the files'", args.configs, args.runs))
