@@ -60,20 +60,37 @@ def one(args, wlfile, i, base):
     if args.seed is not None:
         common += ["--seed", str(args.seed + i - 1)]
     live_cmd = [args.python, EXP, wlfile, "--no-standalone", "--record", rec,
-                "--out", os.path.join(d, "live")] + common
+                "--record-config", args.record_config, "--out", os.path.join(d, "live")] + common
     if args.length:
         live_cmd += ["--length", args.length]
     w1 = run(live_cmd, os.path.join(d, "live.log"))
     recs = sorted(glob.glob(os.path.join(rec, "*.rec")))
     if not recs:
         sys.exit("replay-validate: the native run of %s recorded nothing in %s" % (wlfile, rec))
-    w2 = run([args.python, EXP, "--replay"] + recs + ["--out", os.path.join(d, "replay")] + common,
+    # The replay at the live runs' scale: without --time-scale those are the file's, and the
+    # replayed workload file says 1.
+    rcommon = list(common)
+    if not args.time_scale:
+        native = glob.glob(os.path.join(d, "live", "*", "%s.json" % args.record_config))
+        if native:
+            rcommon += ["--time-scale", "%g" % json.load(open(native[0]))["time_scale"]]
+    w2 = run([args.python, EXP, "--replay"] + recs + ["--out", os.path.join(d, "replay")] + rcommon,
              os.path.join(d, "replay.log"))
     print("run %d of %s: live %.0f s, replay %.0f s of wall time (%s)" % (i, name, w1, w2, d), flush=True)
     rj = glob.glob(os.path.join(d, "replay", "replay-*", "replay.json"))
     if len(rj) != 1:
         sys.exit("replay-validate: no replay.json under %s" % os.path.join(d, "replay"))
     queues = json.load(open(rj[0]))["queues"]
+    # A recorded queue's live task group: lib numbers a process's queues from 1 in creation
+    # order, which is the file's stream order (streams made at set-up); the group is that of
+    # the stream's first task.
+    dump = json.loads(subprocess.run([os.path.join(args.build, "experiments", "runner", "hsaqm-wl"), wlfile,
+                                      "--dump"], capture_output=True, text=True, check=True).stdout)
+    stream_group = {}
+    for p in dump["processes"]:
+        for n, st in enumerate(p["streams"], 1):
+            t = next((t for t in p["tasks"] if t["stream"] == st["name"]), None)
+            stream_group[(p["name"], n)] = (t or {}).get("group") or st["name"]
     rows = []
     wlname = None
     for c in args.configs.split(","):
@@ -87,7 +104,7 @@ def one(args, wlfile, i, base):
             # FILE is WORKLOAD-PROCESS.rec (hsaqm-experiment --record).
             stem = os.path.splitext(os.path.basename(q["file"]))[0]
             lp_name = stem[len(wlname) + 1:] if stem.startswith(wlname + "-") else stem
-            group = q["priority"]
+            group = stream_group.get((lp_name, q["queue_id"]))
             lp = proc_of(lres, lp_name, group)
             rp = proc_of(rres, q["workload_process"], "q%d" % q["queue_id"])
             if not lp or not rp:
@@ -95,7 +112,7 @@ def one(args, wlfile, i, base):
                          % (c, q["queue"], q["file"]))
             what = "%s/%s q%d" % (lp_name, group, q["queue_id"]) if lp is not proc_of(lres, lp_name) else lp_name
             late = (lp.get("arrival_late_max_ms"), rp.get("arrival_late_max_ms"))
-            if q["arrival"]["arrival"] == "closed":
+            if q["arrival"]["arrival"] == "closed" and not q["arrival"].get("think_ns"):
                 rows.append((what, c, "throughput_rps", lp["throughput_rps"], rp["throughput_rps"], late))
             else:
                 for m in ("latency_p50_ms", "latency_p99_ms"):
@@ -117,6 +134,9 @@ def main():
     ap.add_argument("--length", help="model time measured per live run (e.g. 6s)")
     ap.add_argument("--seed", type=int, help="seed of run 1 (run N: seed + N - 1); default the files'")
     ap.add_argument("--runs", type=int, default=1, help="live + replay pairs per file")
+    ap.add_argument("--record-config", default="native",
+                    help="the configuration recorded and replayed (default native; hip for a "
+                    "workload whose program sets stream priorities, as W2)")
     ap.add_argument("--out", required=True, help="folder for every run's output")
     ap.add_argument("--md", help="also write the table (Markdown) here")
     ap.add_argument("--assert", dest="check", action="store_true", help="fail outside the tolerances")

@@ -14,6 +14,7 @@ wl=$src/experiments/workloads
 mkdir -p "$out"
 "$py" "$v" "$wl/w1-light.wl" "$wl/w1-intensive.wl" --build "$build" --time-scale 0.25 --length 3s \
 	--runs 3 --seed 1 --out "$out/w1" --md "$out/w1.md"
-"$py" "$v" "$wl/w2.wl" --build "$build" --runs 3 --seed 1 --out "$out/w2" --md "$out/w2.md"
+"$py" "$v" "$wl/w2.wl" --build "$build" --record-config hip --runs 3 --seed 1 --out "$out/w2" \
+	--md "$out/w2.md"
 cat "$out/w1.md" "$out/w2.md" >"$out/validation.md"
 echo "wrote $out/validation.md"
