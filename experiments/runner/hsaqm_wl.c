@@ -877,6 +877,12 @@ struct agg {
 	double ips;    /* iterations (requests) per second, summed as images below */
 	double img;    /* images per second */
 	uint64_t dropped;
+	/*
+	 * ms of model time: the latest an open-loop request was submitted after its planned
+	 * instant. The host's wake-up delay seen in model time: what a real-time run's figures
+	 * may owe to the machine's load rather than to the model (docs/replay.md "Validation").
+	 */
+	double late_max;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -1000,6 +1006,10 @@ static int agg_add(struct agg *a, const struct task_run *tr)
 			a->cap = cap;
 		}
 		a->lat[a->n++] = (double)(q->end - q->start) / 1e6;
+		if ((tr->task->arrival == HSAQM_WL_ARR_PERIODIC ||
+		     tr->task->arrival == HSAQM_WL_ARR_POISSON) && q->arrival > q->planned &&
+		    (double)(q->arrival - q->planned) / 1e6 > a->late_max)
+			a->late_max = (double)(q->arrival - q->planned) / 1e6;
 	}
 	double rate = task_rate(tr);
 
@@ -1030,6 +1040,7 @@ static void agg_json(struct hsaqm_json *j, struct agg *a)
 	hsaqm_json_fixed(j, "throughput_rps", a->rps, 4);
 	hsaqm_json_fixed(j, "throughput_ips", a->ips, 4);
 	hsaqm_json_fixed(j, "images_per_sec", a->img, 3);
+	hsaqm_json_fixed(j, "arrival_late_max_ms", a->late_max, 4);
 	hsaqm_json_begin_array(j, "cdf_ms");
 	for (size_t i = 0; i < pts; i++) {
 		size_t k = pts == a->n ? i : (size_t)((double)(i + 1) / (double)pts *

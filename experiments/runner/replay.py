@@ -213,9 +213,20 @@ def queue_plan(q, launch_ns):
         inflight.append(i - bisect.bisect_right(done, s))
         bisect.insort(done, ends[i] if ends[i] is not None else float("inf"))
     gaps = [b - a for a, b in zip(subs, subs[1:]) if b > a]
+    # A client that waits for each answer, then thinks: its next submission follows the last
+    # completion more closely than the last submission (W2's BERT clients: 20 ms +- 2 after
+    # each answer). Replayed open loop at the mean rate, it would keep submitting while a
+    # scheduler holds it, which the recorded client never did.
+    thinks = [b - e for e, b in zip(ends, subs[1:]) if e is not None and b >= e]
     arrival = {}
     if len(subs) > 1 and statistics.median(inflight) >= 1:
         arrival = {"arrival": "closed", "depth": min(64, int(statistics.median(inflight)) + 1)}
+    elif len(thinks) > 2 and len(thinks) >= 0.9 * (len(subs) - 1) and len(gaps) > 2 and \
+            statistics.pstdev(thinks) < statistics.pstdev(gaps):
+        think = statistics.median(thinks)
+        # Uniform +- jitter with the thinks' spread (a uniform's deviation is J / sqrt(3)).
+        arrival = {"arrival": "closed", "depth": 1, "think_ns": int(think),
+                   "jitter_ns": int(min(think, statistics.pstdev(thinks) * math.sqrt(3)))}
     elif gaps:
         mean = statistics.fmean(gaps)
         cv = statistics.pstdev(gaps) / mean if mean else 0
@@ -256,7 +267,8 @@ def plan(procs, launch_ns=5000):
     # low, what a deployment would ask of hsaqm; one with priorities keeps them.
     qs = [q for p in out for q in p["queues"] if "kernels" in q]
     for q in qs:
-        q["role"] = "online" if q["arrival"]["arrival"] in ("periodic", "poisson") else "offline"
+        q["role"] = "online" if q["arrival"]["arrival"] in ("periodic", "poisson") or \
+            q["arrival"].get("think_ns") else "offline"
     if len({q["prio"] for q in qs}) == 1:
         for q in qs:
             q["prio"] = "high" if q["role"] == "online" else "low"
@@ -318,6 +330,9 @@ def write_wl(pl, path, name, configs_text):
                     q["queue"], q["queue"], q["model"], start)
                 if a["arrival"] == "closed":
                     task += "arrival=closed depth=%d" % a["depth"]
+                    if a.get("think_ns"):
+                        task += " think=%dns jitter=%dns requests=%d" % (a["think_ns"], a["jitter_ns"],
+                                                                         q["replayed"])
                 elif a["arrival"] == "periodic":
                     task += "arrival=periodic period=%dns" % a["period_ns"]
                 else:
