@@ -335,6 +335,18 @@ static int grow_cand(struct sim_device *dev)
 	return 0;
 }
 
+/*
+ * The trace arguments of a suspend or resume: late_ns, how long after its caller made it the
+ * request acted (the device was busy with an earlier one, or its clock was past the call's
+ * stamp). Only written when tracing.
+ */
+static void trace_late(const struct sim_device *dev, const struct sim_req *req, uint64_t t,
+		       char *buf, size_t n)
+{
+	if (sim_trace_on(dev->sim))
+		snprintf(buf, n, "{\"late_ns\":%" PRIu64 "}", t - req->time);
+}
+
 void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 {
 	struct hsaqm_sim *sim = dev->sim;
@@ -367,9 +379,7 @@ void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 	case SIM_REQ_SUSPEND:
 		if (req->grace_units != SIM_HWQ_GRACE_DEFAULT)
 			grace = req->grace_units;
-		/* late_ns: how long after its caller made it the request acted (the device was
-		 * busy with an earlier one, or its clock was past the call's stamp). */
-		snprintf(name, sizeof(name), "{\"late_ns\":%" PRIu64 "}", t - req->time);
+		trace_late(dev, req, t, name, sizeof(name));
 		for (uint32_t i = 0; i < req->n; i++) {
 			req->q[i]->suspended = true;
 			sim_trace_instant_at(sim, dev->index, SIM_TRACK_QUEUE(req->q[i]->queue_index),
@@ -383,7 +393,7 @@ void sim_hws_request(struct sim_device *dev, struct sim_req *req, uint64_t t)
 				return;
 			}
 		}
-		snprintf(name, sizeof(name), "{\"late_ns\":%" PRIu64 "}", t - req->time);
+		trace_late(dev, req, t, name, sizeof(name));
 		for (uint32_t i = 0; i < req->n; i++) {
 			req->q[i]->suspended = false;
 			sim_trace_instant_at(sim, dev->index, SIM_TRACK_QUEUE(req->q[i]->queue_index),

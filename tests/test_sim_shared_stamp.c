@@ -32,17 +32,6 @@
 #define BEFORE_NS (10 * T_MS)
 #define DELAY_NS (30 * T_MS)
 
-static hsaqm_hsa_status_t first_gpu(struct hsaqm_hsa_agent a, void *data)
-{
-	struct t_face *h = data;
-	uint32_t type = 99;
-
-	h->core->hsa_agent_get_info_fn(a, SIM_HSA_AGENT_INFO_DEVICE, &type);
-	if (type == SIM_HSA_DEVICE_TYPE_GPU && !h->ngpu)
-		h->gpu[h->ngpu++] = a;
-	return HSAQM_HSA_STATUS_SUCCESS;
-}
-
 /* This process as a client of the device at @path, through the model's HSA face. */
 static bool client_open(struct t_face *h, const char *path)
 {
@@ -54,7 +43,7 @@ static bool client_open(struct t_face *h, const char *path)
 	h->amd = h->root->amd_ext;
 	if (h->core->hsa_init_fn() != HSAQM_HSA_STATUS_SUCCESS)
 		return false;
-	h->core->hsa_iterate_agents_fn(first_gpu, h);
+	h->core->hsa_iterate_agents_fn(t_face_collect_agent, h);
 	return h->ngpu == 1;
 }
 
