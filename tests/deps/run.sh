@@ -420,6 +420,10 @@ fi
 } > "$out/summary.txt"
 cat "$out/summary.txt"
 if grep -q ' FAIL ' "$cells"; then
+	# Last, so that a log's tail (CI prints a failed test's last lines) says which cell and why,
+	# and with which seed to run the mix again.
+	echo "failed cells (mix seed $seed; run again with DEPS_SEED=$seed):"
+	grep ' FAIL ' "$cells" | cut -c1-600
 	exit 1
 fi
 exit 0
