@@ -129,8 +129,12 @@ def analyse(records):
             reqs, cur = [], None
             for r in sorted(q["packets"], key=lambda r: r["index"]):
                 if cur is None:
-                    cur = {"submit": to_ts(r["t_ns"]), "kernels": [], "end": None, "last": None}
+                    cur = {"submit": to_ts(r["t_ns"]), "kernels": [], "end": None, "last": None,
+                           "ksub": []}
                 if r["kind"] == "kernel_dispatch":
+                    # When the host wrote it: a request launched kernel by kernel (a framework's
+                    # per-kernel launch cost) is replayed at that pace, not all at once.
+                    cur["ksub"].append(to_ts(r["t_ns"]))
                     # By name where recorded: what a person reads, and the same for every
                     # executable a kernel was loaded in.
                     kid = r.get("kernel_name") or r["kernel_object"]
@@ -173,6 +177,36 @@ def queue_plan(q, launch_ns):
     for r in reqs:
         shapes.setdefault(tuple(r["kernels"]), []).append(r)
     shape, main = max(shapes.items(), key=lambda kv: len(kv[1]))
+    # Launch pace (the runner's launch=): a request launched kernel by kernel (a framework's
+    # per-kernel launch cost) is replayed at that pace, not all at once. The recording sees a
+    # kernel when its doorbell rings: one per kernel for HIP, one per chunk of about 0.5 ms of
+    # launches for the runner (docs/experiments.md "Host launch time"). So per request, the
+    # kernels of the first doorbell (those within a quarter of the largest gap of the first),
+    # k of them, were launched k paces before it: the request began then, which is where its
+    # latency starts (as the program measuring it would have it), and the pace is the spread of
+    # the doorbells over the kernels after the first doorbell's. Replayed only where it is a
+    # visible part of the request (5 % of the median service below): a request written at once
+    # takes the host a few microseconds per packet, which the runner's own writing reproduces.
+    paces, firsts = [], {}
+    for r in main:
+        ks = r["ksub"]
+        gaps = [b - a for a, b in zip(ks, ks[1:])]
+        if not gaps or max(gaps) <= 0:
+            continue
+        k = 1
+        while k < len(ks) and gaps[k - 1] < max(gaps) / 4:
+            k += 1
+        if k < len(ks):
+            paces.append((ks[-1] - ks[0]) / (len(ks) - k))
+            firsts[id(r)] = k
+    launch_pace = statistics.median(paces) if paces else 0.0
+    if paces and launch_pace * (len(shape) - 1) >= 0.05 * statistics.median(
+            r["end"] - r["submit"] for r in main if r["end"] is not None):
+        for r in main:
+            if id(r) in firsts:
+                r["submit"] = min(r["submit"], r["ksub"][0] - firsts[id(r)] * launch_pace)
+    else:
+        launch_pace = 0.0
     # Service times: the queue ran the request from the later of its submission and the end
     # of the request before it (its kernels are in order behind it).
     svc, prev_end, lat, last_d = [], None, [], {}
@@ -240,6 +274,7 @@ def queue_plan(q, launch_ns):
     # a back-to-back loop's request submitted before the previous one ended: from that end.
     back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
     return {"kernels": kernels, "service_ns": service, "arrival": arrival,
+            "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
             "requests": len(reqs), "replayed": len(main), "other_shapes": len(reqs) - len(main),
             "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat], "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
@@ -306,10 +341,14 @@ def write_wl(pl, path, name, configs_text):
             lines += ["[model %s]" % q["model"], "batch = 1",
                       "note = replayed: service %.1f us, %d requests of this shape"
                       % (q["service_ns"] / 1e3, q["replayed"])]
+            if q["fit_scale"] != 1.0:
+                lines.append("# kernel times x %.4f: fitted so the native replay's P50 matches the "
+                             "recording's (fit_scale)" % q["fit_scale"])
             for k in q["kernels"]:
                 lines += ["# %s" % k["kobj"],
-                          "kernel = count=%d wg=%d waves=%d time=%dns" % (k["count"], k["wg"],
-                                                                          k["waves"], k["time_ns"])]
+                          "kernel = count=%d wg=%d waves=%d time=%dns" % (
+                              k["count"], k["wg"], k["waves"],
+                              max(1000, int(round(k["time_ns"] * q["fit_scale"]))))]
             lines.append("")
     # A workload process per recorded process and role: a process with both serving and batch
     # queues becomes two (the report compares roles; the hsaqm configurations then schedule
@@ -340,6 +379,8 @@ def write_wl(pl, path, name, configs_text):
                 if a["arrival"] != "closed":
                     # As many requests as were recorded (an open loop's count is its input).
                     task += " requests=%d" % q["replayed"]
+                if q["launch_ns"]:
+                    task += " launch=%dns" % q["launch_ns"]
                 lines.append(task)
             lines.append("")
     lines.append(configs_text)
@@ -391,3 +432,55 @@ LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwi
           "dependencies between queues (barrier packets) and host-side gaps inside a request; "
           "queues whose requests have other shapes than their most frequent one (counted above); "
           "arrivals are fitted (periodic, Poisson or closed loop), not the recorded instants.")
+
+
+FIT_TOLERANCE = 0.03  # a fitted queue's replayed native P50 within 3 % of its recorded one
+FIT_ELASTICITY = 0.2  # below: the queue's native latency does not tell its kernel times
+
+
+def fit_targets(pl):
+    """Per replayed queue, the recorded P50 latency (ms) the native replay is fitted to."""
+    return {(p["pid"], q["queue"]): pct(q["latency_ms"], 50)
+            for p in pl for q in p["queues"] if "kernels" in q}
+
+
+def fit_step(pl, history):
+    """One step of the fit of the kernel times (docs/replay.md "Fitting the kernel times").
+
+    @history: per (pid, queue), the list of (fit_scale, replayed native P50 ms) of the runs so
+    far, the last one being the current scale's. Sets each queue's next fit_scale: by the
+    secant through its last two runs where they moved its latency, else in proportion (the
+    first step). A step is at most x3 or /3. A queue whose latency hardly moved with its times
+    (elasticity below FIT_ELASTICITY) is marked fit_undetermined and keeps its scale.
+    Returns the largest relative error of the current runs among the queues still fitted."""
+    targets = fit_targets(pl)
+    worst = 0.0
+    for p in pl:
+        for q in p["queues"]:
+            key = (p["pid"], q["queue"])
+            if key not in history or not history[key] or not targets.get(key):
+                continue
+            want = targets[key]
+            s1, l1 = history[key][-1]
+            if not l1 or q.get("fit_undetermined"):
+                continue
+            err = abs(l1 - want) / want
+            nxt = s1 * want / l1
+            if len(history[key]) > 1:
+                s0, l0 = history[key][-2]
+                if s1 != s0:
+                    # Elasticity: the relative change of the latency per relative change of
+                    # the times. Below FIT_ELASTICITY the latency is the waiting behind other
+                    # queues (W1 intensive's serving queue waits for the offline kernels'
+                    # workgroups to end, whatever its own kernels take): the native runs do
+                    # not determine this queue's times, and following the error would set
+                    # them from noise. The queue keeps its scale and is said to be undetermined.
+                    e = ((l1 - l0) / l1) / ((s1 - s0) / s1)
+                    q["fit_elasticity"] = e
+                    if e < FIT_ELASTICITY and err > FIT_TOLERANCE:
+                        q["fit_undetermined"] = True
+                        continue
+                    nxt = s1 + (want - l1) * (s1 - s0) / (l1 - l0)
+            worst = max(worst, err)
+            q["fit_scale"] = min(s1 * 3, max(s1 / 3, nxt))
+    return worst

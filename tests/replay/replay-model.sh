@@ -7,7 +7,8 @@
 # kernel object is replayed as many times as recorded (exactly for the open-loop online queue,
 # within 5 % for the closed-loop offline one, whose count is its throughput); the native
 # replay's online P50 within 10 % and P99 within 20 % of the recording's (30 requests: the P99
-# is nearly the maximum), the offline throughput within 5 %; the Lv2 replay ran with the tool
+# is nearly the maximum), the offline throughput within 5 %; the kernel times were fitted (the
+# native runs of --replay-fit, every queue, its largest P50 error within 10 %); the Lv2 replay ran with the tool
 # active; the report carries the comparison and the limits. Bad --replay arguments: one line,
 # exit 2. MODEL FIGURES.
 # Usage: replay-model.sh SOURCE_ROOT BUILD_ROOT PYTHON3
@@ -89,6 +90,13 @@ for q in qs:
             if abs(rep[m] / rec[m] - 1) > tol:
                 bad.append("%s: native %s %.3f vs recorded %.3f (more than %d %%)"
                            % (q["queue"], m, rep[m], rec[m], tol * 100))
+fit = d.get("fit") or {}
+print("     fit: %s native run(s), largest P50 error %s, scales %s"
+      % (fit.get("runs"), fit.get("largest_error"), fit.get("scales")))
+if not fit.get("runs") or fit.get("largest_error") is None or len(fit.get("scales") or {}) != 2:
+    bad.append("the kernel times were not fitted (--replay-fit's native runs): %r" % fit)
+elif fit["largest_error"] > 0.10:
+    bad.append("the fit left a queue's native P50 %.1f %% from the recording's" % (100 * fit["largest_error"]))
 if not any(q["arrival"]["arrival"] == "periodic" and q["priority"] == "high" for q in qs):
     bad.append("the online queue was not found periodic and high")
 lv2 = glob.glob(os.path.join(os.path.dirname(docs[0]), "lv2.json"))
