@@ -27,6 +27,11 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
             no think time;
   role      a process with an open-loop queue is online, else offline (for the report).
 
+  launch    a request launched kernel by kernel is replayed at the recorded pace (launch=)
+            and timed from its first launch (queue_plan says how);
+  fit       hsaqm-experiment --replay-fit scales each queue's kernel times so that the native
+            replay's P50 is the recording's (fit_step; docs/replay.md "Fitting the kernel times").
+
 Dependencies between queues (barrier packets) are not replayed: each stream runs on its own.
 Standard library only.
 """
@@ -429,7 +434,9 @@ LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwi
           "(CUs share nothing in the model, so co-running kernels do not slow each other as on "
           "a GPU); each kernel's own time except the dispatches that carry a completion signal "
           "(the rest of a request shares its measured time equally per round of workgroups); "
-          "dependencies between queues (barrier packets) and host-side gaps inside a request; "
+          "dependencies between queues (barrier packets) and host-side gaps inside a request "
+          "other than an even launch pace; kernel times fitted to the native recording where its "
+          "latency depends on them (replay.json's fit), else the recording's estimate; "
           "queues whose requests have other shapes than their most frequent one (counted above); "
           "arrivals are fitted (periodic, Poisson or closed loop), not the recorded instants.")
 
