@@ -220,7 +220,7 @@ def queue_plan(q, launch_ns):
             begin = max(r["submit"], prev_end) if prev_end is not None else r["submit"]
             if tuple(r["kernels"]) == shape:
                 svc.append(r["end"] - begin)
-                lat.append((r["end"] - r["submit"], r["end"] - begin))
+                lat.append((r["end"] - r["submit"], r["end"] - begin, r["submit"]))
                 if r["last"]:
                     last_d.setdefault(r["last"][0], []).append(r["last"][1])
             prev_end = r["end"] if prev_end is None else max(prev_end, r["end"])
@@ -280,8 +280,9 @@ def queue_plan(q, launch_ns):
     back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
     return {"kernels": kernels, "service_ns": service, "arrival": arrival,
             "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
-            "requests": len(reqs), "replayed": len(main), "other_shapes": len(reqs) - len(main),
-            "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat], "first_submit": subs[0], "last_end": max(
+            "requests": len(reqs), "replayed": len(main), "submits": subs, "other_shapes": len(reqs) - len(main),
+            "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat],
+            "latency_submit": [x[2] for x in lat], "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
 
@@ -302,6 +303,20 @@ def plan(procs, launch_ns=5000):
                         "queues": qs})
     if not out:
         raise ReplayError("no queue of the recordings has a request with an end time to replay")
+    # The recorded figures the replay is compared with (and fitted to) are those of its
+    # measurement window (window()).
+    t0, warmup = window(out)
+    for p in out:
+        for q in p["queues"]:
+            if "kernels" in q:
+                q["window_from"] = t0 + warmup
+                q["latency_ms"] = [l for l, s in zip(q["latency_ms"], q["latency_submit"])
+                                   if s >= t0 + warmup] or q["latency_ms"]
+                # A task with a request count counts every request it makes, warm-up or not
+                # (docs/experiments.md "Timing"): with a warm-up, it makes those of the window.
+                inwin = [s for s in q["submits"] if s >= t0 + warmup]
+                q["window_first"] = inwin[0] if inwin and warmup else q["first_submit"]
+                q["window_requests"] = len(inwin) if inwin and warmup else q["replayed"]
     # Roles: an open-loop queue serves (online), a closed loop computes (offline). A recording
     # made without stream priorities (all one) gets them from the roles: online high, offline
     # low, what a deployment would ask of hsaqm; one with priorities keeps them.
@@ -320,17 +335,33 @@ def ident(text):
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in text)[:40] or "x"
 
 
+def window(pl):
+    """(t0, warm-up) in the timestamp domain's ns: the replay starts at t0, the first replayed
+    queue's first submission, and measures from when every replayed queue has started: before
+    that the recording holds another workload (a serving process recorded alone before the
+    batch job started, which is how a recording shows the serving queue's own kernel times:
+    docs/replay.md "Fitting the kernel times"). Whole milliseconds: queues that start together
+    are microseconds apart."""
+    firsts = [q["first_submit"] for p in pl for q in p["queues"] if "kernels" in q]
+    return min(firsts), math.floor((max(firsts) - min(firsts)) / 1e6) * 1e6
+
+
 def write_wl(pl, path, name, configs_text):
     """The workload file for @pl (hsaqm-wl's syntax, docs/experiments.md)."""
-    t0 = min(q["first_submit"] for p in pl for q in p["queues"] if "kernels" in q)
-    t1 = max(q["last_end"] for p in pl for q in p["queues"] if "kernels" in q)
-    length = max(1e9, t1 - t0)
+    t0, warmup = window(pl)
+    # Up to the last submission: after it the recording only drains what was in flight (a
+    # runner's live window ends there, and its requests in flight complete after it). Measured
+    # to the last end instead, a closed loop's throughput was averaged over a longer stretch
+    # than the live run's, whose first long request (500 ms in W1 intensive) weighs less.
+    t1 = max(q["submits"][-1] for p in pl for q in p["queues"] if "kernels" in q)
+    length = max(1e9, t1 - t0 - warmup)
     lines = ["# Made by hsaqm-experiment --replay from %s (docs/replay.md). MODEL FIGURES: the"
              % ", ".join(sorted({p["file"] for p in pl})),
              "# kernel times below are estimated from the recording's dispatch times (replay.py).",
              "", "[workload]", "name = %s" % name,
              "description = replay of %s" % ", ".join("%s (pid %d)" % (p["comm"], p["pid"]) for p in pl),
-             "length = %dms" % int(math.ceil(length / 1e6)), "warmup = 0s", "seed = 1", "time_scale = 1", ""]
+             "length = %dms" % int(math.ceil(length / 1e6)), "warmup = %dms" % int(warmup / 1e6),
+             "seed = 1", "time_scale = 1", ""]
     nmodels = 0
     for p in pl:
         for q in p["queues"]:
@@ -369,21 +400,23 @@ def write_wl(pl, path, name, configs_text):
                 lines.append("stream = name=q%d priority=%s" % (q["queue"], q["prio"]))
             for q in mine:
                 a = q["arrival"]
-                start = max(0, int(q["first_submit"] - t0))
+                counted = a["arrival"] != "closed" or a.get("think_ns")
+                start = max(0, int((q["window_first"] if counted else q["first_submit"]) - t0))
                 task = "task = name=q%d stream=q%d model=%s start=%dns " % (
                     q["queue"], q["queue"], q["model"], start)
                 if a["arrival"] == "closed":
                     task += "arrival=closed depth=%d" % a["depth"]
                     if a.get("think_ns"):
                         task += " think=%dns jitter=%dns requests=%d" % (a["think_ns"], a["jitter_ns"],
-                                                                         q["replayed"])
+                                                                         q["window_requests"])
                 elif a["arrival"] == "periodic":
                     task += "arrival=periodic period=%dns" % a["period_ns"]
                 else:
                     task += "arrival=poisson rate=%.6g" % a["rate"]
                 if a["arrival"] != "closed":
-                    # As many requests as were recorded (an open loop's count is its input).
-                    task += " requests=%d" % q["replayed"]
+                    # As many requests as were recorded in the window (an open loop's count
+                    # is its input).
+                    task += " requests=%d" % q["window_requests"]
                 if q["launch_ns"]:
                     task += " launch=%dns" % q["launch_ns"]
                 lines.append(task)

@@ -49,12 +49,45 @@ def run(cmd, log):
     return time.time() - t0
 
 
+def serve_first(wlfile, out):
+    """A copy of @wlfile in folder @out whose offline processes' tasks start at the file's
+    warm-up: the serving process runs alone until the live measurement starts, so the recording
+    holds requests that show its own kernel times, and both runs measure the same stretch (the
+    replay measures from when every recorded queue has started). Returns the copy's path."""
+    lines, role, warmup = [], None, None
+    with open(wlfile) as f:
+        text = f.read().splitlines()
+    for ln in text:
+        w = ln.split("#")[0].split("=", 1)
+        if len(w) == 2 and w[0].strip() == "warmup":
+            warmup = w[1].strip()
+    if not warmup or not any(c in "123456789" for c in warmup):
+        sys.exit("replay-validate: --serve-first: %s has no warm-up to serve alone in" % wlfile)
+    for ln in text:
+        st = ln.strip()
+        if st.startswith("["):
+            role = None
+        elif st.replace(" ", "").startswith("role=offline"):
+            role = "offline"
+        elif role == "offline" and st.startswith("task"):
+            ln = ln.split("#")[0].rstrip() + " start=" + warmup
+        lines.append(ln)
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, os.path.basename(wlfile))
+    with open(path, "w") as f:
+        f.write("# replay-validate --serve-first: %s with its offline tasks started at the warm-up (%s)\n"
+                % (wlfile, warmup) + "\n".join(lines) + "\n")
+    return path
+
+
 def one(args, wlfile, i, base):
     """One live run and one replay of @wlfile: rows (queue, role, config, metric, live, replay)."""
     name = os.path.splitext(os.path.basename(wlfile))[0]
     d = os.path.join(base, "%s-run%d" % (name, i))
     rec = os.path.join(d, "rec")
     os.makedirs(rec, exist_ok=True)
+    if args.serve_first:
+        wlfile = serve_first(wlfile, d)
     common = ["--build", args.build, "--configs", args.configs, "--no-png", "--no-progress"]
     if args.time_scale:
         common += ["--time-scale", "%g" % args.time_scale]
@@ -138,6 +171,10 @@ def main():
     ap.add_argument("--record-config", default="native",
                     help="the configuration recorded and replayed (default native; hip for a "
                     "workload whose program sets stream priorities, as W2)")
+    ap.add_argument("--serve-first", action="store_true",
+                    help="start the offline processes' tasks at the file's warm-up: the serving "
+                    "process runs alone until the measurement starts (a recording that shows its "
+                    "own kernel times; docs/replay.md \"Fitting the kernel times\")")
     ap.add_argument("--out", required=True, help="folder for every run's output")
     ap.add_argument("--md", help="also write the table (Markdown) here")
     ap.add_argument("--assert", dest="check", action="store_true", help="fail outside the tolerances")
