@@ -287,7 +287,7 @@ def queue_plan(q, launch_ns):
                 k[0]: n * len(main) for k, n in grp}}
 
 
-def plan(procs, launch_ns=5000):
+def plan(procs, launch_ns=5000, measure_from="start"):
     """The whole replay: per process, per queue, what queue_plan says."""
     out = []
     for pid, p in sorted(procs.items()):
@@ -305,7 +305,7 @@ def plan(procs, launch_ns=5000):
         raise ReplayError("no queue of the recordings has a request with an end time to replay")
     # The recorded figures the replay is compared with (and fitted to) are those of its
     # measurement window (window()).
-    t0, warmup = window(out)
+    t0, warmup = window(out, measure_from)
     for p in out:
         for q in p["queues"]:
             if "kernels" in q:
@@ -335,26 +335,32 @@ def ident(text):
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in text)[:40] or "x"
 
 
-def window(pl):
+def window(pl, measure_from="start"):
     """(t0, warm-up) in the timestamp domain's ns: the replay starts at t0, the first replayed
-    queue's first submission, and measures from when every replayed queue has started: before
-    that the recording holds another workload (a serving process recorded alone before the
-    batch job started, which is how a recording shows the serving queue's own kernel times:
-    docs/replay.md "Fitting the kernel times"). Whole milliseconds: queues that start together
-    are microseconds apart."""
+    queue's first submission, and measures from there (@measure_from "start": every recorded
+    request counts) or from when every replayed queue has started ("all-started"): before that
+    the recording holds another workload, as when a serving process was recorded alone before
+    the batch job started, which is how a recording shows the serving queue's own kernel times
+    (docs/replay.md "Fitting the kernel times"). Whole milliseconds. Not the default: a program
+    whose runtime creates a queue late (HIP makes them as streams first launch) would lose the
+    requests before it."""
     firsts = [q["first_submit"] for p in pl for q in p["queues"] if "kernels" in q]
+    if measure_from != "all-started":
+        return min(firsts), 0
     return min(firsts), math.floor((max(firsts) - min(firsts)) / 1e6) * 1e6
 
 
 def write_wl(pl, path, name, configs_text):
     """The workload file for @pl (hsaqm-wl's syntax, docs/experiments.md)."""
-    t0, warmup = window(pl)
-    # Up to the last submission: after it the recording only drains what was in flight (a
-    # runner's live window ends there, and its requests in flight complete after it). Measured
-    # to the last end instead, a closed loop's throughput was averaged over a longer stretch
-    # than the live run's, whose first long request (500 ms in W1 intensive) weighs less.
+    t0 = min(q["first_submit"] for p in pl for q in p["queues"] if "kernels" in q)
+    warmup = min(q["window_from"] for p in pl for q in p["queues"] if "kernels" in q) - t0
+    # Up to the last submission (and 2 % more, for fitted arrivals that come a little later):
+    # after it the recording only drains what was in flight (a runner's live window ends there,
+    # and its requests in flight complete after it). Measured to the last end instead, a closed
+    # loop's throughput was averaged over a longer stretch than the live run's, over which its
+    # first long request (500 ms in W1 intensive) weighs less: +5 to +8 %.
     t1 = max(q["submits"][-1] for p in pl for q in p["queues"] if "kernels" in q)
-    length = max(1e9, t1 - t0 - warmup)
+    length = max(1e9, 1.02 * (t1 - t0 - warmup))
     lines = ["# Made by hsaqm-experiment --replay from %s (docs/replay.md). MODEL FIGURES: the"
              % ", ".join(sorted({p["file"] for p in pl})),
              "# kernel times below are estimated from the recording's dispatch times (replay.py).",
@@ -505,10 +511,12 @@ def fit_step(pl, history):
             if not l1 or q.get("fit_undetermined"):
                 continue
             err = abs(l1 - want) / want
+            if err <= FIT_TOLERANCE:
+                continue  # fitted: stays (a step could only add noise)
             nxt = s1 * want / l1
             if len(history[key]) > 1:
                 s0, l0 = history[key][-2]
-                if s1 != s0:
+                if s1 != s0 and l0:
                     # Elasticity: the relative change of the latency per relative change of
                     # the times. Below FIT_ELASTICITY the latency is the waiting behind other
                     # queues (W1 intensive's serving queue waits for the offline kernels'
@@ -517,7 +525,7 @@ def fit_step(pl, history):
                     # them from noise. The queue keeps its scale and is said to be undetermined.
                     e = ((l1 - l0) / l1) / ((s1 - s0) / s1)
                     q["fit_elasticity"] = e
-                    if e < FIT_ELASTICITY and err > FIT_TOLERANCE:
+                    if e < FIT_ELASTICITY:
                         q["fit_undetermined"] = True
                         continue
                     nxt = s1 + (want - l1) * (s1 - s0) / (l1 - l0)

@@ -108,6 +108,8 @@ def one(args, wlfile, i, base):
         native = glob.glob(os.path.join(d, "live", "*", "%s.json" % args.record_config))
         if native:
             rcommon += ["--time-scale", "%g" % json.load(open(native[0]))["time_scale"]]
+    if args.serve_first:
+        rcommon += ["--replay-measure-from", "all-started"]
     w2 = run([args.python, EXP, "--replay"] + recs + ["--out", os.path.join(d, "replay")] + rcommon,
              os.path.join(d, "replay.log"))
     print("run %d of %s: live %.0f s, replay %.0f s of wall time (%s)" % (i, name, w1, w2, d), flush=True)

@@ -10,6 +10,8 @@
   bounded step a queue far off (recorded 30x the replay) moves by at most x3 per run;
   undetermined a queue whose latency hardly moves with its times is marked fit_undetermined
                and no longer followed;
+  flat         nor one whose latency did not move at all (no division by its zero change);
+  fitted       a queue within tolerance keeps its scale;
   untouched    a queue with no run yet keeps its scale.
 Usage: replay_fit.py SOURCE_ROOT"""
 import os
@@ -72,6 +74,21 @@ q = pl[0]["queues"][0]
 check("undetermined: marked so after two runs, not driven by the error", q.get("fit_undetermined") and runs == 2
       and q["fit_scale"] > 1 / 3 - 1e-9, "undetermined %s after %d runs, scale %.3f"
       % (q.get("fit_undetermined"), runs, q["fit_scale"]))
+
+# flat: a latency that did not move at all between two runs (the runs' noise floor): no step
+# from a division by its zero change; undetermined.
+pl = plan([7.5])
+runs, worst = fit(pl, lambda q: 9.0, 4)
+check("flat: a latency that does not move is undetermined after two runs",
+      pl[0]["queues"][0].get("fit_undetermined") and runs == 2, "after %d runs: %r" % (runs, pl[0]["queues"][0]))
+
+# fitted: a queue already within tolerance keeps its scale, also when its last two runs gave
+# the same latency (which divided by zero on 2026-11-28, through a real HIP recording).
+pl = plan([7.5])
+pl[0]["queues"][0]["fit_scale"] = 1.1
+replay.fit_step(pl, {(1, 0): [(1.0, 7.55), (1.1, 7.55)]})
+check("fitted: a queue within tolerance keeps its scale", pl[0]["queues"][0]["fit_scale"] == 1.1,
+      "scale %.3f" % pl[0]["queues"][0]["fit_scale"])
 
 pl = plan([5.0, 5.0])
 replay.fit_step(pl, {(1, 0): [(1.0, 10.0)]})
