@@ -490,6 +490,12 @@ def fit_targets(pl):
             for p in pl for q in p["queues"] if "kernels" in q}
 
 
+def fit_error(l50, want):
+    """The relative error of a native replay's P50 @l50 against the recorded @want: the figure
+    the fit steps on, stops on and keeps its best run by."""
+    return abs(l50 - want) / want
+
+
 def fit_step(pl, history):
     """One step of the fit of the kernel times (docs/replay.md "Fitting the kernel times").
 
@@ -510,7 +516,7 @@ def fit_step(pl, history):
             s1, l1 = history[key][-1]
             if not l1 or q.get("fit_undetermined"):
                 continue
-            err = abs(l1 - want) / want
+            err = fit_error(l1, want)
             if err <= FIT_TOLERANCE:
                 continue  # fitted: stays (a step could only add noise)
             nxt = s1 * want / l1

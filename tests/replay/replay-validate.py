@@ -49,19 +49,20 @@ def run(cmd, log):
     return time.time() - t0
 
 
-def serve_first(wlfile, out):
+def serve_first(wlfile, out, build):
     """A copy of @wlfile in folder @out whose offline processes' tasks start at the file's
     warm-up: the serving process runs alone until the live measurement starts, so the recording
     holds requests that show its own kernel times, and both runs measure the same stretch (the
     replay measures from when every recorded queue has started). Returns the copy's path."""
-    lines, role, warmup = [], None, None
+    lines, role = [], None
     with open(wlfile) as f:
         text = f.read().splitlines()
-    for ln in text:
-        w = ln.split("#")[0].split("=", 1)
-        if len(w) == 2 and w[0].strip() == "warmup":
-            warmup = w[1].strip()
-    if not warmup or not any(c in "123456789" for c in warmup):
+    # The warm-up as hsaqm-wl reads it (its --dump), not parsed again here.
+    warmup_ns = int(round(json.loads(subprocess.run(
+        [os.path.join(build, "experiments", "runner", "hsaqm-wl"), wlfile, "--dump"],
+        capture_output=True, text=True, check=True).stdout)["warmup_s"] * 1e9))
+    warmup = "%dns" % warmup_ns
+    if not warmup_ns:
         sys.exit("replay-validate: --serve-first: %s has no warm-up to serve alone in" % wlfile)
     for ln in text:
         st = ln.strip()
@@ -87,7 +88,7 @@ def one(args, wlfile, i, base):
     rec = os.path.join(d, "rec")
     os.makedirs(rec, exist_ok=True)
     if args.serve_first:
-        wlfile = serve_first(wlfile, d)
+        wlfile = serve_first(wlfile, d, args.build)
     common = ["--build", args.build, "--configs", args.configs, "--no-png", "--no-progress"]
     if args.time_scale:
         common += ["--time-scale", "%g" % args.time_scale]
