@@ -26,6 +26,7 @@
 
 #include "record_read.h"
 #include "t_cunit.h"
+#include "t_record.h"
 #include "t_stderr.h"
 #include "t_time.h"
 #include "t_tool.h"
@@ -360,17 +361,6 @@ static void test_record_lists_exactly_the_known_work(void)
 
 /* ---- The last dispatches, timed before hsa_shut_down ------------------------------------- */
 
-/* The TIMES record of packet @index of queue @queue in @f, or NULL. */
-static const struct hsaqm_rec_record *times_of(const struct hsaqm_record_file *f, uint32_t queue,
-					       uint64_t index)
-{
-	for (size_t i = 0; i < f->nrecs; i++)
-		if (f->recs[i].kind == HSAQM_REC_TIMES && f->recs[i].queue == queue &&
-		    f->recs[i].index == index)
-			return &f->recs[i];
-	return NULL;
-}
-
 /*
  * A program that ends right after its last synchronisation: a kernel waited for and its signal
  * destroyed at once (as hipStreamDestroy does), a kernel still running, and two dispatches
@@ -443,15 +433,15 @@ static void test_record_times_the_last_dispatches_before_shut_down(void)
 			memcpy(&ub, r->body, sizeof(ub));
 		}
 	}
-	ta = times_of(&f, qid, 0);
-	tb = times_of(&f, qid, 1);
+	ta = t_record_times_of(&f, qid, 0);
+	tb = t_record_times_of(&f, qid, 1);
 	if (!ta || !tb)
 		fprintf(stderr, "last dispatches: times of the waited one %s, of the running one %s\n",
 			ta ? "recorded" : "MISSING", tb ? "recorded" : "MISSING");
 	CU_ASSERT_PTR_NOT_NULL(ta);
 	CU_ASSERT_PTR_NOT_NULL(tb);
-	CU_ASSERT_PTR_NULL(times_of(&f, qid, 2));
-	CU_ASSERT_PTR_NULL(times_of(&f, qid, 3));
+	CU_ASSERT_PTR_NULL(t_record_times_of(&f, qid, 2));
+	CU_ASSERT_PTR_NULL(t_record_times_of(&f, qid, 3));
 	if (tb) {
 		struct hsaqm_rec_times_body b;
 
@@ -1026,8 +1016,9 @@ static void write_header_only(const char *path, uint32_t version)
 	fclose(out);
 }
 
-/* Versions 2, 3 and 4 added records: a version 1 file (before dispatch times), a version 2
- * file (before kernel names) and a version 3 file (before the UNTIMED record) still read; a
+/* Versions 2 to 5 added records: a version 1 file (before dispatch times), a version 2 file
+ * (before kernel names), a version 3 file (before the UNTIMED record) and a version 4 file
+ * (before per-kernel times) still read; a
  * later version, which may change a record, is refused with a sentence naming the file. */
 static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 {
@@ -1035,7 +1026,7 @@ static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 	char path[512], err[600];
 
 	path_in_dir(path, sizeof(path), "v.rec");
-	for (uint32_t v = 1; v <= 3; v++) {
+	for (uint32_t v = 1; v < HSAQM_REC_VERSION; v++) {
 		write_header_only(path, v);
 		CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), 0);
 		CU_ASSERT_EQUAL(f.hdr.version, v);
@@ -1043,7 +1034,7 @@ static void test_record_reader_takes_older_versions_and_refuses_newer(void)
 		CU_ASSERT_FALSE(f.torn);
 		hsaqm_record_file_free(&f);
 	}
-	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 4u);
+	CU_ASSERT_EQUAL(HSAQM_REC_VERSION, 5u);
 	write_header_only(path, HSAQM_REC_VERSION + 1);
 	CU_ASSERT_EQUAL(hsaqm_record_file_read(path, &f, err, sizeof(err)), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "v.rec"));

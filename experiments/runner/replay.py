@@ -17,10 +17,11 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
   times     a request's service time is its end minus the later of its submission and the
             previous request's end (the queue ran it then); the model's per-workgroup times
             make its standalone time on the model equal to the 10th percentile of those
-            (the least disturbed requests); a kernel object timed on its own (the request's
-            last kernel) keeps its own measured time, the others share the rest equally per
-            round of workgroups: the recording does not say how an untimed request's time
-            divides among its kernels;
+            (the least disturbed requests), divided among its kernels as their own times
+            divide (kernel_split: every kernel has its times in a format 5 recording made at
+            level 0); in an older recording, a kernel object timed on its own (the request's
+            last kernel) keeps its own measured time and the others share the rest equally
+            per round of workgroups;
   arrivals  open loop (periodic when the gaps vary by less than 25 %, else Poisson at the
             mean rate) when requests mostly find none of their queue's earlier ones still
             running; closed loop otherwise, as deep as the median number in flight plus one,
@@ -135,7 +136,7 @@ def analyse(records):
             for r in sorted(q["packets"], key=lambda r: r["index"]):
                 if cur is None:
                     cur = {"submit": to_ts(r["t_ns"]), "kernels": [], "end": None, "last": None,
-                           "ksub": []}
+                           "ksub": [], "ktimes": []}
                 if r["kind"] == "kernel_dispatch":
                     # When the host wrote it: a request launched kernel by kernel (a framework's
                     # per-kernel launch cost) is replayed at that pace, not all at once.
@@ -147,6 +148,9 @@ def analyse(records):
                     q["recorded_dispatches"][kid] = q["recorded_dispatches"].get(kid, 0) + 1
                     wgs, waves = wgs_waves(r)
                     cur["kernels"].append((kid, wgs, waves))
+                    # Its own start and end: every kernel's at level 0 since format version 5
+                    # (the recorder's signal on those the application left unsignalled).
+                    cur["ktimes"].append(p["times"].get((qid, r["index"])))
                 if r.get("completion_signal", "0x0") != "0x0":
                     t = p["times"].get((qid, r["index"]))
                     if t:
@@ -228,21 +232,28 @@ def queue_plan(q, launch_ns):
         return {"skip": "no request of its main shape has an end time"}
     service = pct(svc, 10)
     grp = groups(shape)
-    # Per-workgroup times: the timed kernel keeps its measured median; the rest share what
-    # is left of the service time equally per round.
-    fixed = {k: max(0.0, statistics.median(v) - launch_ns) for k, v in last_d.items()}
-    fixed_total = sum(fixed[k] * n for k, n in grp if k in fixed)
     work = service - launch_ns * len(shape)
-    rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp if k not in fixed)
-    if rest_rounds and work - fixed_total <= 0:
-        fixed, fixed_total = {}, 0.0
-        rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp)
-    per_round = (work - fixed_total) / rest_rounds if rest_rounds else 0.0
-    kernels = []
-    for k, n in grp:
-        t = fixed[k] / rounds(k[1], k[2]) if k in fixed else per_round
-        kernels.append({"count": n, "wg": k[1], "waves": k[2], "time_ns": max(1000, int(round(t))),
-                        "kobj": k[0]})
+    own = kernel_split(main, grp, launch_ns, work)
+    if own:
+        # Per-kernel times (format 5): each group's share of the service time is its kernels'.
+        kernels = [{"count": n, "wg": k[1], "waves": k[2], "kobj": k[0],
+                    "time_ns": max(1000, int(round(t / (n * rounds(k[1], k[2])))))}
+                   for (k, n), t in zip(grp, own)]
+    else:
+        # Per-workgroup times: the timed kernel keeps its measured median; the rest share
+        # what is left of the service time equally per round.
+        fixed = {k: max(0.0, statistics.median(v) - launch_ns) for k, v in last_d.items()}
+        fixed_total = sum(fixed[k] * n for k, n in grp if k in fixed)
+        rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp if k not in fixed)
+        if rest_rounds and work - fixed_total <= 0:
+            fixed, fixed_total = {}, 0.0
+            rest_rounds = sum(rounds(k[1], k[2]) * n for k, n in grp)
+        per_round = (work - fixed_total) / rest_rounds if rest_rounds else 0.0
+        kernels = []
+        for k, n in grp:
+            t = fixed[k] / rounds(k[1], k[2]) if k in fixed else per_round
+            kernels.append({"count": n, "wg": k[1], "waves": k[2],
+                            "time_ns": max(1000, int(round(t))), "kobj": k[0]})
     # Arrivals.
     subs = [r["submit"] for r in main]
     ends = [r["end"] for r in main]
@@ -279,12 +290,47 @@ def queue_plan(q, launch_ns):
     # a back-to-back loop's request submitted before the previous one ended: from that end.
     back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
     return {"kernels": kernels, "service_ns": service, "arrival": arrival,
+            "split": "per-kernel times" if own else "even per round",
             "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
             "requests": len(reqs), "replayed": len(main), "submits": subs, "other_shapes": len(reqs) - len(main),
             "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat],
             "latency_submit": [x[2] for x in lat], "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
+
+
+def kernel_split(main, grp, launch_ns, work):
+    """Each kernel group's part of @work (ns), from the requests' per-kernel times, or None
+    when fewer than half of @main have a time for every kernel (a recording before format 5,
+    above level 0, or one whose recorder ran out of signals).
+
+    A kernel's own time is its end minus the later of its start and the previous kernel's end
+    (in a queue the next kernel starts while the last workgroups of the one before still run;
+    what overlaps is the earlier one's), less the launch the model adds. Per position in the
+    request, the 10th percentile over the requests (the least disturbed, as the service time);
+    the groups then share @work in those proportions, so that the request's time stays the
+    service time the arrivals and the fit were made for."""
+    full = [r["ktimes"] for r in main
+            if len(r["ktimes"]) == len(r["kernels"]) and all(r["ktimes"])]
+    if not full or len(full) < len(main) / 2:
+        return None
+    per_pos = []
+    for j in range(len(full[0])):
+        own = []
+        for kt in full:
+            start, end = kt[j]
+            if j:
+                start = max(start, kt[j - 1][1])
+            own.append(max(0.0, float(end - start) - launch_ns))
+        per_pos.append(pct(own, 10))
+    total = sum(per_pos)
+    if total <= 0 or work <= 0:
+        return None
+    out, j = [], 0
+    for _, n in grp:
+        out.append(work * sum(per_pos[j:j + n]) / total)
+        j += n
+    return out
 
 
 def plan(procs, launch_ns=5000, measure_from="start"):
@@ -471,8 +517,11 @@ spatial = dynamic:250
 
 LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwidth and power "
           "(CUs share nothing in the model, so co-running kernels do not slow each other as on "
-          "a GPU); each kernel's own time except the dispatches that carry a completion signal "
-          "(the rest of a request shares its measured time equally per round of workgroups); "
+          "a GPU); a kernel's time varying from one request to the next (each kernel of a request "
+          "takes its share of the least disturbed requests' time, divided as the kernels' own "
+          "times divide; without per-kernel times, a recording above level 0 or before format "
+          "5, equally per round of workgroups but for the signalled kernels: replay.json's "
+          "split); "
           "dependencies between queues (barrier packets) and host-side gaps inside a request "
           "other than an even launch pace; kernel times fitted to the native recording where its "
           "latency depends on them (replay.json's fit), else the recording's estimate; "

@@ -188,6 +188,16 @@ void tool_record_close(void);
 /* The doorbell of @p rang: record the packets its scan is about to read (before the scan). */
 extern uint32_t tool_record_on;
 void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p);
+/*
+ * The recorder's own completion signals per queue (tool_record.c, per-kernel times): this many
+ * made with the queue, as many more by the writer each time a doorbell found none free, up to
+ * _MAX. A signal comes back once the writer read its dispatch's times, at most 5 ms (its poll)
+ * after the dispatch ended; a dispatch that finds none free has no times, counted (the UNTIMED
+ * record's unsignalled).
+ */
+#define TOOL_RECORD_OWN_SIGNALS 512u
+#define TOOL_RECORD_OWN_SIGNALS_MAX 16384u
+
 static inline void tool_record_doorbell(struct hsaqm_hsa_proxy *p)
 {
 	if (__builtin_expect(HSAQM_READ_ONCE(tool_record_on) != 0, 0))

@@ -14,6 +14,16 @@
  * signalled kernel dispatch's and barrier's start and end (TIMES records) once its signal is
  * at 0, through the runtime and without rec.lock (see rec.in_rt).
  *
+ * Per-kernel times: HIP signals a stream's kernels only where a host waits (the last of a
+ * synchronisation, an event), so a recording of the application's signals alone times
+ * requests, not their kernels, and the replay could only guess how a request's time divides
+ * among them (docs/replay.md "Per-kernel times"). At level 0 (the default), the pre-scan gives
+ * each kernel dispatch without a completion signal one of the queue's own signals (struct
+ * rec_pool), in the slot, before the scan copies the packet to the hardware queue: the CP
+ * stamps its start and end there, and nobody else waits on it. Not above level 0: the scan
+ * notes every completion signal in the dependency table (hsa_dep.c), which the recorder's
+ * would crowd for the schedulers that read it.
+ *
  * Why before the scan, and under the doorbell lock: proxy.c's scan reads each packet once and
  * may release it to the hardware queue at once (lib at Lv0 does), after which the slot is
  * given back to the application; packets at or past the scan's end cannot be released, so
@@ -75,6 +85,35 @@
 #define REC_FINISH_NS (250ull * 1000 * 1000)
 #define REC_FINISH_POLL_NS (1000ull * 1000)
 #define REC_FINISH_WAIT_NS (REC_FINISH_NS + 250ull * 1000 * 1000)
+/*
+ * The recorder's completion signals per queue (tool_internal.h): REC_OWN made with the queue,
+ * REC_OWN more by the writer each time the queue found none free, up to REC_OWN_MAX (a queue of
+ * 16384 packets full of unsignalled kernels).
+ */
+#define REC_OWN TOOL_RECORD_OWN_SIGNALS
+#define REC_OWN_MAX TOOL_RECORD_OWN_SIGNALS_MAX
+#define REC_GROW 16u /* pools grown per writer round at most */
+
+/*
+ * A queue's own completion signals (see the top of the file). free[] holds the indices of the
+ * signals at 1 and not in a packet, from take (the owning queue's doorbell, under its db_lock)
+ * to put (the writer, which gives a signal back once it read its times and stored 1 again).
+ * Never freed while the process lives: a writer left running after close() (detached, inside
+ * the runtime) may still give a signal back; a queue destroyed leaves its pool to the next
+ * queue of the same runtime.
+ */
+struct rec_pool {
+	struct rec_pool *next;       /* rec.pools, under rec.lock */
+	const struct hsaqm_hsa_runtime *rt; /* rec.lock; NULL once its recording closed */
+	struct hsaqm_hsa_agent agent; /* the consumer its signals are made for */
+	bool in_use;                 /* rec.lock: a live queue takes from it */
+	uint32_t dry;                /* atomic: a doorbell found none free (the writer makes more) */
+	uint32_t n;                  /* signals made (then the writer's) */
+	uint64_t take;               /* the doorbell's (db_lock) */
+	uint64_t put;                /* the writer's; the doorbell reads it (acquire) */
+	uint32_t free[REC_OWN_MAX];
+	uint64_t sig[REC_OWN_MAX];
+};
 
 struct rec_queue {
 	struct rec_queue *next;      /* rec.queues, under rec.lock */
@@ -97,6 +136,8 @@ struct rec_queue {
 	const struct hsaqm_hsa_runtime *rt;
 	struct hsaqm_hsa_agent agent;
 	bool timed;
+	struct rec_pool *pool;       /* set at creation: its own signals, or NULL (level > 0) */
+	uint64_t unsignalled;        /* db_lock: dispatches the pool had no signal for */
 	struct hsaqm_rec_record ring[REC_RING];
 };
 
@@ -104,6 +145,8 @@ struct rec_queue {
 struct rec_pend {
 	const struct hsaqm_hsa_runtime *rt;
 	struct hsaqm_hsa_agent agent;
+	struct rec_pool *pool;       /* the recorder's signal (own - 1 in it), or NULL */
+	uint32_t own;
 	uint64_t signal;
 	uint64_t index;
 	uint32_t queue;
@@ -122,6 +165,7 @@ static struct {
 	pthread_mutex_t lock;        /* queues, the file, everything below */
 	pthread_cond_t wake;         /* the writer's (CLOCK_MONOTONIC) */
 	struct rec_queue *queues;
+	struct rec_pool *pools;      /* every pool made (see struct rec_pool) */
 	struct rec_queue *table[REC_TABLE]; /* atomic: the doorbell's lookup */
 	int fd;
 	char path[PATH_MAX + 32];
@@ -161,6 +205,7 @@ static struct {
 	 */
 	struct hsaqm_rec_untimed_body untimed;
 	uint64_t untimed_close;
+	uint64_t unsignalled;        /* of queues drained and freed (their rq->unsignalled) */
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 /* The writer's dispatch-time state (its thread's only; allocated by it). */
@@ -170,6 +215,13 @@ struct rec_timer {
 	uint64_t last_clock_ns;
 	uint32_t npend, nout;
 	uint64_t reused, full, destroyed; /* dispatches given up (UNTIMED record) */
+	/* The recorder's signals of dispatches not waited for (full): back once at 0. */
+	uint32_t nlater;
+	struct rec_pend later[REC_PEND];
+	/* Pools found dry (grow_collect()), with their runtime then: more signals next round. */
+	uint32_t ngrow;
+	struct rec_pool *grow[REC_GROW];
+	const struct hsaqm_hsa_runtime *grow_rt[REC_GROW];
 	uint32_t hash[REC_HASH];     /* pend index + 1 by signal, 0 empty (linear probing) */
 	struct rec_pend pend[REC_PEND];
 	struct hsaqm_rec_record out[REC_OUT]; /* TIMES and CLOCK records read, not yet in a block */
@@ -357,6 +409,8 @@ static uint64_t pend_signal(const struct rec_queue *rq, const struct hsaqm_rec_r
 
 	if (!rq->timed || r->kind != HSAQM_REC_PACKET)
 		return 0;
+	if (r->aux & HSAQM_REC_PACKET_OWN_SIGNAL)
+		return rq->pool->sig[r->aux & ~HSAQM_REC_PACKET_OWN_SIGNAL];
 	memcpy(&p, r->body, sizeof(p));
 	pk = &p;
 	type = pk->dispatch.header & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH);
@@ -383,10 +437,18 @@ static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 		     const struct hsaqm_rec_record *r)
 {
 	uint64_t signal = pend_signal(rq, r);
-	uint32_t j;
+	uint32_t j, own = 0;
+	struct rec_pend e;
 
 	if (!signal)
 		return;
+	if (r->aux & HSAQM_REC_PACKET_OWN_SIGNAL)
+		own = (r->aux & ~HSAQM_REC_PACKET_OWN_SIGNAL) + 1;
+	e = (struct rec_pend){
+		.rt = rq->rt, .agent = rq->agent, .pool = own ? rq->pool : NULL, .own = own,
+		.signal = signal, .index = r->index, .queue = r->queue, .priority = r->priority,
+		.hsa_prio = r->hsa_prio,
+	};
 	j = hash_slot(tm, signal);
 	if (tm->hash[j]) {
 		pend_remove(tm, tm->hash[j] - 1);
@@ -394,17 +456,66 @@ static void pend_add(struct rec_timer *tm, const struct rec_queue *rq,
 	}
 	if (tm->npend == REC_PEND) {
 		tm->full++;
+		/* The recorder's signal still goes back to its pool, once its dispatch ended. */
+		if (own && tm->nlater < REC_PEND)
+			tm->later[tm->nlater++] = e;
 		return;
 	}
-	tm->pend[tm->npend] = (struct rec_pend){
-		.rt = rq->rt, .agent = rq->agent, .signal = signal,
-		.index = r->index, .queue = r->queue, .priority = r->priority,
-		.hsa_prio = r->hsa_prio,
-	};
+	tm->pend[tm->npend] = e;
 	tm->npend++;
 	/* Looked up again: the removal above may have moved the run's entries. */
 	tm->hash[hash_slot(tm, signal)] = tm->npend;
 	tm->rt = rq->rt;
+}
+
+/*
+ * Without rec.lock (the writer, in_rt): the recorder's signal of @e, its dispatch ended and its
+ * times read (or not wanted), set to 1 again and given back to its queue's doorbell.
+ */
+static void pool_give_back(const struct rec_pend *e)
+{
+	struct rec_pool *pl = e->pool;
+	uint64_t put = pl->put;
+
+	e->rt->signal_store_relaxed((struct hsaqm_hsa_signal){ e->signal }, 1);
+	pl->free[put % REC_OWN_MAX] = e->own - 1;
+	/*
+	 * Release: the store of 1 above and the index before the doorbell that takes it (acquire)
+	 * writes the signal into a packet: the CP never sees it at 0 before its dispatch.
+	 */
+	hsaqm_store_release(&pl->put, put + 1);
+}
+
+/*
+ * rec.lock held (the writer, before a round in the runtime): the pools a doorbell found empty
+ * since the last round, and not at REC_OWN_MAX, to grow in the round (pend_poll()).
+ */
+static void grow_collect(struct rec_timer *tm)
+{
+	if (!tm)
+		return;
+	for (struct rec_pool *pl = rec.pools; pl && tm->ngrow < REC_GROW; pl = pl->next)
+		if (HSAQM_READ_ONCE(pl->dry) && pl->rt && pl->n < REC_OWN_MAX) {
+			HSAQM_WRITE_ONCE(pl->dry, 0u);
+			tm->grow_rt[tm->ngrow] = pl->rt;
+			tm->grow[tm->ngrow++] = pl;
+		}
+}
+
+/* Without rec.lock (the writer, in_rt): REC_OWN more signals for @pl, each given at once. */
+static void pool_grow(struct rec_pool *pl, const struct hsaqm_hsa_runtime *rt)
+{
+	for (uint32_t i = 0; i < REC_OWN && pl->n < REC_OWN_MAX; i++) {
+		struct hsaqm_hsa_signal sig;
+		uint64_t put = pl->put;
+
+		if (rt->signal_create(1, 1, &pl->agent, &sig) != HSAQM_HSA_STATUS_SUCCESS)
+			return;
+		pl->sig[pl->n] = sig.handle;
+		pl->free[put % REC_OWN_MAX] = pl->n++;
+		/* Release: the signal and its index before the doorbell that takes it (acquire). */
+		hsaqm_store_release(&pl->put, put + 1);
+	}
 }
 
 /*
@@ -418,6 +529,19 @@ static void pend_poll(struct rec_timer *tm, hsaqm_hsa_amd_profiling_dispatch_tim
 {
 	uint64_t now = 0;
 
+	for (uint32_t i = 0; i < tm->ngrow; i++)
+		pool_grow(tm->grow[i], tm->grow_rt[i]);
+	tm->ngrow = 0;
+	for (uint32_t i = 0; i < tm->nlater;) {
+		struct rec_pend *e = &tm->later[i];
+
+		if (e->rt->signal_load_relaxed((struct hsaqm_hsa_signal){ e->signal }) != 0) {
+			i++;
+			continue;
+		}
+		pool_give_back(e);
+		*e = tm->later[--tm->nlater];
+	}
 	for (uint32_t i = 0; i < tm->npend && tm->nout + 2 <= REC_OUT;) {
 		struct rec_pend *e = &tm->pend[i];
 		struct hsaqm_hsa_signal sig = { e->signal };
@@ -449,6 +573,8 @@ static void pend_poll(struct rec_timer *tm, hsaqm_hsa_amd_profiling_dispatch_tim
 			tb.signal = e->signal;
 			memcpy(r->body, &tb, sizeof(tb));
 		}
+		if (e->own)
+			pool_give_back(e);
 		pend_remove(tm, i);
 	}
 }
@@ -493,6 +619,9 @@ static void flush_locked(bool last, struct rec_timer *tm)
 		hsaqm_store_release(&rq->tail, tail);
 		if (gone) {
 			*pp = rq->next;
+			rec.unsignalled += rq->unsignalled;
+			if (rq->pool)
+				rq->pool->in_use = false; /* the next queue's */
 			free(rq);
 		} else {
 			pp = &rq->next;
@@ -549,6 +678,7 @@ static bool writer_finish(struct rec_timer *tm,
 		struct timespec ts;
 		bool last;
 
+		grow_collect(tm);
 		rec.in_rt = true;
 		pthread_cond_broadcast(&rec.idle);
 		pthread_mutex_unlock(&rec.lock);
@@ -631,6 +761,7 @@ static void *writer_main(void *arg)
 		if (!tm || !tm->npend)
 			continue;
 		/* Into the runtime without rec.lock (see rec.in_rt); close() need not wait. */
+		grow_collect(tm);
 		rec.in_rt = true;
 		pthread_cond_broadcast(&rec.idle);
 		pthread_mutex_unlock(&rec.lock);
@@ -663,6 +794,7 @@ static void rec_atfork_child(void)
 	rec.fd = -1;
 	rec.running = false;
 	rec.queues = NULL; /* the parent's (freed by the parent; leaked here, on purpose) */
+	rec.pools = NULL;
 	conds_made = false; /* the parent's writer may have been waiting on them */
 	memset(rec.table, 0, sizeof(rec.table));
 }
@@ -791,6 +923,7 @@ int tool_record_open(const struct hsaqm_tool_config *cfg, int priority)
 		rec.finish_done = rec.finish_req;
 		memset(&rec.untimed, 0, sizeof(rec.untimed));
 		rec.untimed_close = 0;
+		rec.unsignalled = 0;
 		rc = write_header(cfg, priority);
 	}
 	if (!rc && !conds_made) {
@@ -924,6 +1057,10 @@ void tool_record_close(void)
 		struct hsaqm_rec_record r;
 
 		ub.waiting += rec.untimed_close;
+		ub.unsignalled = rec.unsignalled;
+		/* Queues still there: producers stopped (tool_record_on is 0, their locks taken). */
+		for (struct rec_queue *rq = rec.queues; rq; rq = rq->next)
+			ub.unsignalled += HSAQM_READ_ONCE(rq->unsignalled);
 		memset(&r, 0, sizeof(r));
 		r.t_ns = hsaqm_mono_ns();
 		r.kind = HSAQM_REC_UNTIMED;
@@ -947,6 +1084,11 @@ void tool_record_close(void)
 		if (!hsaqm_load_acquire(&rq->gone) && hsaqm_hsa_proxy_lock_live(rq->proxy))
 			pthread_mutex_unlock(&rq->proxy->db_lock);
 		free(rq);
+	}
+	/* Their signals are this runtime's, which may be going: no later recording takes them. */
+	for (struct rec_pool *pl = rec.pools; pl; pl = pl->next) {
+		pl->rt = NULL;
+		pl->in_use = false;
 	}
 	close(rec.fd);
 	rec.fd = -1;
@@ -1135,6 +1277,53 @@ static hsaqm_hsa_status_t agent_find_cb(struct hsaqm_hsa_agent agent, void *data
 }
 
 /*
+ * A pool of own completion signals for a new queue (rec.lock not held: signals are made in the
+ * runtime): a destroyed queue's of the same runtime, or a new one. NULL: none (no memory, or
+ * the runtime made no signal): the queue's unsignalled dispatches then go without times.
+ */
+static struct rec_pool *pool_get(const struct hsaqm_hsa_runtime *rt, struct hsaqm_hsa_agent agent)
+{
+	struct rec_pool *pl;
+
+	pthread_mutex_lock(&rec.lock);
+	for (pl = rec.pools; pl && (pl->in_use || pl->rt != rt); pl = pl->next)
+		;
+	if (pl)
+		pl->in_use = true;
+	pthread_mutex_unlock(&rec.lock);
+	if (pl)
+		return pl;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	/*
+	 * The GPU its only consumer: ROCr then makes a plain memory signal, not an interrupt
+	 * signal (a KFD event each, of which a process has a few thousand); the writer polls it.
+	 */
+	while (pl->n < REC_OWN) {
+		struct hsaqm_hsa_signal sig;
+
+		if (rt->signal_create(1, 1, &agent, &sig) != HSAQM_HSA_STATUS_SUCCESS)
+			break;
+		pl->free[pl->n] = pl->n;
+		pl->sig[pl->n++] = sig.handle;
+	}
+	if (!pl->n) {
+		free(pl);
+		return NULL;
+	}
+	pl->put = pl->n;
+	pl->rt = rt;
+	pl->agent = agent;
+	pl->in_use = true;
+	pthread_mutex_lock(&rec.lock);
+	pl->next = rec.pools;
+	rec.pools = pl;
+	pthread_mutex_unlock(&rec.lock);
+	return pl;
+}
+
+/*
  * The queue's dispatches get start and end times: its hardware queue (behind the proxy, where
  * the packets run with the application's completion signals) timestamps every completion, and
  * the writer reads them with hsa_amd_profiling_get_dispatch_time on the queue's GPU agent
@@ -1155,6 +1344,9 @@ static void times_setup(struct rec_queue *rq, struct hsaqm_hsa_proxy *p, uint32_
 	rq->rt = p->rt;
 	rq->agent = f.agent;
 	rq->timed = true;
+	if (HSAQM_READ_ONCE(rec.level) == HSAQM_LEVEL_NONE && p->rt->signal_create &&
+	    p->rt->signal_store_relaxed)
+		rq->pool = pool_get(p->rt, f.agent);
 }
 
 /* ---- Queues and doorbells ---------------------------------------------------------------- */
@@ -1204,6 +1396,8 @@ void tool_record_queue_add(struct hsaqm_hsa_proxy *p, uint32_t device, const cha
 	if (!rec.running || rec.table[slot]) {
 		bool running = rec.running;
 
+		if (rq->pool)
+			rq->pool->in_use = false;
 		pthread_mutex_unlock(&rec.lock);
 		if (running)
 			hsaqm_log_notice(&slot_once, "HSAQM_RECORD: queue %s is not recorded (more "
@@ -1297,6 +1491,33 @@ void tool_record_queue_remove(struct hsaqm_hsa_proxy *p)
 	hsaqm_store_release(&rq->gone, 1u);
 }
 
+/*
+ * db_lock held, before the scan: one of the queue's own signals into @slot's completion signal
+ * (the application left it 0), said in @r's aux; none left: counted (see REC_OWN).
+ */
+static void own_signal(struct rec_queue *rq, union hsaqm_aql_packet *slot,
+		       struct hsaqm_rec_record *r)
+{
+	struct rec_pool *pl = rq->pool;
+	uint32_t k;
+
+	/* Acquire: pairs with pool_give_back()'s release: the signal is at 1 again. */
+	if (pl->take == hsaqm_load_acquire(&pl->put)) {
+		HSAQM_WRITE_ONCE(rq->unsignalled, rq->unsignalled + 1);
+		if (!HSAQM_READ_ONCE(pl->dry))
+			HSAQM_WRITE_ONCE(pl->dry, 1u);
+		return;
+	}
+	k = pl->free[pl->take % REC_OWN_MAX];
+	pl->take++;
+	/*
+	 * Relaxed: the scan that copies the packet to the hardware queue reads the slot after this
+	 * on this thread, under the same lock; the application never reads its packet again.
+	 */
+	HSAQM_WRITE_ONCE(slot->dispatch.completion_signal, pl->sig[k]);
+	r->aux = HSAQM_REC_PACKET_OWN_SIGNAL | k;
+}
+
 void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
 {
 	struct rec_queue *rq;
@@ -1345,6 +1566,11 @@ void tool_record_doorbell_proxy(struct hsaqm_hsa_proxy *p)
 			r->aux = 0;
 			memcpy(r->body + 4, pkt->bytes + 4, sizeof(r->body) - 4);
 			memcpy(r->body, &w, 4); /* the header word the load above saw */
+			if (rq->pool &&
+			    (w & HSAQM_AQL_FIELD_MASK(HSAQM_AQL_HEADER_TYPE_WIDTH)) ==
+				    HSAQM_AQL_TYPE_KERNEL_DISPATCH &&
+			    !pkt->dispatch.completion_signal)
+				own_signal(rq, &p->ring[i & p->mask], r);
 			head++;
 		}
 		i++;

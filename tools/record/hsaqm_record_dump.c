@@ -215,6 +215,8 @@ static void members(struct hsaqm_json *j, const struct item *it)
 		hsaqm_json_uint(j, "reused", ub.reused);
 		hsaqm_json_uint(j, "full", ub.full);
 		hsaqm_json_uint(j, "destroyed", ub.destroyed);
+		/* Version 5: dispatches the recorder had no signal of its own for (0 before). */
+		hsaqm_json_uint(j, "unsignalled", ub.unsignalled);
 		return;
 	}
 	if (r->kind == HSAQM_REC_KERNEL) {
@@ -285,6 +287,9 @@ static void members(struct hsaqm_json *j, const struct item *it)
 		hsaqm_json_uint(j, "private_segment_size", d->private_segment_size);
 		hsaqm_json_uint(j, "group_segment_size", d->group_segment_size);
 		hex(j, "kernarg_address", d->kernarg_address);
+		/* Timed with the recorder's own completion signal (version 5; the packet has 0). */
+		if (r->aux & HSAQM_REC_PACKET_OWN_SIGNAL)
+			hsaqm_json_bool(j, "recorder_signal", true);
 	} else if (!strcmp(pk, "barrier_and") || !strcmp(pk, "barrier_or")) {
 		hsaqm_json_begin_array(j, "deps");
 		for (unsigned int i = 0; i < HSAQM_AQL_MAX_DEPS; i++)

@@ -26,10 +26,12 @@
  * 2: TIMES and CLOCK records added (version 1 files are read the same way: they have none).
  * 3: KERNEL records added (versions 1 and 2 are read the same way: their dispatches have no
  * names). 4: the UNTIMED record added (older versions are read the same way: they do not say
- * which dispatches went untimed). Readers accept every version up to theirs; a change to an
- * existing record's layout would need a version they refuse.
+ * which dispatches went untimed). 5: per-kernel times (HSAQM_REC_PACKET_OWN_SIGNAL on PACKET
+ * records, the UNTIMED record's `unsignalled`; older versions are read the same way: their
+ * unsignalled dispatches have no times). Readers accept every version up to theirs; a change
+ * to an existing record's layout would need a version they refuse.
  */
-#define HSAQM_REC_VERSION 4u
+#define HSAQM_REC_VERSION 5u
 #define HSAQM_REC_HEADER_SIZE 256u
 #define HSAQM_REC_BLOCK_MAGIC 0x42525148u /* "HQRB" little-endian */
 #define HSAQM_REC_RECORD_SIZE 96u
@@ -58,6 +60,14 @@ enum hsaqm_rec_kind {
  */
 #define HSAQM_REC_KERNEL_NAME_MAX 1024u
 #define HSAQM_REC_KERNEL_PIECE 64u
+
+/*
+ * HSAQM_REC_PACKET: aux is 0, or this bit and an index below it: the application's kernel
+ * dispatch had no completion signal and the recorder gave it one of its own for its times (a
+ * recording at level 0, docs/replay.md "Per-kernel times"). The body is the packet as the
+ * application wrote it (completion_signal 0); its TIMES record names the recorder's signal.
+ */
+#define HSAQM_REC_PACKET_OWN_SIGNAL 0x80000000u
 
 /* The file header. crc is the CRC-32 of the bytes before it. */
 struct hsaqm_rec_file_header {
@@ -133,7 +143,12 @@ struct hsaqm_rec_untimed_body {
 	uint64_t reused;     /* given up: the application reused the signal before it was seen at 0 */
 	uint64_t full;       /* not waited for: REC_PEND dispatches were waiting already */
 	uint64_t destroyed;  /* the application destroyed their signal before it was seen at 0 */
-	uint64_t reserved[4];
+	/*
+	 * Version 5: kernel dispatches without a completion signal that the recorder could not
+	 * give one of its own (its signals of that queue all waiting for their dispatches' end).
+	 */
+	uint64_t unsignalled;
+	uint64_t reserved[3];
 };
 
 /*
@@ -148,7 +163,8 @@ struct hsaqm_rec_record {
 	uint16_t hsa_prio;
 	uint32_t queue;
 	int32_t priority;
-	uint32_t aux;        /* LOST: how many; QUEUE: the device; LIMIT: the limit in MB */
+	uint32_t aux;        /* LOST: how many; QUEUE: the device; LIMIT: the limit in MB;
+			      * PACKET: HSAQM_REC_PACKET_OWN_SIGNAL | its index, or 0 */
 	uint8_t body[64];    /* PACKET: the AQL packet as the scan read it; QUEUE: queue_body */
 };
 
