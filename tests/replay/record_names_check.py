@@ -4,14 +4,16 @@
   record_names_check.py recording CASE DUMP.jsonl LAUNCHED EMULATED
       every kernel dispatch has a kernel_name; the dispatches per name are the launched ones
       (LAUNCHED: "NAME COUNT" lines from the program) and the emulation's (EMULATED: the same
-      from its report); CASE "profiled": every kernel dispatch has a times record; "default":
-      every kernel dispatch's request is timed (the first signalled packet of its queue at or
-      after it, a kernel or ROCclr's synchronisation barrier, has one); each start <= end; the
+      from its report); CASE "profiled": every kernel dispatch has a times record (ROCclr
+      signals each); "default": every kernel dispatch has a times record too, each one ROCclr
+      left unsignalled through the recorder's own signal (recorder_signal), and every kernel
+      dispatch's request is timed (the first signalled packet of its queue at or after it, a
+      kernel or ROCclr's synchronisation barrier, has one); each start <= end; the
       program exits right after its last synchronisation, so this proves the last dispatches
       are timed too; one "untimed" line (the close's count), nothing waiting for its times.
   record_names_check.py replay CASE OUT_DIR LAUNCHED
       OUT_DIR/replay-*/replay.json: per kernel name, recorded and replayed natively exactly the
-      launched counts.
+      launched counts; every queue's request time divided by per-kernel times.
 
 Prints what it compared; "FAIL: ..." lines and exit 1 on a mismatch.
 """
@@ -82,7 +84,19 @@ def recording(case, dump, launched_path, emulated_path):
                 bad(case, "kernel dispatch %s has no signalled packet after it" % json.dumps(r))
             elif later[0] not in must:
                 must.append(later[0])
-        what = "packets ending a kernel's request"
+        what = "kernel dispatches and packets ending a kernel's request"
+        must = disp + [r for r in must if r not in disp]
+        # Per-kernel times through the real stack: ROCclr left these unsignalled, and the
+        # recorder's own signal, stamped by the emulated packet processor through ROCr, timed them.
+        bare = [r for r in disp if r.get("completion_signal", "0x0") == "0x0"]
+        if not bare:
+            bad(case, "ROCclr signalled every kernel: the recorder's own signals were not tried")
+        marked = [r for r in bare if r.get("recorder_signal")]
+        print("%s: %d kernel dispatches ROCclr left unsignalled, %d timed with the recorder's signal"
+              % (case, len(bare), len(marked)))
+        if len(marked) != len(bare):
+            bad(case, "%d of %d unsignalled kernel dispatches got no recorder signal"
+                % (len(bare) - len(marked), len(bare)))
     if not must:
         bad(case, "no %s to time" % what)
     untimed = [r for r in must if (r["pid"], r["queue"], r["index"]) not in times]
@@ -116,6 +130,9 @@ def replay(case, out, launched_path):
             continue
         for k, n in q["replayed_native"]["dispatches"].items():
             rep[k] = rep.get(k, 0) + n
+        if q.get("split") != "per-kernel times":
+            bad(case, "queue %s: its request time was divided %s, not by per-kernel times"
+                % (q["queue"], q.get("split")))
     print("%s: replay.json: recorded %s, replayed natively %s"
           % (case, json.dumps(rec, sort_keys=True), json.dumps(rep, sort_keys=True)))
     if rec != launched:

@@ -8,7 +8,8 @@
 #    counts agree);
 #  - with GPU_FORCE_QUEUE_PROFILING=1 (ROCclr signals every kernel) every kernel dispatch has a
 #    times record; as HIP runs by default (ROCclr signals the barrier behind a stream's kernel
-#    that a synchronisation waits on) every signalled packet has one; start <= end;
+#    that a synchronisation waits on) every kernel has one all the same (the recorder's own
+#    signal) and every signalled packet has one; start <= end;
 # then `hsaqm-experiment --replay REC --configs native`: replay.json lists, per queue, the same
 # kernels by name with the same dispatch counts recorded and replayed natively. Both cases.
 #
