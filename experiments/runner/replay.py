@@ -17,11 +17,11 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
   times     a request's service time is its end minus the later of its submission and the
             previous request's end (the queue ran it then); the model's per-workgroup times
             make its standalone time on the model equal to the 10th percentile of those
-            (the least disturbed requests), divided among its kernels as their own times
-            divide (kernel_split: every kernel has its times in a format 5 recording made at
-            level 0); in an older recording, a kernel object timed on its own (the request's
-            last kernel) keeps its own measured time and the others share the rest equally
-            per round of workgroups;
+            (the least disturbed requests); each kernel takes its own time where the
+            recording has one for every kernel (kernel_split: a format 5 recording made at
+            level 0), the 10th percentile per position; in an older recording, a kernel
+            object timed on its own (the request's last kernel) keeps its own measured time
+            and the others share the service time equally per round of workgroups;
   arrivals  open loop (periodic when the gaps vary by less than 25 %, else Poisson at the
             mean rate) when requests mostly find none of their queue's earlier ones still
             running; closed loop otherwise, as deep as the median number in flight plus one,
@@ -233,9 +233,9 @@ def queue_plan(q, launch_ns):
     service = pct(svc, 10)
     grp = groups(shape)
     work = service - launch_ns * len(shape)
-    own = kernel_split(main, grp, launch_ns, work)
+    own = kernel_split(main, grp, launch_ns)
     if own:
-        # Per-kernel times (format 5): each group's share of the service time is its kernels'.
+        # Per-kernel times (format 5): each group takes its kernels' own times.
         kernels = [{"count": n, "wg": k[1], "waves": k[2], "kobj": k[0],
                     "time_ns": max(1000, int(round(t / (n * rounds(k[1], k[2])))))}
                    for (k, n), t in zip(grp, own)]
@@ -299,17 +299,19 @@ def queue_plan(q, launch_ns):
                 k[0]: n * len(main) for k, n in grp}}
 
 
-def kernel_split(main, grp, launch_ns, work):
-    """Each kernel group's part of @work (ns), from the requests' per-kernel times, or None
-    when fewer than half of @main have a time for every kernel (a recording before format 5,
-    above level 0, or one whose recorder ran out of signals).
+def kernel_split(main, grp, launch_ns):
+    """Each kernel group's GPU time (ns, all its kernels), from the requests' per-kernel times,
+    or None when fewer than half of @main have a time for every kernel (a recording before
+    format 5, above level 0, or one whose recorder ran out of signals).
 
-    A kernel's own time is its end minus the later of its start and the previous kernel's end
-    (in a queue the next kernel starts while the last workgroups of the one before still run;
-    what overlaps is the earlier one's), less the launch the model adds. Per position in the
-    request, the 10th percentile over the requests (the least disturbed, as the service time);
-    the groups then share @work in those proportions, so that the request's time stays the
-    service time the arrivals and the fit were made for."""
+    A kernel's own time is its end minus its start and the launch the model adds, or, when it
+    started before the previous kernel of the request ended (no barrier bit: the packet
+    processor launches it while the last workgroups of the one before still run), its end minus
+    that end. Per position in the request, the 10th percentile over the requests (the least
+    disturbed, as the service time). Not scaled to the service time: a request launched kernel
+    by kernel takes longer than its kernels (they wait for their launches, which the replay
+    reproduces with launch=), and spreading the service time over its kernels would give them
+    GPU time they did not take, which a queue held and then released competes with."""
     full = [r["ktimes"] for r in main
             if len(r["ktimes"]) == len(r["kernels"]) and all(r["ktimes"])]
     if not full or len(full) < len(main) / 2:
@@ -319,16 +321,16 @@ def kernel_split(main, grp, launch_ns, work):
         own = []
         for kt in full:
             start, end = kt[j]
-            if j:
-                start = max(start, kt[j - 1][1])
-            own.append(max(0.0, float(end - start) - launch_ns))
+            if j and start < kt[j - 1][1]:
+                own.append(max(0.0, float(end - kt[j - 1][1])))
+            else:
+                own.append(max(0.0, float(end - start) - launch_ns))
         per_pos.append(pct(own, 10))
-    total = sum(per_pos)
-    if total <= 0 or work <= 0:
+    if sum(per_pos) <= 0:
         return None
     out, j = [], 0
     for _, n in grp:
-        out.append(work * sum(per_pos[j:j + n]) / total)
+        out.append(sum(per_pos[j:j + n]))
         j += n
     return out
 
