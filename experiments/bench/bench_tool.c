@@ -215,6 +215,30 @@ static void print_pair(const char *what, const struct pair_result *p)
 	       p->direct_ns, p->added_ns, (p->direct_ns + p->added_ns) / p->direct_ns);
 }
 
+/* A pass-through run recording into @path; @bytes: the file's size after it (0 if unknown). */
+static int recorded_run(const char *path, unsigned int rounds, bool hip, struct config_result *r,
+			long long *bytes)
+{
+	struct stat st;
+	int rc = one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, r, path, hip);
+
+	*bytes = !rc && !stat(path, &st) ? (long long)st.st_size : 0;
+	return rc;
+}
+
+/* The recording run @rec beside the pass-through run @base of the same process. */
+static void print_recording(const struct config_result *rec, const struct config_result *base,
+			    long long bytes, unsigned int dispatches)
+{
+	print_pair("pass-through, recording", &rec->pair);
+	printf("\n");
+	/* The file holds every record written: 96 B each, a 24-B header per block. */
+	printf("  recording adds %+.0f ns per dispatch over pass-through (same run); %lld B "
+	       "written, about %lld records for the %u dispatches through the proxy\n",
+	       rec->pair.added_ns - base->pair.added_ns, bytes, bytes > 256 ? (bytes - 256) / 96 : 0,
+	       dispatches);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n = argc > 1 ? (unsigned int)atoi(argv[1]) : 40000;
@@ -223,7 +247,7 @@ int main(int argc, char **argv)
 	char rec_path[4200];
 	const char *tmp = getenv("TMPDIR");
 	unsigned int rounds;
-	struct stat st, st_hip;
+	long long rec_bytes, rec_hip_bytes;
 	long budget;
 	int fd;
 
@@ -247,23 +271,15 @@ int main(int argc, char **argv)
 	close(fd);
 	if (save_orig() || one_run("lv2", HSAQM_SIM_TIME_VIRTUAL, rounds, &lv2, NULL, false) ||
 	    one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &none, NULL, false) ||
-	    one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &rec, rec_path, false)) {
-		fprintf(stderr, "hsaqm-bench-tool: a run failed\n");
-		unlink(rec_path);
-		return 1;
-	}
-	if (stat(rec_path, &st))
-		st.st_size = 0;
-	if (one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &none_hip, NULL, true) ||
-	    one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &rec_hip, rec_path, true) ||
+	    recorded_run(rec_path, rounds, false, &rec, &rec_bytes) ||
+	    one_run("none", HSAQM_SIM_TIME_VIRTUAL, rounds, &none_hip, NULL, true) ||
+	    recorded_run(rec_path, rounds, true, &rec_hip, &rec_hip_bytes) ||
 	    one_run("lv2", HSAQM_SIM_TIME_REAL, rounds, &lv2_real, NULL, false) ||
 	    one_run("none", HSAQM_SIM_TIME_REAL, rounds, &none_real, NULL, false)) {
 		fprintf(stderr, "hsaqm-bench-tool: a run failed\n");
 		unlink(rec_path);
 		return 1;
 	}
-	if (stat(rec_path, &st_hip))
-		st_hip.st_size = 0;
 	unlink(rec_path);
 	budget = (long)QSIZE * 64 + 16 * 1024;
 	printf("hsaqm-bench-tool: %u rounds of a batch of %u dispatches direct and one through the "
@@ -277,26 +293,12 @@ int main(int argc, char **argv)
 	printf("  (target: %s)\n", lv2.pair.added_ns <= TARGET_ADDED_NS ? "met" : "NOT met");
 	print_pair("through the proxy, pass-through", &none.pair);
 	printf("\n");
-	print_pair("pass-through, recording", &rec.pair);
-	printf("\n");
-	/* The file holds every record written: 96 B each, a 24-B header per block. */
-	printf("  recording adds %+.0f ns per dispatch over pass-through (same run); %lld B "
-	       "written, about %lld records for the %u dispatches through the proxy\n",
-	       rec.pair.added_ns - none.pair.added_ns, (long long)st.st_size,
-	       (long long)(st.st_size > 256 ? (st.st_size - 256) / 96 : 0),
-	       (rounds + 8) * BATCH);
+	print_recording(&rec, &none, rec_bytes, (rounds + 8) * BATCH);
 	printf(" as HIP launches (only a batch's last kernel signalled; recording then gives the "
-	       "others the recorder's signal):\n");
+	       "others the recorder's signal, and a times record each):\n");
 	print_pair("through the proxy, pass-through", &none_hip.pair);
 	printf("\n");
-	print_pair("pass-through, recording", &rec_hip.pair);
-	printf("\n");
-	printf("  recording adds %+.0f ns per dispatch over pass-through (same run); %lld B "
-	       "written, about %lld records (a packet and a times record a dispatch) for the %u "
-	       "dispatches\n", rec_hip.pair.added_ns - none_hip.pair.added_ns,
-	       (long long)st_hip.st_size,
-	       (long long)(st_hip.st_size > 256 ? (st_hip.st_size - 256) / 96 : 0),
-	       (rounds + 8) * BATCH);
+	print_recording(&rec_hip, &none_hip, rec_hip_bytes, (rounds + 8) * BATCH);
 	printf(" the model in real time (its doorbell also wakes the engine thread when it sleeps: "
 	       "not judged):\n");
 	print_pair("through the proxy, Lv2", &lv2_real.pair);

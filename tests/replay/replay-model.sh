@@ -23,6 +23,7 @@ tmp=$(mktemp -d) || exit 1
 simd_pid=
 cleanup() { [ -n "$simd_pid" ] && kill "$simd_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
+# KEEP_TMP=1: keep the recordings and the replay for a person to read (the path: mktemp's).
 [ -n "${KEEP_TMP:-}" ] && trap - EXIT
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
