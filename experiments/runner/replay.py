@@ -22,10 +22,12 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
             level 0), the 10th percentile per position; in an older recording, a kernel
             object timed on its own (the request's last kernel) keeps its own measured time
             and the others share the service time equally per round of workgroups;
-  arrivals  open loop (periodic when the gaps vary by less than 25 %, else Poisson at the
-            mean rate) when requests mostly find none of their queue's earlier ones still
-            running; closed loop otherwise, as deep as the median number in flight plus one,
-            no think time;
+  arrivals  closed loop, as deep as the median number in flight plus one, no think time,
+            when requests mostly find earlier ones of their queue still running; else a
+            client that thinks after each answer (closed, depth 1, the thinks' mean and
+            spread) when its submissions follow the last answer more closely than the last
+            submission; else open loop (periodic when the gaps vary by less than 25 %, else
+            Poisson at the mean rate);
   role      a process with an open-loop queue is online, else offline (for the report).
 
   launch    a request launched kernel by kernel is replayed at the recorded pace (launch=)
@@ -267,13 +269,19 @@ def queue_plan(q, launch_ns):
     # completion more closely than the last submission (W2's BERT clients: 20 ms +- 2 after
     # each answer). Replayed open loop at the mean rate, it would keep submitting while a
     # scheduler holds it, which the recorded client never did.
-    thinks = [b - e for e, b in zip(ends, subs[1:]) if e is not None and b >= e]
+    ev = think_evidence(subs, ends)
+    thinks = ev.pop("thinks")
     arrival = {}
     if len(subs) > 1 and statistics.median(inflight) >= 1:
         arrival = {"arrival": "closed", "depth": min(64, int(statistics.median(inflight)) + 1)}
-    elif len(thinks) > 2 and len(thinks) >= 0.9 * (len(subs) - 1) and len(gaps) > 2 and \
-            statistics.pstdev(thinks) < statistics.pstdev(gaps):
-        think = statistics.median(thinks)
+    elif ev["think_loop"]:
+        # The mean, not the median: the clients' mean cycles (think plus latency) decide how
+        # their phases drift against each other, and so how often a held request meets a
+        # high one. W2's thinks are uniform 20 +- 2 ms: over 30 requests the median strays
+        # 0.36 ms (one standard deviation) where the mean strays 0.21, and a low client
+        # replayed 0.74 ms faster than its peers swept through their phases (docs/replay.md
+        # "The think time").
+        think = statistics.fmean(thinks)
         # Uniform +- jitter with the thinks' spread (a uniform's deviation is J / sqrt(3)).
         arrival = {"arrival": "closed", "depth": 1, "think_ns": int(think),
                    "jitter_ns": int(min(think, statistics.pstdev(thinks) * math.sqrt(3)))}
@@ -289,6 +297,8 @@ def queue_plan(q, launch_ns):
     # Latency as the runner times it (docs/experiments.md "Timing"): from submission, except
     # a back-to-back loop's request submitted before the previous one ended: from that end.
     back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
+    if arrival["arrival"] != "closed" or arrival.get("think_ns"):
+        arrival["evidence"] = ev
     return {"kernels": kernels, "service_ns": service, "arrival": arrival,
             "split": "per-kernel times" if own else "even per round",
             "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
@@ -297,6 +307,41 @@ def queue_plan(q, launch_ns):
             "latency_submit": [x[2] for x in lat], "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
+
+
+def think_evidence(subs, ends):
+    """Whether a queue's client thinks after each answer (closed loop, depth 1) or submits on
+    its own clock (open loop), from its submissions and ends (ns; an end may be None).
+
+    Each gap between submissions is the request's latency plus what followed it. A client that
+    thinks after the answer makes its gap grow with the latency (slope 1 of gap on latency); an
+    open-loop one does not (slope 0): the slope decides, at one half, as its standard error
+    allows. Two things overrule it: a client that submitted before its last answer more than
+    once in fifty (by more than THINK_EARLY_NS, a clock's error) was not waiting for it; and
+    where the latency hardly varied (the slope's standard error above 1: the recording cannot
+    tell the two forms apart) the open loop, which under a scheduler that holds the queue keeps
+    submitting, the pessimistic answer for its latency. Returns slope, se, early, decided
+    (the slope at least two standard errors from one half), think_loop and the thinks (ns)."""
+    pairs = [(e - s0, s1 - s0, s1 - e) for s0, s1, e in zip(subs, subs[1:], ends)
+             if e is not None and s1 > s0]
+    early = sum(1 for _, _, th in pairs if th < -THINK_EARLY_NS)
+    thinks = [max(0.0, th) for _, _, th in pairs]
+    ev = {"pairs": len(pairs), "early": early, "slope": None, "se": None, "decided": False,
+          "think_loop": False, "thinks": thinks}
+    if len(pairs) < 3:
+        return ev
+    lats = [p[0] for p in pairs]
+    gaps = [p[1] for p in pairs]
+    ml, mg = statistics.fmean(lats), statistics.fmean(gaps)
+    sxx = sum((x - ml) ** 2 for x in lats)
+    if sxx <= 0:
+        return ev
+    slope = sum((x - ml) * (y - mg) for x, y in zip(lats, gaps)) / sxx
+    resid = sum((y - mg - slope * (x - ml)) ** 2 for x, y in zip(lats, gaps))
+    se = math.sqrt(resid / max(1, len(pairs) - 2) / sxx)
+    ev.update({"slope": round(slope, 3), "se": round(se, 3), "decided": abs(slope - 0.5) >= 2 * se})
+    ev["think_loop"] = early <= len(pairs) // 50 and se <= 1.0 and slope >= 0.5
+    return ev
 
 
 def kernel_split(main, grp, launch_ns):
@@ -531,6 +576,7 @@ LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwi
           "arrivals are fitted (periodic, Poisson or closed loop), not the recorded instants.")
 
 
+THINK_EARLY_NS = 50000  # a submission this far before the last answer is a clock's error, not early
 FIT_TOLERANCE = 0.03  # a fitted queue's replayed native P50 within 3 % of its recorded one
 FIT_ELASTICITY = 0.2  # below: the queue's native latency does not tell its kernel times
 

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""How a recorded queue's arrivals are replayed (experiments/runner/replay.py queue_plan,
+docs/replay.md "How a recording becomes a workload"), on made-up recordings whose answer is
+known, without model runs:
+
+  think mean    a client that thinks after each answer, its thinks skewed (median 18 ms, mean
+                20.4 ms): replayed closed loop, depth 1, thinking the mean, so that its cycle
+                (and its phase against the other clients) is the recorded one;
+  think spread  its jitter is the thinks' spread as a uniform's;
+  periodic      a client submitting every 25 ms +- 0.5 whatever its latency: periodic, 25 ms;
+  poisson       exponential gaps: Poisson at the mean rate;
+  no evidence   exponential gaps of at least the latency, which hardly varies: the recording
+                cannot tell a thinking client from an open loop, and the replay takes the open
+                loop (the pessimistic answer for a held queue), not a client thinking the gaps;
+  early         a client whose gaps grow with its latency but that submitted before its last
+                answer one time in ten was not waiting for it: open loop;
+  back to back  a loop that submits while its last request runs: closed, no think time.
+Usage: replay_arrival.py SOURCE_ROOT"""
+import math
+import os
+import random
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(sys.argv[1], "experiments", "runner"))
+import replay  # noqa: E402
+
+fails = []
+MS = 1e6
+
+
+def check(what, ok, why=""):
+    print("%s %s%s" % ("ok  " if ok else "FAIL", what, "" if ok else ": " + why))
+    if not ok:
+        fails.append(what)
+
+
+def queue(subs, lats):
+    """A recorded queue of one-kernel requests submitted at @subs (ns), each taking its @lats."""
+    reqs = []
+    for s, l in zip(subs, lats):
+        reqs.append({"submit": float(s), "end": float(s + l), "kernels": [("k", 64, 4)],
+                     "ksub": [float(s)], "ktimes": [(s, s + l)], "last": (("k", 64, 4), float(l))})
+    return {"requests": reqs}
+
+
+def closed_client(thinks, lats):
+    subs, t = [], 0.0
+    for th, l in zip(thinks, lats):
+        subs.append(t)
+        t += l + th
+    return subs
+
+
+rng = random.Random(7)
+n = 40
+# Latencies mostly 6.3 ms, some held behind another queue (what tells a closed loop apart).
+lats = [6.3 * MS + (rng.choice([0, 0, 0, 2.5]) * MS) for _ in range(n)]
+thinks = [(18 if rng.random() < 0.7 else 26) * MS + rng.uniform(-0.1, 0.1) * MS for _ in range(n)]
+qp = replay.queue_plan(queue(closed_client(thinks, lats), lats), 5000)
+a = qp["arrival"]
+mean, med = statistics.fmean(thinks[:-1]), statistics.median(thinks[:-1])
+check("think mean: closed loop, depth 1", a["arrival"] == "closed" and a["depth"] == 1, str(a))
+check("think mean: the replayed think is the thinks' mean (%.2f ms), not their median (%.2f ms)"
+      % (mean / MS, med / MS), abs(a.get("think_ns", 0) - mean) < 0.01 * MS,
+      "think %.3f ms" % (a.get("think_ns", 0) / MS))
+check("think spread: jitter is the thinks' deviation x sqrt(3)",
+      abs(a.get("jitter_ns", 0) - statistics.pstdev(thinks[:-1]) * math.sqrt(3)) < 0.01 * MS,
+      "jitter %.3f ms" % (a.get("jitter_ns", 0) / MS))
+
+subs = [i * 25 * MS + rng.uniform(-0.5, 0.5) * MS for i in range(n)]
+lats = [rng.uniform(5, 12) * MS for _ in range(n)]
+a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
+check("periodic: every 25 ms", a["arrival"] == "periodic" and abs(a["period_ns"] - 25 * MS) < 0.5 * MS, str(a))
+
+subs, t = [], 0.0
+for _ in range(200):
+    subs.append(t)
+    t += rng.expovariate(1 / (40 * MS))
+lats = [2 * MS] * len(subs)
+a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
+check("poisson: at the mean rate", a["arrival"] == "poisson" and
+      abs(a["rate"] - 1e9 / statistics.fmean(b - x for x, b in zip(subs, subs[1:]))) < 1e-6, str(a))
+
+subs, t = [], 0.0
+for _ in range(200):
+    subs.append(t)
+    t += 3 * MS + rng.expovariate(1 / (40 * MS))
+lats = [2 * MS + rng.uniform(0, 0.001) * MS for _ in subs]
+a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
+ev = a.get("evidence", {})
+check("no evidence: open loop, the slope's standard error above 1", a["arrival"] == "poisson" and
+      ev.get("se", 0) > 1 and not ev.get("decided"), str(a))
+
+lats = [6.3 * MS + (rng.choice([0, 0, 0, 2.5]) * MS) for _ in range(n)]
+thinks = [rng.uniform(18, 22) * MS for _ in range(n)]
+for i in range(0, n, 10):
+    thinks[i] = -lats[i] / 2  # submitted halfway through the request before
+a = replay.queue_plan(queue(closed_client(thinks, lats), lats), 5000)["arrival"]
+check("early: submitted before the answer 4 times in 39, open loop", a["arrival"] != "closed" and
+      a.get("evidence", {}).get("early") == 4, str(a))
+
+subs = [i * 1 * MS for i in range(n)]
+lats = [3 * MS] * n
+a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
+check("back to back: closed, deeper than one, no think time", a["arrival"] == "closed" and a["depth"] > 1
+      and not a.get("think_ns"), str(a))
+
+print("%d failed" % len(fails))
+sys.exit(1 if fails else 0)
