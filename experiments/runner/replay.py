@@ -26,8 +26,8 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
             when requests mostly find earlier ones of their queue still running; else a
             client that thinks after each answer (closed, depth 1, the thinks' mean and
             spread) when its submissions follow the last answer more closely than the last
-            submission; else open loop (periodic when the gaps vary by less than 25 %, else
-            Poisson at the mean rate);
+            submission; else open loop (periodic at the mean gap, jittered as the gaps were,
+            when they vary by less than 25 %, else Poisson at the mean rate);
   role      a process with an open-loop queue is online, else offline (for the report).
 
   launch    a request launched kernel by kernel is replayed at the recorded pace (launch=)
@@ -289,7 +289,16 @@ def queue_plan(q, launch_ns):
         mean = statistics.fmean(gaps)
         cv = statistics.pstdev(gaps) / mean if mean else 0
         if cv < 0.25:
-            arrival = {"arrival": "periodic", "period_ns": int(statistics.median(gaps))}
+            # The mean gap (the client's rate, as for a think) and the gaps' spread as a
+            # uniform jitter (the runner's periodic jitter: each gap the period +- J, a
+            # uniform's deviation J / sqrt(3)), where it is more than a timer's noise (1 % of
+            # the period). Strictly periodic, a client whose gaps wandered 20 +- 2 ms would
+            # lock its phase against the others' and meet them every time or never.
+            period = statistics.fmean(gaps)
+            jitter = min(period / 2, statistics.pstdev(gaps) * math.sqrt(3))
+            arrival = {"arrival": "periodic", "period_ns": int(period)}
+            if jitter >= 0.01 * period:
+                arrival["jitter_ns"] = int(jitter)
         else:
             arrival = {"arrival": "poisson", "rate": 1e9 / mean}
     else:
@@ -510,6 +519,8 @@ def write_wl(pl, path, name, configs_text):
                                                                          q["window_requests"])
                 elif a["arrival"] == "periodic":
                     task += "arrival=periodic period=%dns" % a["period_ns"]
+                    if a.get("jitter_ns"):
+                        task += " jitter=%dns" % a["jitter_ns"]
                 else:
                     task += "arrival=poisson rate=%.6g" % a["rate"]
                 if a["arrival"] != "closed":

@@ -9,6 +9,9 @@ known, without model runs:
                 (and its phase against the other clients) is the recorded one;
   think spread  its jitter is the thinks' spread as a uniform's;
   periodic      a client submitting every 25 ms +- 0.5 whatever its latency: periodic, 25 ms;
+  period mean   a client whose gaps are 24.5 or 28.25 ms (mean 25.7, median 24.6): periodic at their mean
+                (its rate), jittered +- their spread as a uniform's, not strictly periodic
+                (which would lock its phase against the other clients');
   poisson       exponential gaps: Poisson at the mean rate;
   no evidence   exponential gaps of at least the latency, which hardly varies: the recording
                 cannot tell a thinking client from an open loop, and the replay takes the open
@@ -73,6 +76,17 @@ subs = [i * 25 * MS + rng.uniform(-0.5, 0.5) * MS for i in range(n)]
 lats = [rng.uniform(5, 12) * MS for _ in range(n)]
 a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
 check("periodic: every 25 ms", a["arrival"] == "periodic" and abs(a["period_ns"] - 25 * MS) < 0.5 * MS, str(a))
+
+gaps = [(24.5 if rng.random() < 0.6 else 28.25) * MS + rng.uniform(-0.2, 0.2) * MS for _ in range(n - 1)]
+subs = [sum(gaps[:i]) for i in range(n)]
+lats = [rng.uniform(5, 12) * MS for _ in range(n)]
+a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
+want_j = statistics.pstdev(gaps) * math.sqrt(3)
+check("period mean: periodic at the gaps' mean (%.2f ms), not their median (%.2f ms)"
+      % (statistics.fmean(gaps) / MS, statistics.median(gaps) / MS),
+      a["arrival"] == "periodic" and abs(a["period_ns"] - statistics.fmean(gaps)) < 0.01 * MS, str(a))
+check("period mean: jittered +- %.2f ms (the gaps' deviation x sqrt(3))" % (want_j / MS),
+      abs(a.get("jitter_ns", 0) - want_j) < 0.01 * MS, str(a))
 
 subs, t = [], 0.0
 for _ in range(200):
