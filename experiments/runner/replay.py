@@ -313,7 +313,8 @@ def queue_plan(q, launch_ns):
             "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
             "requests": len(reqs), "replayed": len(main), "submits": subs, "other_shapes": len(reqs) - len(main),
             "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat],
-            "latency_submit": [x[2] for x in lat], "first_submit": subs[0], "last_end": max(
+            "latency_submit": [x[2] for x in lat], "thinks": thinks if arrival.get("think_ns") else [],
+            "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
 
@@ -351,6 +352,46 @@ def think_evidence(subs, ends):
     ev.update({"slope": round(slope, 3), "se": round(se, 3), "decided": abs(slope - 0.5) >= 2 * se})
     ev["think_loop"] = early <= len(pairs) // 50 and se <= 1.0 and slope >= 0.5
     return ev
+
+
+def think_pool(qs):
+    """Gives thinking clients that the recording cannot tell apart one think time: each the
+    mean and spread of all their thinks together.
+
+    Closed-loop clients drift against each other by the difference of their mean cycles, and
+    how often a held request meets a higher one follows from that drift. Clients thinking alike
+    (W2's six: 20 +- 2 ms each) fitted one by one from thirty thinks differ by a few tenths of
+    a millisecond of sampling noise, and the replay made them sweep through each other's phases
+    where the live clients did not: replayed with the true 20 +- 2 ms, W2's held streams waited
+    as often as live, run by run (docs/replay.md "The think time"). So, in the order of their
+    means, a client joins the group before it while every member's mean stays within
+    THINK_POOL_Z standard errors of the group's; a group of two or more thinks its pooled mean
+    +- its pooled spread. Each keeps its own fit in arrival["own"], and arrival["pooled_with"]
+    names the group."""
+    clients = sorted((q for q in qs if q.get("thinks") and len(q["thinks"]) > 2),
+                     key=lambda q: statistics.fmean(q["thinks"]))
+
+    def fits(group):
+        allt = [t for q in group for t in q["thinks"]]
+        m, sd = statistics.fmean(allt), statistics.pstdev(allt)
+        return all(abs(statistics.fmean(q["thinks"]) - m) <= THINK_POOL_Z * sd / math.sqrt(len(q["thinks"]))
+                   for q in group), m, sd
+
+    groups = []
+    for q in clients:
+        if groups and fits(groups[-1] + [q])[0]:
+            groups[-1].append(q)
+        else:
+            groups.append([q])
+    for g in groups:
+        if len(g) < 2:
+            continue
+        _, m, sd = fits(g)
+        for q in g:
+            a = q["arrival"]
+            a["own"] = {"think_ns": a["think_ns"], "jitter_ns": a["jitter_ns"]}
+            a["think_ns"], a["jitter_ns"] = int(m), int(min(m, sd * math.sqrt(3)))
+            a["pooled_with"] = [x["name"] for x in g if x is not q]
 
 
 def kernel_split(main, grp, launch_ns):
@@ -423,6 +464,7 @@ def plan(procs, launch_ns=5000, measure_from="start"):
     # made without stream priorities (all one) gets them from the roles: online high, offline
     # low, what a deployment would ask of hsaqm; one with priorities keeps them.
     qs = [q for p in out for q in p["queues"] if "kernels" in q]
+    think_pool(qs)
     for q in qs:
         q["role"] = "online" if q["arrival"]["arrival"] in ("periodic", "poisson") or \
             q["arrival"].get("think_ns") else "offline"
@@ -587,6 +629,7 @@ LIMITS = ("What the replay does not model (MODEL FIGURES): caches, memory bandwi
           "arrivals are fitted (periodic, Poisson or closed loop), not the recorded instants.")
 
 
+THINK_POOL_Z = 3.0  # clients whose mean thinks are within this many standard errors think alike
 THINK_EARLY_NS = 50000  # a submission this far before the last answer is a clock's error, not early
 FIT_TOLERANCE = 0.03  # a fitted queue's replayed native P50 within 3 % of its recorded one
 FIT_ELASTICITY = 0.2  # below: the queue's native latency does not tell its kernel times

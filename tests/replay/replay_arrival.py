@@ -18,7 +18,9 @@ known, without model runs:
                 loop (the pessimistic answer for a held queue), not a client thinking the gaps;
   early         a client whose gaps grow with its latency but that submitted before its last
                 answer one time in ten was not waiting for it: open loop;
-  back to back  a loop that submits while its last request runs: closed, no think time.
+  back to back  a loop that submits while its last request runs: closed, no think time;
+  think alike   five clients thinking 20 +- 2 ms (their own fits 0.1-0.5 ms apart) think one
+                pooled time, within 0.3 ms of 20; a sixth thinking 30 ms keeps its own.
 Usage: replay_arrival.py SOURCE_ROOT"""
 import math
 import os
@@ -120,6 +122,23 @@ lats = [3 * MS] * n
 a = replay.queue_plan(queue(subs, lats), 5000)["arrival"]
 check("back to back: closed, deeper than one, no think time", a["arrival"] == "closed" and a["depth"] > 1
       and not a.get("think_ns"), str(a))
+
+qs = []
+for i in range(6):
+    lats = [6.3 * MS + (rng.choice([0, 0, 0, 2.5]) * MS) for _ in range(30)]
+    base = 30 if i == 5 else 20
+    thinks = [rng.uniform(base - 2, base + 2) * MS for _ in range(30)]
+    q = replay.queue_plan(queue(closed_client(thinks, lats), lats), 5000)
+    q["name"] = "c%d" % i
+    qs.append(q)
+own = [q["arrival"]["think_ns"] / MS for q in qs[:5]]
+replay.think_pool(qs)
+alike = {q["arrival"]["think_ns"] for q in qs[:5]}
+check("think alike: five clients of 20 +- 2 ms (own fits %s ms) think one time near 20 ms"
+      % "/".join("%.2f" % x for x in own), len(alike) == 1 and abs(alike.pop() / MS - 20) < 0.3 and
+      all(len(q["arrival"].get("pooled_with", [])) == 4 for q in qs[:5]), str([q["arrival"] for q in qs]))
+check("think alike: the 30 ms client keeps its own think", "pooled_with" not in qs[5]["arrival"] and
+      abs(qs[5]["arrival"]["think_ns"] / MS - 30) < 1, str(qs[5]["arrival"]))
 
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)
