@@ -270,39 +270,12 @@ def queue_plan(q, launch_ns):
     # each answer). Replayed open loop at the mean rate, it would keep submitting while a
     # scheduler holds it, which the recorded client never did.
     ev = think_evidence(subs, ends)
-    thinks = ev.pop("thinks")
+    thinks, lg = ev.pop("thinks"), ev.pop("lg")
     arrival = {}
     if len(subs) > 1 and statistics.median(inflight) >= 1:
         arrival = {"arrival": "closed", "depth": min(64, int(statistics.median(inflight)) + 1)}
-    elif ev["think_loop"]:
-        # The mean, not the median: the clients' mean cycles (think plus latency) decide how
-        # their phases drift against each other, and so how often a held request meets a
-        # high one. W2's thinks are uniform 20 +- 2 ms: over 30 requests the median strays
-        # 0.36 ms (one standard deviation) where the mean strays 0.21, and a low client
-        # replayed 0.74 ms faster than its peers swept through their phases (docs/replay.md
-        # "The think time").
-        think = statistics.fmean(thinks)
-        # Uniform +- jitter with the thinks' spread (a uniform's deviation is J / sqrt(3)).
-        arrival = {"arrival": "closed", "depth": 1, "think_ns": int(think),
-                   "jitter_ns": int(min(think, statistics.pstdev(thinks) * math.sqrt(3)))}
-    elif gaps:
-        mean = statistics.fmean(gaps)
-        cv = statistics.pstdev(gaps) / mean if mean else 0
-        if cv < 0.25:
-            # The mean gap (the client's rate, as for a think) and the gaps' spread as a
-            # uniform jitter (the runner's periodic jitter: each gap the period +- J, a
-            # uniform's deviation J / sqrt(3)), where it is more than a timer's noise (1 % of
-            # the period). Strictly periodic, a client whose gaps wandered 20 +- 2 ms would
-            # lock its phase against the others' and meet them every time or never.
-            period = statistics.fmean(gaps)
-            jitter = min(period / 2, statistics.pstdev(gaps) * math.sqrt(3))
-            arrival = {"arrival": "periodic", "period_ns": int(period)}
-            if jitter >= 0.01 * period:
-                arrival["jitter_ns"] = int(jitter)
-        else:
-            arrival = {"arrival": "poisson", "rate": 1e9 / mean}
     else:
-        arrival = {"arrival": "periodic", "period_ns": int(service * 10)}
+        arrival = arrival_of(ev["think_loop"], thinks, gaps, service)
     # Latency as the runner times it (docs/experiments.md "Timing"): from submission, except
     # a back-to-back loop's request submitted before the previous one ended: from that end.
     back_to_back = arrival["arrival"] == "closed" and arrival["depth"] > 1
@@ -314,9 +287,44 @@ def queue_plan(q, launch_ns):
             "requests": len(reqs), "replayed": len(main), "submits": subs, "other_shapes": len(reqs) - len(main),
             "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat],
             "latency_submit": [x[2] for x in lat], "thinks": thinks if arrival.get("think_ns") else [],
+            # For the pooled evidence of alike clients (arrival_pool): every think, gap and
+            # (latency, gap) pair, whatever the form.
+            "thinks_all": thinks, "gaps": gaps, "lg": lg,
             "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
+
+
+def arrival_of(think_loop, thinks, gaps, service):
+    """The arrival of a client that is not a back-to-back loop: thinking after each answer
+    (@think_loop: closed, depth 1) or open loop from its @gaps (ns)."""
+    if think_loop:
+        # The mean, not the median: the clients' mean cycles (think plus latency) decide how
+        # their phases drift against each other, and so how often a held request meets a
+        # high one. W2's thinks are uniform 20 +- 2 ms: over 30 requests the median strays
+        # 0.36 ms (one standard deviation) where the mean strays 0.21, and a low client
+        # replayed 0.74 ms faster than its peers swept through their phases (docs/replay.md
+        # "The think time").
+        think = statistics.fmean(thinks)
+        # Uniform +- jitter with the thinks' spread (a uniform's deviation is J / sqrt(3)).
+        return {"arrival": "closed", "depth": 1, "think_ns": int(think),
+                "jitter_ns": int(min(think, statistics.pstdev(thinks) * math.sqrt(3)))}
+    if not gaps:
+        return {"arrival": "periodic", "period_ns": int(service * 10)}
+    mean = statistics.fmean(gaps)
+    cv = statistics.pstdev(gaps) / mean if mean else 0
+    if cv >= 0.25:
+        return {"arrival": "poisson", "rate": 1e9 / mean}
+    # The mean gap (the client's rate, as for a think) and the gaps' spread as a uniform
+    # jitter (the runner's periodic jitter: each gap the period +- J, a uniform's deviation
+    # J / sqrt(3)), where it is more than a timer's noise (1 % of the period). Strictly
+    # periodic, a client whose gaps wandered 20 +- 2 ms would lock its phase against the
+    # others' and meet them every time or never.
+    jitter = min(mean / 2, statistics.pstdev(gaps) * math.sqrt(3))
+    arrival = {"arrival": "periodic", "period_ns": int(mean)}
+    if jitter >= 0.01 * mean:
+        arrival["jitter_ns"] = int(jitter)
+    return arrival
 
 
 def think_evidence(subs, ends):
@@ -331,13 +339,14 @@ def think_evidence(subs, ends):
     where the latency hardly varied (the slope's standard error above 1: the recording cannot
     tell the two forms apart) the open loop, which under a scheduler that holds the queue keeps
     submitting, the pessimistic answer for its latency. Returns slope, se, early, decided
-    (the slope at least two standard errors from one half), think_loop and the thinks (ns)."""
+    (the slope at least two standard errors from one half), think_loop, the thinks (ns) and
+    lg, the (latency, gap) pairs."""
     pairs = [(e - s0, s1 - s0, s1 - e) for s0, s1, e in zip(subs, subs[1:], ends)
              if e is not None and s1 > s0]
     early = sum(1 for _, _, th in pairs if th < -THINK_EARLY_NS)
     thinks = [max(0.0, th) for _, _, th in pairs]
     ev = {"pairs": len(pairs), "early": early, "slope": None, "se": None, "decided": False,
-          "think_loop": False, "thinks": thinks}
+          "think_loop": False, "thinks": thinks, "lg": [(p[0], p[1]) for p in pairs]}
     if len(pairs) < 3:
         return ev
     lats = [p[0] for p in pairs]
@@ -354,39 +363,90 @@ def think_evidence(subs, ends):
     return ev
 
 
+def alike(clients, values):
+    """@clients in groups that the recording cannot tell apart by @values(client) (ns): in
+    the order of their means, a client joins the group before it while every member's mean
+    stays within THINK_POOL_Z standard errors (the group's spread over the member's count)
+    of the group's mean."""
+    def fits(group):
+        allv = [v for q in group for v in values(q)]
+        m, sd = statistics.fmean(allv), statistics.pstdev(allv)
+        return all(abs(statistics.fmean(values(q)) - m) <= THINK_POOL_Z * sd / math.sqrt(len(values(q)))
+                   for q in group)
+
+    groups = []
+    for q in sorted((q for q in clients if len(values(q)) > 2), key=lambda q: statistics.fmean(values(q))):
+        if groups and fits(groups[-1] + [q]):
+            groups[-1].append(q)
+        else:
+            groups.append([q])
+    return groups
+
+
+def arrival_pool(qs):
+    """Decides the arrival form of clients that think alike together, where each one's own
+    evidence (think_evidence) does not decide it.
+
+    Thirty requests seldom tell a thinking client from an open loop (the slope of gap on
+    latency has a standard error of 0.2-0.9 for W2's clients), and one of six came out open
+    loop by chance in about one recording in two; replayed periodic, it kept submitting while
+    held, which the live client never did. Clients whose thinks (next submission minus last
+    answer) the recording cannot tell apart (alike()) are taken together: the slope of all
+    their pairs, each client's latencies and gaps about its own means, has a standard error
+    about the square root of their number smaller. Where that decides, every member whose own
+    evidence did not takes the group's form (a client that submitted before its answer never
+    becomes a thinking one); evidence["group"] says what the group's slope was."""
+    cands = [q for q in qs if (q["arrival"].get("evidence") or {}).get("slope") is not None]
+    for g in alike(cands, lambda q: q["thinks_all"]):
+        if len(g) < 2:
+            continue
+        sxx = sxy = 0.0
+        for q in g:
+            ml = statistics.fmean(x for x, _ in q["lg"])
+            mg = statistics.fmean(y for _, y in q["lg"])
+            sxx += sum((x - ml) ** 2 for x, _ in q["lg"])
+            sxy += sum((x - ml) * (y - mg) for x, y in q["lg"])
+        if sxx <= 0:
+            continue
+        slope = sxy / sxx
+        resid = 0.0
+        for q in g:
+            ml = statistics.fmean(x for x, _ in q["lg"])
+            mg = statistics.fmean(y for _, y in q["lg"])
+            resid += sum((y - mg - slope * (x - ml)) ** 2 for x, y in q["lg"])
+        n = sum(len(q["lg"]) for q in g)
+        se = math.sqrt(resid / max(1, n - len(g) - 1) / sxx)
+        decided = abs(slope - 0.5) >= 2 * se
+        think = slope >= 0.5
+        for q in g:
+            ev = q["arrival"]["evidence"]
+            ev["group"] = {"clients": len(g), "slope": round(slope, 3), "se": round(se, 3), "decided": decided}
+            if not decided or ev["decided"] or (think and ev["early"] > ev["pairs"] // 50):
+                continue
+            if bool(q["arrival"].get("think_ns")) != think:
+                q["arrival"] = dict(arrival_of(think, q["thinks_all"], q["gaps"], q["service_ns"]),
+                                    evidence=ev)
+                q["thinks"] = q["thinks_all"] if think else []
+                ev["form_from_group"] = True
+
+
 def think_pool(qs):
-    """Gives thinking clients that the recording cannot tell apart one think time: each the
-    mean and spread of all their thinks together.
+    """Gives thinking clients that the recording cannot tell apart (alike()) one think time:
+    each the mean and spread of all their thinks together.
 
     Closed-loop clients drift against each other by the difference of their mean cycles, and
     how often a held request meets a higher one follows from that drift. Clients thinking alike
     (W2's six: 20 +- 2 ms each) fitted one by one from thirty thinks differ by a few tenths of
     a millisecond of sampling noise, and the replay made them sweep through each other's phases
     where the live clients did not: replayed with the true 20 +- 2 ms, W2's held streams waited
-    as often as live, run by run (docs/replay.md "The think time"). So, in the order of their
-    means, a client joins the group before it while every member's mean stays within
-    THINK_POOL_Z standard errors of the group's; a group of two or more thinks its pooled mean
-    +- its pooled spread. Each keeps its own fit in arrival["own"], and arrival["pooled_with"]
-    names the group."""
-    clients = sorted((q for q in qs if q.get("thinks") and len(q["thinks"]) > 2),
-                     key=lambda q: statistics.fmean(q["thinks"]))
-
-    def fits(group):
-        allt = [t for q in group for t in q["thinks"]]
-        m, sd = statistics.fmean(allt), statistics.pstdev(allt)
-        return all(abs(statistics.fmean(q["thinks"]) - m) <= THINK_POOL_Z * sd / math.sqrt(len(q["thinks"]))
-                   for q in group), m, sd
-
-    groups = []
-    for q in clients:
-        if groups and fits(groups[-1] + [q])[0]:
-            groups[-1].append(q)
-        else:
-            groups.append([q])
-    for g in groups:
+    as often as live, run by run (docs/replay.md "The think time"). A group of two or more
+    thinks its pooled mean +- its pooled spread; each keeps its own fit in arrival["own"], and
+    arrival["pooled_with"] names the group."""
+    for g in alike([q for q in qs if q.get("thinks")], lambda q: q["thinks"]):
         if len(g) < 2:
             continue
-        _, m, sd = fits(g)
+        allt = [t for q in g for t in q["thinks"]]
+        m, sd = statistics.fmean(allt), statistics.pstdev(allt)
         for q in g:
             a = q["arrival"]
             a["own"] = {"think_ns": a["think_ns"], "jitter_ns": a["jitter_ns"]}
@@ -464,6 +524,7 @@ def plan(procs, launch_ns=5000, measure_from="start"):
     # made without stream priorities (all one) gets them from the roles: online high, offline
     # low, what a deployment would ask of hsaqm; one with priorities keeps them.
     qs = [q for p in out for q in p["queues"] if "kernels" in q]
+    arrival_pool(qs)
     think_pool(qs)
     for q in qs:
         q["role"] = "online" if q["arrival"]["arrival"] in ("periodic", "poisson") or \

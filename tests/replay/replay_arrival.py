@@ -20,7 +20,10 @@ known, without model runs:
                 answer one time in ten was not waiting for it: open loop;
   back to back  a loop that submits while its last request runs: closed, no think time;
   think alike   five clients thinking 20 +- 2 ms (their own fits 0.1-0.5 ms apart) think one
-                pooled time, within 0.3 ms of 20; a sixth thinking 30 ms keeps its own.
+                pooled time, within 0.3 ms of 20; a sixth thinking 30 ms keeps its own;
+  decided together  six clients thinking alike, one of them with a latency that never varied
+                (on its own undecidable, so open loop): the six's pooled slope decides, and it
+                thinks too.
 Usage: replay_arrival.py SOURCE_ROOT"""
 import math
 import os
@@ -139,6 +142,20 @@ check("think alike: five clients of 20 +- 2 ms (own fits %s ms) think one time n
       all(len(q["arrival"].get("pooled_with", [])) == 4 for q in qs[:5]), str([q["arrival"] for q in qs]))
 check("think alike: the 30 ms client keeps its own think", "pooled_with" not in qs[5]["arrival"] and
       abs(qs[5]["arrival"]["think_ns"] / MS - 30) < 1, str(qs[5]["arrival"]))
+
+qs = []
+for i in range(6):
+    lats = [6.3 * MS + (rng.uniform(0, 0.001) if i == 5 else rng.choice([0, 0, 0, 2.5])) * MS for _ in range(30)]
+    thinks = [rng.uniform(18, 22) * MS for _ in range(30)]
+    q = replay.queue_plan(queue(closed_client(thinks, lats), lats), 5000)
+    q["name"] = "c%d" % i
+    qs.append(q)
+alone = qs[5]["arrival"]["arrival"]
+replay.arrival_pool(qs)
+g = qs[5]["arrival"]["evidence"].get("group", {})
+check("decided together: the client undecidable alone (%s on its own) thinks with the group (slope %s +- %s)"
+      % (alone, g.get("slope"), g.get("se")), alone != "closed" and g.get("decided") and
+      all(q["arrival"]["arrival"] == "closed" and q["arrival"].get("think_ns") for q in qs), str(qs[5]["arrival"]))
 
 print("%d failed" % len(fails))
 sys.exit(1 if fails else 0)
