@@ -400,22 +400,19 @@ def arrival_pool(qs):
     for g in alike(cands, lambda q: q["thinks_all"]):
         if len(g) < 2:
             continue
-        sxx = sxy = 0.0
+        # Each client's pairs about its own means: the clients' latencies differ (their
+        # priorities), and only how each one's gap follows its own latency is the evidence.
+        dev = []
         for q in g:
             ml = statistics.fmean(x for x, _ in q["lg"])
             mg = statistics.fmean(y for _, y in q["lg"])
-            sxx += sum((x - ml) ** 2 for x, _ in q["lg"])
-            sxy += sum((x - ml) * (y - mg) for x, y in q["lg"])
+            dev += [(x - ml, y - mg) for x, y in q["lg"]]
+        sxx = sum(x * x for x, _ in dev)
         if sxx <= 0:
             continue
-        slope = sxy / sxx
-        resid = 0.0
-        for q in g:
-            ml = statistics.fmean(x for x, _ in q["lg"])
-            mg = statistics.fmean(y for _, y in q["lg"])
-            resid += sum((y - mg - slope * (x - ml)) ** 2 for x, y in q["lg"])
-        n = sum(len(q["lg"]) for q in g)
-        se = math.sqrt(resid / max(1, n - len(g) - 1) / sxx)
+        slope = sum(x * y for x, y in dev) / sxx
+        resid = sum((y - slope * x) ** 2 for x, y in dev)
+        se = math.sqrt(resid / max(1, len(dev) - len(g) - 1) / sxx)
         decided = abs(slope - 0.5) >= 2 * se
         think = slope >= 0.5
         for q in g:
