@@ -27,7 +27,9 @@ one model (a list of kernels) under an arrival process. The conversion, per queu
             client that thinks after each answer (closed, depth 1, the thinks' mean and
             spread) when its submissions follow the last answer more closely than the last
             submission; else open loop (periodic at the mean gap, jittered as the gaps were,
-            when they vary by less than 25 %, else Poisson at the mean rate);
+            when they vary by less than 25 %, else Poisson at the mean rate); clients that
+            think alike decide that form together (arrival_pool) and think one pooled time
+            (think_pool);
   role      a process with an open-loop queue is online, else offline (for the report).
 
   launch    a request launched kernel by kernel is replayed at the recorded pace (launch=)
