@@ -288,10 +288,10 @@ def queue_plan(q, launch_ns):
             "launch_ns": int(round(launch_pace)), "fit_scale": 1.0,
             "requests": len(reqs), "replayed": len(main), "submits": subs, "other_shapes": len(reqs) - len(main),
             "latency_ms": [(x[1] if back_to_back else x[0]) / 1e6 for x in lat],
-            "latency_submit": [x[2] for x in lat], "thinks": thinks if arrival.get("think_ns") else [],
-            # For the pooled evidence of alike clients (arrival_pool): every think, gap and
-            # (latency, gap) pair, whatever the form.
-            "thinks_all": thinks, "gaps": gaps, "lg": lg,
+            "latency_submit": [x[2] for x in lat],
+            # For alike clients (arrival_pool, think_pool): every think, gap and (latency, gap)
+            # pair, whatever the form.
+            "thinks": thinks, "gaps": gaps, "lg": lg,
             "first_submit": subs[0], "last_end": max(
                 e for e in ends if e is not None), "dispatches": {
                 k[0]: n * len(main) for k, n in grp}}
@@ -349,20 +349,31 @@ def think_evidence(subs, ends):
     thinks = [max(0.0, th) for _, _, th in pairs]
     ev = {"pairs": len(pairs), "early": early, "slope": None, "se": None, "decided": False,
           "think_loop": False, "thinks": thinks, "lg": [(p[0], p[1]) for p in pairs]}
-    if len(pairs) < 3:
+    fit = gap_slope([ev["lg"]]) if len(pairs) >= 3 else None
+    if not fit:
         return ev
-    lats = [p[0] for p in pairs]
-    gaps = [p[1] for p in pairs]
-    ml, mg = statistics.fmean(lats), statistics.fmean(gaps)
-    sxx = sum((x - ml) ** 2 for x in lats)
-    if sxx <= 0:
-        return ev
-    slope = sum((x - ml) * (y - mg) for x, y in zip(lats, gaps)) / sxx
-    resid = sum((y - mg - slope * (x - ml)) ** 2 for x, y in zip(lats, gaps))
-    se = math.sqrt(resid / max(1, len(pairs) - 2) / sxx)
+    slope, se = fit
     ev.update({"slope": round(slope, 3), "se": round(se, 3), "decided": abs(slope - 0.5) >= 2 * se})
     ev["think_loop"] = early <= len(pairs) // 50 and se <= 1.0 and slope >= 0.5
     return ev
+
+
+def gap_slope(clients):
+    """The slope of gap on latency and its standard error over @clients, each a list of
+    (latency, gap) pairs taken about its own means (the clients' latencies differ with their
+    priorities; only how each one's gap follows its own latency is the evidence), or None
+    when no latency varied."""
+    dev = []
+    for lg in clients:
+        ml = statistics.fmean(x for x, _ in lg)
+        mg = statistics.fmean(y for _, y in lg)
+        dev += [(x - ml, y - mg) for x, y in lg]
+    sxx = sum(x * x for x, _ in dev)
+    if sxx <= 0:
+        return None
+    slope = sum(x * y for x, y in dev) / sxx
+    resid = sum((y - slope * x) ** 2 for x, y in dev)
+    return slope, math.sqrt(resid / max(1, len(dev) - len(clients) - 1) / sxx)
 
 
 def alike(clients, values):
@@ -399,22 +410,13 @@ def arrival_pool(qs):
     evidence did not takes the group's form (a client that submitted before its answer never
     becomes a thinking one); evidence["group"] says what the group's slope was."""
     cands = [q for q in qs if (q["arrival"].get("evidence") or {}).get("slope") is not None]
-    for g in alike(cands, lambda q: q["thinks_all"]):
+    for g in alike(cands, lambda q: q["thinks"]):
         if len(g) < 2:
             continue
-        # Each client's pairs about its own means: the clients' latencies differ (their
-        # priorities), and only how each one's gap follows its own latency is the evidence.
-        dev = []
-        for q in g:
-            ml = statistics.fmean(x for x, _ in q["lg"])
-            mg = statistics.fmean(y for _, y in q["lg"])
-            dev += [(x - ml, y - mg) for x, y in q["lg"]]
-        sxx = sum(x * x for x, _ in dev)
-        if sxx <= 0:
+        fit = gap_slope([q["lg"] for q in g])
+        if not fit:
             continue
-        slope = sum(x * y for x, y in dev) / sxx
-        resid = sum((y - slope * x) ** 2 for x, y in dev)
-        se = math.sqrt(resid / max(1, len(dev) - len(g) - 1) / sxx)
+        slope, se = fit
         decided = abs(slope - 0.5) >= 2 * se
         think = slope >= 0.5
         for q in g:
@@ -423,9 +425,8 @@ def arrival_pool(qs):
             if not decided or ev["decided"] or (think and ev["early"] > ev["pairs"] // 50):
                 continue
             if bool(q["arrival"].get("think_ns")) != think:
-                q["arrival"] = dict(arrival_of(think, q["thinks_all"], q["gaps"], q["service_ns"]),
+                q["arrival"] = dict(arrival_of(think, q["thinks"], q["gaps"], q["service_ns"]),
                                     evidence=ev)
-                q["thinks"] = q["thinks_all"] if think else []
                 ev["form_from_group"] = True
 
 
@@ -441,7 +442,7 @@ def think_pool(qs):
     as often as live, run by run (docs/replay.md "The think time"). A group of two or more
     thinks its pooled mean +- its pooled spread; each keeps its own fit in arrival["own"], and
     arrival["pooled_with"] names the group."""
-    for g in alike([q for q in qs if q.get("thinks")], lambda q: q["thinks"]):
+    for g in alike([q for q in qs if q["arrival"].get("think_ns")], lambda q: q["thinks"]):
         if len(g) < 2:
             continue
         allt = [t for q in g for t in q["thinks"]]

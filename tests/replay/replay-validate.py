@@ -30,6 +30,8 @@ import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXP = os.path.join(SRC, "experiments", "runner", "hsaqm-experiment")
+sys.path.insert(0, os.path.dirname(EXP))
+from replay import pct  # noqa: E402  nearest rank, as the runner's figures (hsaqm_wl.c pct)
 
 
 def proc_of(res, name, group=None):
@@ -124,13 +126,6 @@ def one(args, wlfile, i, base):
              os.path.join(d, "replay.log"))
     print("run %d of %s: live %.0f s, replay %.0f s of wall time (%s)" % (i, name, w1, w2, d), flush=True)
     return compare(args, wlfile, d)
-
-
-def pct(values, p):
-    """Nearest rank, as the runner's figures are (hsaqm_wl.c pct)."""
-    v = sorted(values)
-    k = min(len(v), max(1, -(-p * len(v) // 100)))
-    return v[int(k) - 1]
 
 
 def pooled(res, pname, qgroups):
