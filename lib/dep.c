@@ -94,25 +94,91 @@ static uint64_t dep_progress(const struct hsaqm_dev *dev, const struct hsaqm_xq 
 }
 
 /*
- * The bound: look at the head of a queue that has waits. Its clock starts when the head is
- * first seen waiting and restarts with any progress of the queue or of a producer it waits on
- * (an inherited producer running a long kernel is progress to come, not a deadlock; it still
- * stalls the waiter once a kernel of its outlasts the bound, which only lets lower work run).
+ * A waiter lends its priority to a producer above which it stands, or to one at its level
+ * while a hand holds it: a waiter below cannot be blocked by the policy on the producer's
+ * behalf, and lending it run time then would only delay the higher work.
+ */
+static int xq_lend_prio(const struct hsaqm_xq *w)
+{
+	return w->inherit && w->inh_prio > w->priority ? w->inh_prio : w->priority;
+}
+
+static bool dep_lends(int wp, const struct hsaqm_xq *on)
+{
+	return wp > on->priority || (on->by_hand && wp >= on->priority);
+}
+
+/* How many links of a chain of waits the bound looks through (deeper ones just stall). */
+#define DEP_CHAIN_LOOK 4
+
+static bool dep_waits_on_working(const struct hsaqm_dev *dev, const struct hsaqm_xq *xq,
+				 unsigned depth);
+
+/*
+ * @on moves towards what its waiters need once they lend to it: it has work, did not stall,
+ * and its head is busy, or waits on a producer that is itself working. Waits that name each
+ * other (a signal reused behind the scan's back) end at @depth, so they stall as before.
+ */
+static bool dep_working(const struct hsaqm_dev *dev, const struct hsaqm_xq *on, unsigned depth)
+{
+	if (hsaqm_xq_idle(on) || on->stalled)
+		return false;
+	if (!on->head_waiting)
+		return true;
+	return depth && dep_waits_on_working(dev, on, depth - 1);
+}
+
+/*
+ * The queue waits on a producer of this device that is short of the packet it needs, that
+ * it lends to, and that is working: the wait is one this process ends by itself, however long
+ * the producer's kernels run, so the bound does not apply to it.
+ */
+static bool dep_waits_on_working(const struct hsaqm_dev *dev, const struct hsaqm_xq *xq,
+				 unsigned depth)
+{
+	int wp = xq_lend_prio(xq);
+
+	for (uint32_t k = 0; k < xq->ndeps; k++) {
+		const struct hsaqm_xq_dep *d = &xq->deps[k];
+		const struct hsaqm_xq *on = d->on_id ? dev_find(dev, d->on_id) : NULL;
+
+		if (on && on != xq && on->completed < d->upto && dep_lends(wp, on) &&
+		    dep_working(dev, on, depth))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the queue's head stands at a wait now (the backend's answer), for every queue first. */
+static void dep_look_head(struct hsaqm_xq *xq)
+{
+	if ((!xq->ndeps && !xq->deps_lost) || hsaqm_xq_idle(xq))
+		xq->head_waiting = false;
+	else
+		xq->head_waiting = (xq->ops->head_waits ? xq->ops->head_waits(xq->bq) : 1) == 1;
+}
+
+/*
+ * The bound on a queue that has waits. Its clock starts when the head is first seen waiting
+ * and restarts with any progress of the queue or of a producer it waits on. It does not run
+ * while the head waits on a working producer of this device that it lends to: that wait ends
+ * by itself, and a waiter stalled there would stop lending, so the producer, held for others
+ * (by the policy, or by hsaqmd once the tool reports the waiter idle), would never reach the
+ * packet the waiter needs (a high stream held 170 ms behind a middle process, issue 25). Its
+ * kernels may run longer than the bound; the waiter keeps holding lower work meanwhile.
  * Return: true while the queue needs to be looked at again.
  */
 static bool dep_check_head(struct hsaqm_dev *dev, struct hsaqm_xq *xq, uint64_t now)
 {
 	uint64_t bound = HSAQM_READ_ONCE(dev->ctx->dep_bound_ns);
 	uint64_t progress;
-	int waits;
 
 	if ((!xq->ndeps && !xq->deps_lost) || hsaqm_xq_idle(xq)) {
 		xq->wait_since = 0;
 		xq->stalled = false;
 		return false;
 	}
-	waits = xq->ops->head_waits ? xq->ops->head_waits(xq->bq) : 1;
-	if (waits != 1) {
+	if (!xq->head_waiting || (!xq->stalled && dep_waits_on_working(dev, xq, DEP_CHAIN_LOOK))) {
 		xq->wait_since = 0;
 		if (xq->stalled)
 			hsaqm_log_info("queue %s: its head moved on; it counts as demand again", xq->name);
@@ -164,14 +230,14 @@ static void dep_inherit(struct hsaqm_dev *dev)
 
 			if (!w->ndeps || !(xq_demands(w) || w->inherit))
 				continue;
-			wp = w->inherit && w->inh_prio > w->priority ? w->inh_prio : w->priority;
+			wp = xq_lend_prio(w);
 			for (uint32_t k = 0; k < w->ndeps; k++) {
 				const struct hsaqm_xq_dep *d = &w->deps[k];
 				struct hsaqm_xq *on = d->on_id ? dev_find(dev, d->on_id) : NULL;
 
 				if (!on || on == w || on->completed >= d->upto)
 					continue;
-				if (!(wp > on->priority || (on->by_hand && wp >= on->priority)))
+				if (!dep_lends(wp, on))
 					continue;
 				if (!on->inherit || on->inh_prio < wp || on->inh_upto < d->upto) {
 					on->inherit = true;
@@ -196,10 +262,19 @@ void hsaqm_dep_resolve(struct hsaqm_dev *dev, uint64_t now)
 		struct hsaqm_xq *xq = dev->xqs[i];
 
 		any |= xq->ndeps || xq->inherit;
-		if (!xq->ndeps && !xq->deps_lost && !xq->stalled && !xq->inherit_only)
+		if (!xq->ndeps && !xq->deps_lost && !xq->stalled && !xq->inherit_only) {
+			xq->head_waiting = false;
 			continue;
+		}
 		dep_prune(dev, xq);
-		look |= dep_check_head(dev, xq, now);
+		dep_look_head(xq);
+	}
+	/* The clocks once every head is known: a waiter's depends on its producers' heads. */
+	for (uint32_t i = 0; i < dev->nxq; i++) {
+		struct hsaqm_xq *xq = dev->xqs[i];
+
+		if (xq->ndeps || xq->deps_lost || xq->stalled || xq->inherit_only || xq->wait_since)
+			look |= dep_check_head(dev, xq, now);
 	}
 	/* The reaction path of a device without waits: no inheritance to work out or undo. */
 	if (any)

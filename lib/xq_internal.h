@@ -133,6 +133,7 @@ struct hsaqm_xq {
 	bool inherit;          /* decide(): a live waiter needs this queue's packets */
 	bool inherit_only;     /* it runs only because of that: released up to inh_upto */
 	bool stalled;          /* its head waited past the bound: it counts as no demand */
+	bool head_waiting;     /* hsaqm_dep_resolve(): its head stands at a wait (head_waits()) */
 	bool dec_was_running;  /* decide(): hsaqm_engine_wants_run() before this decision */
 	int inh_prio;          /* decide(): the highest waiter priority through the chain */
 	uint64_t inh_upto;     /* decide(): the farthest packet a waiter needs */

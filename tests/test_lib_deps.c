@@ -351,6 +351,129 @@ static void test_a_wait_on_a_producer_already_past_it_lends_nothing(void)
 	}
 }
 
+/*
+ * A waiter whose producer is working for it does not stall, however long the producer's
+ * kernels run: the wait ends by itself. Had it stalled, it would stop lending, the producer
+ * would be held again, and the waiter would wait for as long as the lower work lasts
+ * (issue 25's cross-process cell: 170 ms behind a middle process, under a 35 ms bound).
+ */
+static void test_a_waiter_on_a_working_producer_does_not_stall(void)
+{
+	for (unsigned l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct hsaqm_ctx *ctx = t_ctx_manual();
+		struct t_bq lo, hi;
+		struct t_bq *all[] = { &hi, &lo };
+
+		t_clock_set(ctx, 1000 * MS);
+		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+		pair_open(ctx, &lo, &hi, levels[l]);
+		CU_ASSERT_EQUAL(t_bq_submit(&hi, 1), 0);
+		CU_ASSERT_EQUAL(t_bq_submit(&lo, 6), 0);
+		CU_ASSERT_EQUAL(t_bq_wait(&hi, 1, &lo, 3), 0);
+		CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
+		t_bq_run(&hi, UINT64_MAX);
+		CU_ASSERT_EQUAL(hi.ran, 1);
+		/* Low's first kernel is slow: 100 ms, ten bounds, without a completion. */
+		for (uint64_t t = 1000; t <= 1100; t += 5)
+			t_clock_set(ctx, t * MS);
+		if (deps_of(&hi).stalls)
+			printf("\n  level %d: high stalled behind the producer working for it\n",
+			       (int)levels[l]);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalled, 0);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
+		CU_ASSERT_EQUAL(deps_of(&lo).inheriting, 1);
+		/* Still lending: low runs exactly what high needs, then high runs. */
+		t_bq_run(&lo, UINT64_MAX);
+		CU_ASSERT(lo.ran >= 3);
+		t_bq_run_all(all, 2);
+		expect_done(&hi, 3, "high", (int)levels[l]);
+		expect_done(&lo, 6, "low", (int)levels[l]);
+		CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
+		pair_close(ctx, &lo, &hi);
+	}
+}
+
+/*
+ * A waiter held by hand (hsaqmd holds it for a higher process) keeps its wait on a working
+ * producer open: released, it lends at once, instead of finding itself stalled and the
+ * producer held for the lower work.
+ */
+static void test_a_held_waiter_lends_again_once_released(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq lo, hi;
+	struct t_bq *all[] = { &hi, &lo };
+
+	t_clock_set(ctx, 1000 * MS);
+	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
+	CU_ASSERT_EQUAL(hsaqm_xq_suspend(lo.xq), 0);
+	CU_ASSERT_EQUAL(t_bq_submit(&lo, 4), 0);
+	CU_ASSERT_EQUAL(t_bq_wait(&hi, 0, &lo, 2), 0);
+	CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_suspend(hi.xq), 0);
+	for (uint64_t t = 1000; t <= 1100; t += 5)
+		t_clock_set(ctx, t * MS);
+	t_bq_run_all(all, 2);
+	/* Both held by hand: nothing ran, and the waiter did not stall. */
+	CU_ASSERT_EQUAL(lo.ran, 0);
+	CU_ASSERT_EQUAL(hi.ran, 0);
+	CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_resume(hi.xq), 0);
+	t_bq_run_all(all, 2);
+	expect_done(&hi, 2, "high", 2);
+	CU_ASSERT_EQUAL(lo.ran, 2);
+	CU_ASSERT(deps_of(&lo).inherited >= 1);
+	CU_ASSERT_EQUAL(deps_of(&hi).stalls, 0);
+	pair_close(ctx, &lo, &hi);
+}
+
+/*
+ * Waits that name each other (a signal reused behind the scan's back) are not work that ends
+ * by itself: both heads stall after the bound, and the lower work they held runs.
+ */
+static void test_waits_that_name_each_other_still_stall(void)
+{
+	struct hsaqm_ctx *ctx = t_ctx_manual();
+	struct t_bq lo, hi, mid;
+	struct t_bq *all[] = { &hi, &mid, &lo };
+	struct hsaqm_dep on_lo = { .index = 0, .upto = 1 }, on_hi = { .index = 0, .upto = 1 };
+
+	t_clock_set(ctx, 1000 * MS);
+	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
+	t_bq_init(&mid, HSAQM_LEVEL_3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &mid, 0, 0, HSAQM_LEVEL_2));
+	CU_ASSERT_EQUAL(t_bq_submit(&mid, 3), 0);
+	/* hi waits on lo's first packet, lo's head on hi's: each a host wait on the hardware. */
+	t_bq_wait_hw_only(&hi, 0);
+	t_bq_wait_hw_only(&lo, 0);
+	on_lo.on_id = hsaqm_xq_get_id(lo.xq);
+	on_hi.on_id = hsaqm_xq_get_id(hi.xq);
+	CU_ASSERT_EQUAL(hsaqm_xq_depend(hi.xq, &on_lo), 0);
+	CU_ASSERT_EQUAL(hsaqm_xq_depend(lo.xq, &on_hi), 0);
+	CU_ASSERT_EQUAL(t_bq_submit(&lo, 2), 0);
+	CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
+	t_bq_run_all(all, 3);
+	CU_ASSERT_EQUAL(mid.ran, 0);
+	for (uint64_t t = 1000; t <= 1100; t += 5) {
+		t_clock_set(ctx, t * MS);
+		t_bq_run_all(all, 3);
+	}
+	CU_ASSERT_EQUAL(deps_of(&hi).stalled, 1);
+	CU_ASSERT_EQUAL(deps_of(&lo).stalled, 1);
+	expect_done(&mid, 3, "the lower queue both held", 2);
+	hi.wait_host_done = true;
+	lo.wait_host_done = true;
+	t_bq_run_all(all, 3);
+	expect_done(&hi, 2, "high", 2);
+	expect_done(&lo, 2, "low", 2);
+	hsaqm_ctx_destroy(ctx);
+	t_bq_fini(&lo);
+	t_bq_fini(&hi);
+	t_bq_fini(&mid);
+}
+
 /* A head that is busy with kernels, not waiting, never stalls however long it takes. */
 static void test_a_busy_head_is_not_a_stall(void)
 {
@@ -412,6 +535,9 @@ static const struct t_case deps_cases[] = {
 	T_CASE(test_a_wait_its_named_producer_already_ended_is_still_bounded),
 	T_CASE(test_a_wait_on_a_producer_already_past_it_lends_nothing),
 	T_CASE(test_a_busy_head_is_not_a_stall),
+	T_CASE(test_a_waiter_on_a_working_producer_does_not_stall),
+	T_CASE(test_a_held_waiter_lends_again_once_released),
+	T_CASE(test_waits_that_name_each_other_still_stall),
 	T_CASE(test_bad_waits_and_bounds_are_refused),
 	T_CASES_END,
 };

@@ -19,6 +19,10 @@ hsa_amd_queue_set_priority) and, with the fix of issue 24, the counters
 EXPECT:
   inherit          the low queues inherited (dep_inherited >= 1) and a higher queue waited
                    (dep_waits >= 1 on a high queue)
+  inherit-only     inherit, and no high queue passed the bound (dep_stalls 0: a wait on a
+                   working producer of its own process is not bounded, docs/lib.md "The bound";
+                   a stall there would stop the inheritance): every wait of the case is on an
+                   event of its own process
   stall            a high queue's head passed the bound (dep_stalls >= 1)
   inherit-or-stall either (a wait on memory a lower queue's copy or memset writes)
   none             no queue inherited (a lower queue waits on a higher one)
@@ -94,6 +98,7 @@ def main():
     stalls = sum(s["dep_stalls"] for s in sums.values())
     ok = {
         "inherit": low["dep_inherited"] >= 1 and high["dep_waits"] >= 1,
+        "inherit-only": low["dep_inherited"] >= 1 and high["dep_waits"] >= 1 and high["dep_stalls"] == 0,
         "stall": high["dep_stalls"] >= 1,
         "inherit-or-stall": low["dep_inherited"] >= 1 or high["dep_stalls"] >= 1,
         "none": inherited == 0,
