@@ -39,6 +39,15 @@ static void pair_open(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi, e
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, hi, 0, P_HIGH, level));
 }
 
+/* pair_open() at model time 1 s, with a bound of 10 ms: the tests of the bound step the clock. */
+static void bounded_pair_open(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi,
+			      enum hsaqm_level level)
+{
+	t_clock_set(ctx, 1000 * MS);
+	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
+	pair_open(ctx, lo, hi, level);
+}
+
 static void pair_close(struct hsaqm_ctx *ctx, struct t_bq *lo, struct t_bq *hi)
 {
 	hsaqm_ctx_destroy(ctx);
@@ -229,9 +238,7 @@ static void test_a_wait_nobody_here_ends_stops_holding_lower_queues_after_the_bo
 		struct t_bq lo, hi;
 		struct t_bq *all[] = { &hi, &lo };
 
-		t_clock_set(ctx, 1000 * MS);
-		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-		pair_open(ctx, &lo, &hi, levels[l]);
+		bounded_pair_open(ctx, &lo, &hi, levels[l]);
 		CU_ASSERT_EQUAL(t_bq_submit(&lo, 3), 0);
 		CU_ASSERT_EQUAL(t_bq_wait(&hi, 0, NULL, 0), 0);
 		CU_ASSERT_EQUAL(t_bq_submit(&hi, 2), 0);
@@ -277,9 +284,7 @@ static void test_a_wait_its_named_producer_already_ended_is_still_bounded(void)
 		struct t_bq *all[] = { &hi, &lo };
 		struct hsaqm_dep dep = { .index = 0, .upto = 2 };
 
-		t_clock_set(ctx, 1000 * MS);
-		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-		pair_open(ctx, &lo, &hi, levels[l]);
+		bounded_pair_open(ctx, &lo, &hi, levels[l]);
 		CU_ASSERT_EQUAL(t_bq_submit(&lo, 5), 0);
 		/*
 		 * What the hardware does: high's head waits on a signal the host sets (set on
@@ -321,9 +326,7 @@ static void test_a_wait_on_a_producer_already_past_it_lends_nothing(void)
 		struct t_bq *all[] = { &hi, &lo };
 		struct hsaqm_dep dep = { .index = 0, .upto = 1 };
 
-		t_clock_set(ctx, 1000 * MS);
-		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-		pair_open(ctx, &lo, &hi, levels[l]);
+		bounded_pair_open(ctx, &lo, &hi, levels[l]);
 		/* Low's first packet runs and lib sees it complete; then low has a backlog. */
 		CU_ASSERT_EQUAL(t_bq_submit(&lo, 1), 0);
 		t_bq_run_all(all, 2);
@@ -364,9 +367,7 @@ static void test_a_waiter_on_a_working_producer_does_not_stall(void)
 		struct t_bq lo, hi;
 		struct t_bq *all[] = { &hi, &lo };
 
-		t_clock_set(ctx, 1000 * MS);
-		CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-		pair_open(ctx, &lo, &hi, levels[l]);
+		bounded_pair_open(ctx, &lo, &hi, levels[l]);
 		CU_ASSERT_EQUAL(t_bq_submit(&hi, 1), 0);
 		CU_ASSERT_EQUAL(t_bq_submit(&lo, 6), 0);
 		CU_ASSERT_EQUAL(t_bq_wait(&hi, 1, &lo, 3), 0);
@@ -404,9 +405,7 @@ static void test_a_held_waiter_lends_again_once_released(void)
 	struct t_bq lo, hi;
 	struct t_bq *all[] = { &hi, &lo };
 
-	t_clock_set(ctx, 1000 * MS);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
+	bounded_pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(hsaqm_xq_suspend(lo.xq), 0);
 	CU_ASSERT_EQUAL(t_bq_submit(&lo, 4), 0);
 	CU_ASSERT_EQUAL(t_bq_wait(&hi, 0, &lo, 2), 0);
@@ -439,9 +438,7 @@ static void test_waits_that_name_each_other_still_stall(void)
 	struct t_bq *all[] = { &hi, &mid, &lo };
 	struct hsaqm_dep on_lo = { .index = 0, .upto = 1 }, on_hi = { .index = 0, .upto = 1 };
 
-	t_clock_set(ctx, 1000 * MS);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
+	bounded_pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	t_bq_init(&mid, HSAQM_LEVEL_3);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t_bq_attach(ctx, &mid, 0, 0, HSAQM_LEVEL_2));
 	CU_ASSERT_EQUAL(t_bq_submit(&mid, 3), 0);
@@ -481,9 +478,7 @@ static void test_a_busy_head_is_not_a_stall(void)
 	struct t_bq lo, hi;
 	struct t_bq *all[] = { &hi, &lo };
 
-	t_clock_set(ctx, 1000 * MS);
-	CU_ASSERT_EQUAL(hsaqm_ctx_set_dep_bound(ctx, 10 * MS), 0);
-	pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
+	bounded_pair_open(ctx, &lo, &hi, HSAQM_LEVEL_2);
 	CU_ASSERT_EQUAL(t_bq_submit(&lo, 3), 0);
 	/* High's wait is behind two kernels that do not run (the GPU is slow). */
 	CU_ASSERT_EQUAL(t_bq_wait(&hi, 2, NULL, 0), 0);
