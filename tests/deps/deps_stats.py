@@ -96,9 +96,10 @@ def main():
     low, high = sums.get("low", zero), sums.get("high", zero)
     inherited = sum(s["dep_inherited"] for s in sums.values())
     stalls = sum(s["dep_stalls"] for s in sums.values())
+    inherit = low["dep_inherited"] >= 1 and high["dep_waits"] >= 1
     ok = {
-        "inherit": low["dep_inherited"] >= 1 and high["dep_waits"] >= 1,
-        "inherit-only": low["dep_inherited"] >= 1 and high["dep_waits"] >= 1 and high["dep_stalls"] == 0,
+        "inherit": inherit,
+        "inherit-only": inherit and high["dep_stalls"] == 0,
         "stall": high["dep_stalls"] >= 1,
         "inherit-or-stall": low["dep_inherited"] >= 1 or high["dep_stalls"] >= 1,
         "none": inherited == 0,
