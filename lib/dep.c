@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hsaqm-common/barrier.h"
@@ -149,6 +150,51 @@ static bool dep_waits_on_working(const struct hsaqm_dev *dev, const struct hsaqm
 	return false;
 }
 
+/*
+ * Why the head's wait is bounded, in words, for the stall notice: the first wait that is not on
+ * a working producer (a stall that a test did not expect says here which rule let it happen).
+ */
+static void dep_why_bounded(const struct hsaqm_dev *dev, const struct hsaqm_xq *xq, char *buf,
+			    size_t len)
+{
+	int wp = xq_lend_prio(xq);
+
+	for (uint32_t k = 0; k < xq->ndeps; k++) {
+		const struct hsaqm_xq_dep *d = &xq->deps[k];
+		const struct hsaqm_xq *on = d->on_id ? dev_find(dev, d->on_id) : NULL;
+		const char *why;
+
+		if (!on) {
+			snprintf(buf, len, "packet %llu waits on a signal no queue of this device "
+				 "completes", (unsigned long long)d->index);
+			return;
+		}
+		if (on == xq)
+			why = "its own queue";
+		else if (on->completed >= d->upto)
+			why = "which has completed the packet it needs, but the head has not moved";
+		else if (!dep_lends(wp, on))
+			why = "which it does not lend to (not below it, not held by hand)";
+		else if (hsaqm_xq_idle(on))
+			why = "which has nothing outstanding";
+		else if (on->stalled)
+			why = "which itself passed the bound";
+		else if (on->head_waiting)
+			why = "whose head waits on what is not working";
+		else
+			continue;
+		snprintf(buf, len, "packet %llu waits on queue %s up to its packet %llu (completed "
+			 "%llu), %s", (unsigned long long)d->index, on->name,
+			 (unsigned long long)d->upto, (unsigned long long)on->completed, why);
+		return;
+	}
+	if (xq->deps_lost)
+		snprintf(buf, len, "a wait beyond the %u hsaqm keeps per queue: not attributed",
+			 (unsigned)HSAQM_XQ_DEPS);
+	else
+		snprintf(buf, len, "a chain of waits longer than %u links", DEP_CHAIN_LOOK);
+}
+
 /* Whether the queue's head stands at a wait now (the backend's answer), for every queue first. */
 static void dep_look_head(struct hsaqm_xq *xq)
 {
@@ -192,15 +238,18 @@ static bool dep_check_head(struct hsaqm_dev *dev, struct hsaqm_xq *xq, uint64_t 
 		return true;
 	}
 	if (!xq->stalled && now - xq->wait_since >= bound) {
+		char why[192];
+
 		xq->stalled = true;
 		xq->dep_stalls++;
+		dep_why_bounded(dev, xq, why, sizeof(why));
 		hsaqm_log_notice(&xq->stall_notice,
 				 "queue %s (device %u): its head waited %llu ms on a dependency no queue "
-				 "here can end (a signal the host sets, memory a kernel writes, another "
-				 "process or device); it no longer holds lower queues until it moves "
-				 "(said once per queue; dep_stalls counts each time, HSAQM_DEP_BOUND_MS "
-				 "sets the bound)", xq->name, xq->dev->id,
-				 (unsigned long long)((now - xq->wait_since) / 1000000u));
+				 "here ends by itself (a signal the host sets, memory a kernel writes, "
+				 "another process or device; here: %s); it no longer holds lower queues "
+				 "until it moves (said once per queue; dep_stalls counts each time, "
+				 "HSAQM_DEP_BOUND_MS sets the bound)", xq->name, xq->dev->id,
+				 (unsigned long long)((now - xq->wait_since) / 1000000u), why);
 	}
 	return true;
 }

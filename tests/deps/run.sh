@@ -67,6 +67,9 @@ base_env="LD_PRELOAD=$preload HSAQM_KFDEMU_KERNELS=$table HSAQM_LOG= GPU_STREAMO
 bound_ms=${HSAQM_DEP_BOUND_MS:-2}
 tool_env="HSAQM_DEP_BOUND_MS=$bound_ms"
 seed=${DEPS_SEED:-$(date +%s)}
+# DEPS_CASES="mix graph": only those cases (their xproc cells too; ipc is a case), to run one
+# again, with DEPS_SEED for the mix. Every case by default.
+wanted() { [ -z "${DEPS_CASES:-}" ] || case " $DEPS_CASES " in *" $1 "*) true ;; *) false ;; esac; }
 T_ROOT_TIMEOUT=120
 
 if ! t_root_arch $base_env; then
@@ -119,7 +122,9 @@ verdict() {
 	_sum=$(python3 "$src/tests/deps/deps_stats.py" "$st" --summary)
 	med=$(lat_of "$log")
 	if ! _why=$(python3 "$src/tests/deps/deps_stats.py" "$st" "$_exp"); then
-		echo "FAIL completed (median $med us vs native $_nat us), but: $_why"
+		# lib's stall notices say which wait was bounded and why (docs/lib.md "The bound").
+		_st=$(sed -n 's/^hsaqm: queue \([^ ]*\) .*its head waited \([0-9]*\) ms.*; here: \(.*\)); it no longer.*/\1 after \2 ms: \3/p' "$log" | head -n 3 | tr '\n' ';')
+		echo "FAIL completed (median $med us vs native $_nat us), but: $_why${_st:+ [stalls: $_st]}"
 		return
 	fi
 	# The model runs in real time and hsaqm's reactions are host threads: on a loaded host
@@ -139,6 +144,7 @@ verdict() {
 run_case() {
 	name=$1 expect=$2 expect_lv1=$3 latcheck=$4 prog=$5
 	shift 5
+	wanted "$name" || return 0
 	if [ ! -x "$out/bin/$prog" ]; then
 		_err=$(grep -m1 -E 'error' "$out/runs/build-$prog.out")
 		case "$where" in
@@ -248,7 +254,7 @@ xcell() { # CASE STATUS DETAIL: the same for every level
 	for l in $xproc_levels; do cell "$1/x$l" "$2" "$3"; done
 }
 if [ ! -x "$out/bin/dep_busy" ]; then
-	for n in $xproc_names; do xcell "$n" FAIL "dep_busy does not build: $(grep -m1 error "$out/runs/build-dep_busy.out")"; done
+	for n in $xproc_names; do wanted "$n" && xcell "$n" FAIL "dep_busy does not build: $(grep -m1 error "$out/runs/build-dep_busy.out")"; done
 else
 	rm -f "$xsock" "$xdsock"
 	"$simd" -s "$xsock" > "$out/runs/xsimd.out" 2>&1 &
@@ -259,6 +265,7 @@ else
 	xd_pid=$!
 	for _ in $(seq 100); do [ -S "$xdsock" ] && break; sleep 0.1; done
 	for n in $xproc_names; do
+		wanted "$n" || continue
 		_row=$(awk -v n="$n" '$1 == n' "$out/runs/xproc-cases.txt" 2>/dev/null)
 		if [ -z "$_row" ]; then
 			xcell "$n" N/A "no native pass ($(grep "^cell $n/native " "$cells" | cut -d' ' -f3- | cut -c1-200))"
@@ -365,7 +372,9 @@ ipc_pair() {
 }
 sock=$out/runs/simd.sock
 rm -f "$sock"
-if [ ! -x "$out/bin/dep_ipc" ]; then
+if ! wanted ipc; then
+	:
+elif [ ! -x "$out/bin/dep_ipc" ]; then
 	for l in native lv1 lv2 lv3; do cell "ipc/$l" FAIL "dep_ipc does not build: $(grep -m1 error "$out/runs/build-dep_ipc.out")"; done
 else
 	"$simd" -s "$sock" > "$out/runs/simd.out" 2>&1 &
