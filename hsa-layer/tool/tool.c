@@ -51,6 +51,7 @@ struct tool_queue_view {
 	uint64_t queue_id;
 	uint32_t size;
 	int hsa_prio;
+	uint64_t daemon_holds;
 };
 
 /* A destroyed queue's final view, kept for the stats document. */
@@ -180,6 +181,7 @@ static int queue_view(const struct tool_queue *q, struct tool_queue_view *v)
 	v->queue_id = hq->id;
 	v->size = hq->size;
 	v->hsa_prio = q->hsa_prio;
+	v->daemon_holds = tool_node_queue_holds(q);
 	return hsaqm_xq_get_report(q->xq, &v->report);
 }
 
@@ -196,6 +198,7 @@ static void queue_json(struct hsaqm_json *j, const struct tool_queue_view *v,
 	hsaqm_json_uint(j, "size", v->size);
 	hsaqm_json_string(j, "hsa_priority", hsa_priority_name(v->hsa_prio));
 	hsaqm_json_bool(j, "destroyed", !live);
+	hsaqm_json_uint(j, "daemon_holds", v->daemon_holds);
 	if (live)
 		tool_node_queue_json(j, live);
 	hsaqm_json_end_object(j);

@@ -100,6 +100,7 @@ struct tool_queue {
 	int conflict_once; /* a priority conflict was said (hsaqm_log_notice) */
 	uint32_t device;
 	struct tool_node_queue *node; /* atomic: the daemon's side, NULL when not registered */
+	uint64_t daemon_holds_past; /* atomic: hsaqmd's holds of its registrations that ended */
 	int spatial; /* enum hsaqm_spatial last given to the xqueue (lib starts OFF); g.lock */
 };
 
@@ -126,6 +127,8 @@ void tool_node_stop(void);
 void tool_node_queue_add(struct tool_queue *tq);
 /* Unregister @tq: no callback names it after this returns. */
 void tool_node_queue_remove(struct tool_queue *tq);
+/* How many times hsaqmd held the queue, over all its registrations (kept after they end). */
+uint64_t tool_node_queue_holds(const struct tool_queue *tq);
 /* The queue's priority changed (HIP stream priority): its adjustment goes to the daemon. */
 void tool_node_queue_update(struct tool_queue *tq);
 /* The process priority changed. */

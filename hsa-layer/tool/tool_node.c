@@ -525,10 +525,26 @@ void tool_node_queue_remove(struct tool_queue *tq)
 	/* The destroy that follows lets go of everything; the process hold is lib's to drop. */
 	if (nq->applied && !n.host->process_suspended())
 		hsaqm_xq_resume(tq->xq);
+	/* No callback comes any more (above): the count is final; the stats keep it. */
+	HSAQM_WRITE_ONCE(tq->daemon_holds_past, HSAQM_READ_ONCE(tq->daemon_holds_past) + nq->holds);
 	pthread_mutex_unlock(&nq->hold_lock);
 	pthread_mutex_destroy(&nq->mark_lock);
 	pthread_mutex_destroy(&nq->hold_lock);
 	free(nq);
+}
+
+uint64_t tool_node_queue_holds(const struct tool_queue *tq)
+{
+	/* Acquire: pairs with the CAS that publishes the node record (queue_add): it is whole. */
+	struct tool_node_queue *nq = hsaqm_load_acquire(&tq->node);
+	uint64_t holds = HSAQM_READ_ONCE(tq->daemon_holds_past);
+
+	if (nq) {
+		pthread_mutex_lock(&nq->hold_lock);
+		holds += nq->holds;
+		pthread_mutex_unlock(&nq->hold_lock);
+	}
+	return holds;
 }
 
 void tool_node_queue_update(struct tool_queue *tq)

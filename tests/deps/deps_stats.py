@@ -3,12 +3,10 @@
 
 deps_stats.py STATS EXPECT      exit 0 silently when the expectation holds, else one line, exit 1
 deps_stats.py STATS --summary   one line: the dependency counters per HIP stream priority
-deps_stats.py STATS --daemon COMM LIST...
-                                one line: how often hsaqmd held the process (the tool's
-                                "daemon" holds) and its low queues (the most "preemptions" of a
-                                queue with a negative priority_adjust of the process named COMM,
-                                priority 50, over the `hsaqmctl list --json` snapshots LIST);
-                                exit 1 when the daemon never held a low queue of it
+deps_stats.py STATS --daemon     one line: how often hsaqmd held the process (the tool's
+                                "daemon" holds) and its low queues (their daemon_holds, kept
+                                in the stats written at exit); exit 1 when the daemon never
+                                held a low queue
 
 The tool's queues carry hsa_priority (low, normal, high: the HIP stream priority that reached
 hsa_amd_queue_set_priority) and, with the fix of issue 24, the counters
@@ -46,25 +44,12 @@ def by_priority(queues):
     return sums
 
 
-def daemon_held(stats, comm, lists):
+def daemon_held(stats):
     d = stats.get("tool", {}).get("daemon") or {}
-    low = 0
-    seen = 0
-    for path in lists:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
-            continue  # hsaqmctl's error, or a snapshot cut short
-        for p in doc.get("processes", []):
-            if p.get("comm") != comm[:15] or p.get("priority") != 50:
-                continue
-            seen += 1
-            for q in p.get("queues", []):
-                if q.get("priority_adjust", 0) < 0:
-                    low = max(low, q.get("preemptions", 0))
+    low = sum(q.get("daemon_holds", 0) for q in stats.get("queues", [])
+              if q.get("hsa_priority") == "low")
     print(f"hsaqmd held the process {d.get('holds', '?')} times, its low queue {low} "
-          f"(most preemptions over {seen} of {len(lists)} hsaqmctl list snapshots)")
+          f"(the case's stats)")
     return 0 if low >= 1 else 1
 
 
@@ -81,7 +66,8 @@ def main():
         print("the stats list no queue")
         return 1
     if expect == "--daemon":
-        return daemon_held(json.load(open(path)), sys.argv[3], sys.argv[4:])
+        with open(path) as f:
+            return daemon_held(json.load(f))
     sums = by_priority(queues)
     summary = "; ".join(f"{p}: waits {s['dep_waits']} inherited {s['dep_inherited']} "
                         f"stalls {s['dep_stalls']}" for p, s in sorted(sums.items()))

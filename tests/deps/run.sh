@@ -232,11 +232,11 @@ run_case mix inherit inherit - dep_mix "$seed" 100
 # device itself does not honour the case and its cells are N/A with the reason). Then per level a
 # cell passes when, beside the middle process, the case passes the checks of its single-process
 # level (the program's PASS, counts exact against x-native, every queue proxied, the dependency
-# counters, the latency bound), the daemon held the case's low queue at least once ("preemptions"
-# of it in `hsaqmctl list --json`, polled every 0.2 s while the case runs: else the cell proves
-# nothing and fails saying so), and the middle process was
-# still running when the case ended (it then stops: run.sh creates its STOPFILE) and completed;
-# the host case alone may outlive it (below). Levels run one after another.
+# counters, the latency bound), the daemon held the case's low queue at least once (its
+# daemon_holds in the case's stats file: else the cell proves nothing; the run is made again, up
+# to three times, and the cell fails saying so), and the middle process was still running when
+# the case ended (it then stops: run.sh creates its STOPFILE) and completed. Levels run one
+# after another.
 xproc_levels=${DEPS_XPROC_LEVELS:-lv1 lv2 lv3}
 # copy32 is not among them: on a shared device process the emulation's stand-ins for a
 # runtime's signals carry the translator's passes' values (its own process's memory cannot be
@@ -248,8 +248,31 @@ xproc_levels=${DEPS_XPROC_LEVELS:-lv1 lv2 lv3}
 # length against the program's own 8 s no-progress check (CI failed it so on 2026-11-27), not
 # hsaqm; the single-process columns and run-xproc-deps prove the bound's path.
 xproc_names="busy-first backlog-first chain3 graph"
-ctl=$build/tools/hsaqmd/hsaqmctl
 xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
+# xproc_try BASE LEVEL ARGS...: the case's program ($prog ARGS) under hsaqm-run -p high --daemon
+# beside the middle process, both at LEVEL; logs, report and stats in BASE.*, the middle's in
+# BASE-mid.*; its exit status in _mrc. The middle process stops when the case has ended (its
+# STOPFILE), at the latest after 60 s (the case's own watchdog ends it first: on a loaded host a
+# case may take long, and must still run beside the middle throughout).
+xproc_try() {
+	_b=$1 _xl=$2
+	shift 2
+	rm -f "$_b.report" "$_b.json" "$_b-mid.json" "$_b-mid.out" "$_b.stop"
+	# shellcheck disable=SC2086
+	inroot "$_b-mid.out" $base_env HSAQM_SIM_DEVICE="$xsock" -- \
+		"$run_tool" -p 45 -l "$_xl" --daemon "$xdsock" --stats "$_b-mid.json" -- \
+		"$out/bin/dep_busy" 60 "$_b.stop" &
+	_mpid=$!
+	for _ in $(seq 150); do grep -q '^busy started' "$_b-mid.out" 2>/dev/null && break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	inroot "$_b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
+		HSAQM_KFDEMU_REPORT="$_b.report" -- \
+		"$run_tool" -l "$_xl" -p high --daemon "$xdsock" --stats "$_b.json" -- \
+		"$out/bin/$prog" "$@"
+	touch "$_b.stop"
+	wait "$_mpid"
+	_mrc=$?
+}
 xcell() { # CASE STATUS DETAIL: the same for every level
 	for l in $xproc_levels; do cell "$1/x$l" "$2" "$3"; done
 }
@@ -285,67 +308,45 @@ else
 		fi
 		nat=$(lat_of "$xn.out")
 		ncounts=$(kcounts "$xn.report")
-		# The middle process stops when the case has ended (its STOPFILE); at the latest after
-		# 12 s for the host case (below the program's 20 s watchdog: that case may wait for it,
-		# see below), 60 s for the others (whose own watchdog ends them first: on a loaded host
-		# a case may take longer than 12 s, and must still run beside the middle throughout).
-		busy_s=60
-		[ "$expect" = stall ] && busy_s=12
 		for l in $xproc_levels; do
-			b=$out/runs/$name-x$l
-			rm -f "$b.report" "$b.json" "$b-mid.json" "$b-mid.out" "$b"-list.*.json "$b.stop"
-			# shellcheck disable=SC2086
-			inroot "$b-mid.out" $base_env HSAQM_SIM_DEVICE="$xsock" -- \
-				"$run_tool" -p 45 -l "$l" --daemon "$xdsock" --stats "$b-mid.json" -- \
-				"$out/bin/dep_busy" "$busy_s" "$b.stop" &
-			_mpid=$!
-			for _ in $(seq 150); do grep -q '^busy started' "$b-mid.out" 2>/dev/null && break; sleep 0.1; done
-			# shellcheck disable=SC2086
-			inroot "$b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
-				HSAQM_KFDEMU_REPORT="$b.report" -- \
-				"$run_tool" -l "$l" -p high --daemon "$xdsock" --stats "$b.json" -- \
-				"$out/bin/$prog" "$@" &
-			_hpid=$!
-			# What the daemon shows while both run: the case's queues, and how often it held
-			# each (a process's registration, and its counters, end with it).
-			_k=0
-			while kill -0 "$_hpid" 2>/dev/null; do
-				"$ctl" --socket "$xdsock" list --json > "$b-list.$_k.json" 2>&1
-				_k=$((_k + 1))
-				sleep 0.2
-			done
-			wait "$_hpid"
-			touch "$b.stop"
-			wait "$_mpid"
-			_mrc=$?
 			_exp=$expect
 			[ "$l" = lv1 ] && _exp=$expect_lv1
-			_v=$(verdict "$b" "$l" "$_exp" "$latcheck" "$nat" "$ncounts")
+			# Whether hsaqmd holds the case's low queue at all is the host's timing: the
+			# higher streams' work follows the low one's within microseconds, and the daemon
+			# holds the process only while its low stream alone has work. A run in which it
+			# never held proves nothing here, but is not a failure of hsaqm: run again, up to
+			# three times. Every other check fails the cell at the first run that misses it.
+			_try=1 _missed=
+			while :; do
+				b=$out/runs/$name-x$l
+				[ "$_try" -gt 1 ] && b=$b.try$_try
+				xproc_try "$b" "$l" "$@"
+				_v=$(verdict "$b" "$l" "$_exp" "$latcheck" "$nat" "$ncounts")
+				[ "${_v%% *}" != PASS ] && break
+				_held=$(python3 "$src/tests/deps/deps_stats.py" "$b.json" --daemon) && break
+				[ "$_try" -ge 3 ] && break
+				_missed="$_missed $_try"
+				_try=$((_try + 1))
+			done
 			if [ "${_v%% *}" != PASS ]; then
-				cell "$name/x$l" FAIL "beside the middle process: ${_v#* }"
+				cell "$name/x$l" FAIL "beside the middle process${_missed:+ (run $_try)}: ${_v#* }"
 				continue
 			fi
-			if ! _held=$(python3 "$src/tests/deps/deps_stats.py" "$b.json" --daemon "$prog" "$b"-list.*.json); then
-				cell "$name/x$l" FAIL "the case passed, but hsaqmd never held its low queue ($_held): this cell proves nothing about inheritance overriding the daemon's hold"
+			if ! _held=$(python3 "$src/tests/deps/deps_stats.py" "$b.json" --daemon); then
+				cell "$name/x$l" FAIL "the case passed, but hsaqmd never held its low queue in $_try runs ($_held): this cell proves nothing about inheritance overriding the daemon's hold"
 				continue
 			fi
+			[ -n "$_missed" ] && _held="$_held (in run $_try: the daemon never held it in run${_missed}, which passed every other check)"
 			if [ "$_mrc" -ne 0 ] || ! grep -q '^PASS$' "$b-mid.out"; then
 				cell "$name/x$l" FAIL "the case passed, the middle process did not complete (exit $_mrc): $(why_failed "$b-mid.out")"
 				continue
 			fi
 			_mk=$(grep -m1 '^busy kernels' "$b-mid.out" | cut -d' ' -f3)
-			if grep -q '^busy stopped by' "$b-mid.out"; then
-				_mid="the middle process was busy until the case ended, then completed ($_mk kernels)"
-			elif [ "$expect" = stall ]; then
-				# A wait on the host, which waits on the low stream: nothing to attribute, so
-				# nothing to inherit; the daemon rightly holds the low stream for the middle
-				# process (45 > 40) while the high stream's head is past the bound.
-				_mid="the case outlived the middle process (busy $busy_s s, $_mk kernels, completed): its high stream waits on the host, which waits on its low stream, held for the middle one (HPF; nothing to inherit)"
-			else
-				cell "$name/x$l" FAIL "the middle process (busy $busy_s s) had ended before the case did: the case did not run beside it throughout; $_held"
+			if ! grep -q '^busy stopped by' "$b-mid.out"; then
+				cell "$name/x$l" FAIL "the middle process (busy 60 s at most) had ended before the case did: the case did not run beside it throughout; $_held"
 				continue
 			fi
-			cell "$name/x$l" PASS "${_v#* } (x-native alone on hsaqm-simd); $_held; $_mid"
+			cell "$name/x$l" PASS "${_v#* } (x-native alone on hsaqm-simd); $_held; the middle process was busy until the case ended, then completed ($_mk kernels)"
 		done
 	done
 	kill "$xd_pid" "$xsimd_pid" 2>/dev/null

@@ -68,6 +68,8 @@ check "C: the daemon held the low process" "[ \"\$(field '$tmp/c-low.out' holds)
 # The stats file is written at exit, after the tool left the daemon: it keeps the counters.
 check "C: the exit stats file says the process left the daemon and kept its holds" \
   "grep -q '\"left\":true' '$tmp/c-low.stats.json' && ! grep -q '\"holds\":0,' '$tmp/c-low.stats.json'"
+check "C: the exit stats file says which queue the daemon held (daemon_holds)" \
+  "grep -q '\"daemon_holds\":[1-9]' '$tmp/c-low.stats.json'"
 check "C: high latency with hsaqmd within alone + 1.2 T" \
   "awk 'BEGIN{exit !(${withd:-1e9} <= ${alone:-0} + 1.2 * $T)}'"
 echo "  low kernels launched inside the daemon's holds (each 20 us after the close): " \
