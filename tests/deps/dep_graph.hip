@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 		CHECK(hipEventDestroy(s));
 		CHECK(hipEventDestroy(e));
 	}
+	dep_rounds_end();
 	dep_set_what("graph: hipDeviceSynchronize at the end");
 	CHECK(hipDeviceSynchronize());
 	CHECK(hipGraphExecDestroy(exec));

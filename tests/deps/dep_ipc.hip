@@ -227,6 +227,7 @@ int main(int argc, char **argv)
 	rc = !strcmp(argv[1], "low") ? run_low(argv[2]) : run_high(argv[2]);
 	if (rc)
 		return rc;
+	dep_rounds_end();
 	dep_set_what("ipc %s: hipDeviceSynchronize at the end", argv[1]);
 	CHECK(hipDeviceSynchronize());
 	dep_streams_destroy(&d);

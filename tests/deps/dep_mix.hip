@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 		printf("mix %s rounds %zu median-us %.0f\n", pats[p].name, lat[p].size(),
 		       lat[p][lat[p].size() / 2]);
 	}
+	dep_rounds_end();
 	dep_set_what("mix seed %lu: hipDeviceSynchronize at the end", seed);
 	CHECK(hipDeviceSynchronize());
 	dep_streams_destroy(&d);

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 	dep_streams_create(&d);
 	for (int r = 0; r < reps && !dep_failures; r++)
 		printf("lat %s %.0f\n", name, run(r));
+	dep_rounds_end();
 	dep_set_what("%s: hipDeviceSynchronize at the end", name);
 	CHECK(hipDeviceSynchronize());
 	dep_streams_destroy(&d);

@@ -87,18 +87,46 @@ static void dep_watchdog_fire(int sig)
 	_exit(3);
 }
 
+static unsigned int dep_watchdog_secs;
+
 // The deadline: DEPS_WATCHDOG_S seconds (default 25), far above any case's native time (a
 // few ms of model time plus the runtime's start-up).
 static void dep_watchdog_start(void)
 {
 	const char *s = getenv("DEPS_WATCHDOG_S");
-	unsigned int secs = s && atoi(s) > 0 ? (unsigned int)atoi(s) : 25;
 
+	dep_watchdog_secs = s && atoi(s) > 0 ? (unsigned int)atoi(s) : 25;
 	// Line-buffered: what was printed before the watchdog's _exit() is in the log.
 	setvbuf(stdout, 0, _IOLBF, 0);
 	signal(SIGALRM, dep_watchdog_fire);
-	alarm(secs);
-	printf("note watchdog %u s\n", secs);
+	alarm(dep_watchdog_secs);
+	printf("note watchdog %u s\n", dep_watchdog_secs);
+}
+
+// Beside another process (run.sh's xproc cells), the harness keeps that process busy during
+// the rounds only. A host wait on work of the low stream alone (the warm-up's, the final
+// hipDeviceSynchronize's) is held, by design, as long as a process above that stream has work
+// (strict priority across processes: docs/daemon.md), so a process busy until the case ended
+// would wait on the case while the case waits on it. dep_rounds_begin() says the warm-up is
+// done and, with $DEPS_GO_FILE, waits for that file (the other process then runs) before the
+// deadline starts again; dep_rounds_end() says the rounds are done (the harness stops it).
+static void dep_rounds_begin(void)
+{
+	const char *go = getenv("DEPS_GO_FILE");
+
+	printf("note warmed up\n");
+	if (!go || !*go)
+		return;
+	dep_set_what("the harness's go file %s (the other process did not start)", go);
+	while (access(go, F_OK) != 0)
+		usleep(1000);
+	alarm(dep_watchdog_secs);
+	printf("note go\n");
+}
+
+static void dep_rounds_end(void)
+{
+	printf("note rounds done\n");
 }
 
 static void dep_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -187,6 +215,7 @@ static void dep_streams_create(struct dep_streams *d)
 	dep_launch("high", d->normal, 1);
 	dep_launch("high", d->high, 1);
 	CHECK(hipDeviceSynchronize());
+	dep_rounds_begin();
 }
 
 static void dep_streams_destroy(struct dep_streams *d)

@@ -234,9 +234,9 @@ run_case mix inherit inherit - dep_mix "$seed" 100
 # level (the program's PASS, counts exact against x-native, every queue proxied, the dependency
 # counters, the latency bound), the daemon held the case's low queue at least once (its
 # daemon_holds in the case's stats file: else the cell proves nothing; the run is made again, up
-# to three times, and the cell fails saying so), and the middle process was still running when
-# the case ended (it then stops: run.sh creates its STOPFILE) and completed. Levels run one
-# after another.
+# to three times, and the cell fails saying so), and the middle process was busy throughout the
+# case's rounds (it then stops: run.sh creates its STOPFILE, xproc_try) and completed. Levels run
+# one after another.
 xproc_levels=${DEPS_XPROC_LEVELS:-lv1 lv2 lv3}
 # copy32 is not among them: on a shared device process the emulation's stand-ins for a
 # runtime's signals carry the translator's passes' values (its own process's memory cannot be
@@ -251,25 +251,38 @@ xproc_names="busy-first backlog-first chain3 graph"
 xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
 # xproc_try BASE LEVEL ARGS...: the case's program ($prog ARGS) under hsaqm-run -p high --daemon
 # beside the middle process, both at LEVEL; logs, report and stats in BASE.*, the middle's in
-# BASE-mid.*; its exit status in _mrc. The middle process stops when the case has ended (its
-# STOPFILE), at the latest after 60 s (the case's own watchdog ends it first: on a loaded host a
-# case may take long, and must still run beside the middle throughout).
+# BASE-mid.*; its exit status in _mrc. The middle process is busy exactly during the case's
+# rounds (tests/deps/deps.h, dep_rounds_begin): the case warms up alone and waits for its go
+# file; the middle starts, and once it is busy the go file is made; when the case says its
+# rounds are done (or ends) the middle's STOPFILE is made. Without that the middle would wait
+# for the case's end while the case's final hipDeviceSynchronize waits, rightly, for its low
+# stream, which hsaqmd holds while a process above it has work (most likely what hung a CI run of
+# 2026-11-28: graph, x-lv3, ROCm 6.1, every round done). The middle stops after 60 s at the latest.
 xproc_try() {
 	_b=$1 _xl=$2
 	shift 2
-	rm -f "$_b.report" "$_b.json" "$_b-mid.json" "$_b-mid.out" "$_b.stop"
+	rm -f "$_b.report" "$_b.json" "$_b-mid.json" "$_b-mid.out" "$_b.stop" "$_b.go"
+	# shellcheck disable=SC2086
+	inroot "$_b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
+		HSAQM_KFDEMU_REPORT="$_b.report" DEPS_GO_FILE="$_b.go" -- \
+		"$run_tool" -l "$_xl" -p high --daemon "$xdsock" --stats "$_b.json" -- \
+		"$out/bin/$prog" "$@" &
+	_hpid=$!
+	while kill -0 "$_hpid" 2>/dev/null && ! grep -q '^note warmed up' "$_b.out" 2>/dev/null; do
+		sleep 0.05
+	done
 	# shellcheck disable=SC2086
 	inroot "$_b-mid.out" $base_env HSAQM_SIM_DEVICE="$xsock" -- \
 		"$run_tool" -p 45 -l "$_xl" --daemon "$xdsock" --stats "$_b-mid.json" -- \
 		"$out/bin/dep_busy" 60 "$_b.stop" &
 	_mpid=$!
 	for _ in $(seq 150); do grep -q '^busy started' "$_b-mid.out" 2>/dev/null && break; sleep 0.1; done
-	# shellcheck disable=SC2086
-	inroot "$_b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
-		HSAQM_KFDEMU_REPORT="$_b.report" -- \
-		"$run_tool" -l "$_xl" -p high --daemon "$xdsock" --stats "$_b.json" -- \
-		"$out/bin/$prog" "$@"
+	touch "$_b.go"
+	while kill -0 "$_hpid" 2>/dev/null && ! grep -q '^note rounds done' "$_b.out" 2>/dev/null; do
+		sleep 0.02
+	done
 	touch "$_b.stop"
+	wait "$_hpid"
 	wait "$_mpid"
 	_mrc=$?
 }
@@ -343,10 +356,10 @@ else
 			fi
 			_mk=$(grep -m1 '^busy kernels' "$b-mid.out" | cut -d' ' -f3)
 			if ! grep -q '^busy stopped by' "$b-mid.out"; then
-				cell "$name/x$l" FAIL "the middle process (busy 60 s at most) had ended before the case did: the case did not run beside it throughout; $_held"
+				cell "$name/x$l" FAIL "the middle process (busy 60 s at most) had ended before the case's rounds did: the case did not run beside it throughout; $_held"
 				continue
 			fi
-			cell "$name/x$l" PASS "${_v#* } (x-native alone on hsaqm-simd); $_held; the middle process was busy until the case ended, then completed ($_mk kernels)"
+			cell "$name/x$l" PASS "${_v#* } (x-native alone on hsaqm-simd); $_held; the middle process was busy throughout the case's rounds, then completed ($_mk kernels)"
 		done
 	done
 	kill "$xd_pid" "$xsimd_pid" 2>/dev/null
