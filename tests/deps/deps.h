@@ -104,11 +104,9 @@ static void dep_watchdog_start(void)
 }
 
 // Beside another process (run.sh's xproc cells), the harness keeps that process busy during
-// the rounds only. A host wait on work of the low stream alone (the warm-up's, the final
-// hipDeviceSynchronize's) is held, by design, as long as a process above that stream has work
-// (strict priority across processes: docs/daemon.md), so a process busy until the case ended
-// would wait on the case while the case waits on it. dep_rounds_begin() says the warm-up is
-// done and, with $DEPS_GO_FILE, waits for that file (the other process then runs) before the
+// the rounds only, which is what the cells measure (the warm-up and the final
+// hipDeviceSynchronize run without it: run.sh, xproc_try). dep_rounds_begin() says the warm-up
+// is done and, with $DEPS_GO_FILE, waits for that file (the other process then runs) before the
 // deadline starts again; dep_rounds_end() says the rounds are done (the harness stops it).
 static void dep_rounds_begin(void)
 {

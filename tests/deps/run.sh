@@ -254,10 +254,10 @@ xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
 # BASE-mid.*; its exit status in _mrc. The middle process is busy exactly during the case's
 # rounds (tests/deps/deps.h, dep_rounds_begin): the case warms up alone and waits for its go
 # file; the middle starts, and once it is busy the go file is made; when the case says its
-# rounds are done (or ends) the middle's STOPFILE is made. Without that the middle would wait
-# for the case's end while the case's final hipDeviceSynchronize waits, rightly, for its low
-# stream, which hsaqmd holds while a process above it has work (most likely what hung a CI run of
-# 2026-11-28: graph, x-lv3, ROCm 6.1, every round done). The middle stops after 60 s at the latest.
+# rounds are done (or ends) the middle's STOPFILE is made. The cells measure the rounds; a final
+# synchronisation beside a middle process that waits for the case's end hung once in CI (graph,
+# x-lv3, ROCm 6.1, 2026-11-28; the cause is not established: docs/results.md). The middle stops
+# after 60 s at the latest.
 xproc_try() {
 	_b=$1 _xl=$2
 	shift 2
