@@ -3,6 +3,8 @@
 
 deps_stats.py STATS EXPECT      exit 0 silently when the expectation holds, else one line, exit 1
 deps_stats.py STATS --summary   one line: the dependency counters per HIP stream priority
+deps_stats.py LIST --stuck       one line from an `hsaqmctl list --json` snapshot: each process (comm,
+                                priority) with its queues' priority, state and preemptions
 deps_stats.py STATS --daemon     one line: how often hsaqmd held the process (the tool's
                                 "daemon" holds) and its low queues (their daemon_holds, kept
                                 in the stats written at exit); exit 1 when the daemon never
@@ -53,8 +55,25 @@ def daemon_held(stats):
     return 0 if low >= 1 else 1
 
 
+def stuck(doc):
+    procs = []
+    for p in doc.get("processes", []):
+        qs = ", ".join(f"{q.get('priority')} {q.get('state')} preemptions {q.get('preemptions')}"
+                       for q in p.get("queues", []))
+        procs.append(f"{p.get('comm')} (priority {p.get('priority')}): {qs or 'no queue'}")
+    print("; ".join(procs) or "no process registered")
+    return 0
+
+
 def main():
     path, expect = sys.argv[1], sys.argv[2]
+    if expect == "--stuck":
+        try:
+            with open(path) as f:
+                return stuck(json.load(f))
+        except (OSError, ValueError) as e:
+            print(f"no readable snapshot {path}: {e}")
+            return 1
     try:
         with open(path) as f:
             queues = json.load(f).get("queues", [])

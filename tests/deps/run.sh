@@ -248,6 +248,7 @@ xproc_levels=${DEPS_XPROC_LEVELS:-lv1 lv2 lv3}
 # length against the program's own 8 s no-progress check (CI failed it so on 2026-11-27), not
 # hsaqm; the single-process columns and run-xproc-deps prove the bound's path.
 xproc_names="busy-first backlog-first chain3 graph"
+ctl=$build/tools/hsaqmd/hsaqmctl
 xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
 # xproc_try BASE LEVEL ARGS...: the case's program ($prog ARGS) under hsaqm-run -p high --daemon
 # beside the middle process, both at LEVEL; logs, report and stats in BASE.*, the middle's in
@@ -261,7 +262,7 @@ xsock=$out/runs/xsimd.sock xdsock=$out/runs/xhsaqmd.sock
 xproc_try() {
 	_b=$1 _xl=$2
 	shift 2
-	rm -f "$_b.report" "$_b.json" "$_b-mid.json" "$_b-mid.out" "$_b.stop" "$_b.go"
+	rm -f "$_b.report" "$_b.json" "$_b-mid.json" "$_b-mid.out" "$_b.stop" "$_b.go" "$_b.stuck.json"
 	# shellcheck disable=SC2086
 	inroot "$_b.out" $base_env $tool_env HSAQM_SIM_DEVICE="$xsock" \
 		HSAQM_KFDEMU_REPORT="$_b.report" DEPS_GO_FILE="$_b.go" -- \
@@ -278,11 +279,19 @@ xproc_try() {
 	_mpid=$!
 	for _ in $(seq 150); do grep -q '^busy started' "$_b-mid.out" 2>/dev/null && break; sleep 0.1; done
 	touch "$_b.go"
+	# A case still running 15 s after its go is about to fail its 20 s watchdog: what hsaqmd
+	# shows then goes with the failed cell (BASE.stuck.json).
+	# (Its sleep ends with it: no stray process keeps the test's output open.)
+	( sleep 15 & _sl=$!; trap 'kill $_sl; exit 0' TERM; wait $_sl
+	  kill -0 "$_hpid" 2>/dev/null &&
+		"$ctl" --socket "$xdsock" list --json > "$_b.stuck.json" 2>&1 ) > /dev/null 2>&1 &
+	_spid=$!
 	while kill -0 "$_hpid" 2>/dev/null && ! grep -q '^note rounds done' "$_b.out" 2>/dev/null; do
 		sleep 0.02
 	done
 	touch "$_b.stop"
 	wait "$_hpid"
+	kill "$_spid" 2>/dev/null
 	wait "$_mpid"
 	_mrc=$?
 }
@@ -342,7 +351,9 @@ else
 				_try=$((_try + 1))
 			done
 			if [ "${_v%% *}" != PASS ]; then
-				cell "$name/x$l" FAIL "beside the middle process${_missed:+ (run $_try)}: ${_v#* }"
+				_stk=
+				[ -s "$b.stuck.json" ] && _stk="; hsaqmd 15 s after the go: $(python3 "$src/tests/deps/deps_stats.py" "$b.stuck.json" --stuck)"
+				cell "$name/x$l" FAIL "beside the middle process${_missed:+ (run $_try)}: ${_v#* }$_stk"
 				continue
 			fi
 			if ! _held=$(python3 "$src/tests/deps/deps_stats.py" "$b.json" --daemon); then
