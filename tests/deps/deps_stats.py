@@ -67,26 +67,22 @@ def stuck(doc):
 
 def main():
     path, expect = sys.argv[1], sys.argv[2]
-    if expect == "--stuck":
-        try:
-            with open(path) as f:
-                return stuck(json.load(f))
-        except (OSError, ValueError) as e:
-            print(f"no readable snapshot {path}: {e}")
-            return 1
+    what = "snapshot" if expect == "--stuck" else "stats file"
     try:
         with open(path) as f:
-            queues = json.load(f).get("queues", [])
+            doc = json.load(f)
     except (OSError, ValueError) as e:
-        print(f"no readable stats file {path}: {e}")
+        print(f"no readable {what} {path}: {e}")
         return 1
+    if expect == "--stuck":
+        return stuck(doc)
+    queues = doc.get("queues", [])
     missing = [f for f in FIELDS if queues and f not in queues[0]]
     if not queues:
         print("the stats list no queue")
         return 1
     if expect == "--daemon":
-        with open(path) as f:
-            return daemon_held(json.load(f))
+        return daemon_held(doc)
     sums = by_priority(queues)
     summary = "; ".join(f"{p}: waits {s['dep_waits']} inherited {s['dep_inherited']} "
                         f"stalls {s['dep_stalls']}" for p, s in sorted(sums.items()))
